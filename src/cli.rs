@@ -1,0 +1,1 @@
+//! The offline `robotsd eval` tool.

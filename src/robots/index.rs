@@ -1,0 +1,240 @@
+//! Finding the deciding rule of a set of groups without trying every rule (SEMANTICS.md §1
+//! "Precedence").
+//!
+//! Every rule has a literal prefix (its bytes before the first `*`, or before a final `$`), and it
+//! can only match paths that start with that prefix. The entries of a set are sorted by prefix,
+//! and each entry points `up` to the nearest earlier entry whose prefix is a prefix of its own.
+//! For a path, the greatest entry not above the path is found by binary search; every rule whose
+//! prefix is a prefix of the path lies on that entry's `up` chain (any string between such a
+//! prefix and the path in sort order starts with that prefix). Only those candidates are matched,
+//! so a check costs a binary search plus the few candidates, not the number of rules.
+//!
+//! Google's `index.htm` extension (an `allow: /d/index.html` also allows `/d/` exactly) is
+//! indexed as a second entry of the same rule with the pattern `/d/$`.
+
+use std::cmp::Ordering;
+
+use super::pattern::{Shape, matches_tail};
+use super::robots_txt::{FLAG_INDEX_HTM, RuleData, index_htm_directory};
+
+const NONE: u32 = u32::MAX;
+const DERIVED: u32 = 1 << 31;
+
+/// One indexed rule (8 bytes).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Entry {
+    /// Rule id, with [`DERIVED`] set for the `index.htm` directory form.
+    rule: u32,
+    /// Position (within the set) of the next candidate to try, or [`NONE`].
+    up: u32,
+}
+
+/// The entries of one set: a range of the shared entry array.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RuleIndex {
+    start: u32,
+    len: u32,
+}
+
+/// A candidate's pattern as matched: literal prefix, shape, and what follows the prefix.
+#[derive(Clone, Copy)]
+struct Form<'a> {
+    prefix: &'a [u8],
+    shape: Shape,
+    /// Bytes after the prefix, without a final anchoring `$`.
+    tail: &'a [u8],
+    priority: u32,
+}
+
+fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
+    let rule = rules[(entry_rule & !DERIVED) as usize];
+    let pattern = rule.pattern(arena);
+    if entry_rule & DERIVED == 0 {
+        let prefix_len = usize::from(rule.prefix_len);
+        let tail = match rule.shape {
+            Shape::Prefix | Shape::Exact => &[][..],
+            Shape::Wildcard => match pattern.split_last() {
+                Some((b'$', body)) => &body[prefix_len..],
+                _ => &pattern[prefix_len..],
+            },
+        };
+        return Form {
+            prefix: &pattern[..prefix_len],
+            shape: rule.shape,
+            tail,
+            priority: u32::from(rule.pattern_len),
+        };
+    }
+    // The directory form `dir/$`: exact, or anchored wildcard when `dir/` holds a `*`.
+    let dir = &pattern[..index_htm_directory(pattern).unwrap_or(0)];
+    let priority = u32::try_from(dir.len() + 1).unwrap_or(u32::MAX);
+    match memchr::memchr(b'*', dir) {
+        None => Form {
+            prefix: dir,
+            shape: Shape::Exact,
+            tail: &[],
+            priority,
+        },
+        Some(star) => Form {
+            prefix: &dir[..star],
+            shape: Shape::Wildcard,
+            tail: &dir[star..],
+            priority,
+        },
+    }
+}
+
+fn anchored(entry_rule: u32, rule: &RuleData, arena: &[u8]) -> bool {
+    entry_rule & DERIVED != 0 || rule.pattern(arena).last() == Some(&b'$')
+}
+
+/// The best rule found so far: longest pattern, then `allow`, then the earliest line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Best {
+    pub(crate) priority: u32,
+    pub(crate) allow: bool,
+    pub(crate) line: u32,
+    /// Rule id, with the derived flag.
+    pub(crate) rule: u32,
+}
+
+impl Best {
+    fn key(&self) -> (u32, bool, std::cmp::Reverse<u32>) {
+        (self.priority, self.allow, std::cmp::Reverse(self.line))
+    }
+
+    /// Whether the rule id names the `index.htm` directory form.
+    pub(crate) fn is_derived(&self) -> bool {
+        self.rule & DERIVED != 0
+    }
+
+    /// The rule id without the derived flag.
+    pub(crate) fn rule_id(&self) -> u32 {
+        self.rule & !DERIVED
+    }
+
+    pub(crate) fn max(a: Option<Best>, b: Option<Best>) -> Option<Best> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if y.key() > x.key() { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+}
+
+impl RuleIndex {
+    /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out), appending
+    /// the entries to `entries`.
+    pub(crate) fn build(
+        rule_ids: impl Iterator<Item = u32>,
+        rules: &[RuleData],
+        arena: &[u8],
+        entries: &mut Vec<Entry>,
+    ) -> RuleIndex {
+        let start = entries.len();
+        for id in rule_ids {
+            let rule = rules[id as usize];
+            if rule.pattern_len == 0 {
+                continue;
+            }
+            entries.push(Entry { rule: id, up: NONE });
+            if rule.flags & FLAG_INDEX_HTM != 0 {
+                entries.push(Entry {
+                    rule: id | DERIVED,
+                    up: NONE,
+                });
+            }
+        }
+        let set = &mut entries[start..];
+        set.sort_unstable_by(|a, b| {
+            form(a.rule, rules, arena)
+                .prefix
+                .cmp(form(b.rule, rules, arena).prefix)
+                .then(a.rule.cmp(&b.rule))
+        });
+        // `chain` holds positions whose prefixes each extend the previous one.
+        let mut chain: Vec<u32> = Vec::new();
+        for i in 0..set.len() {
+            let prefix = form(set[i].rule, rules, arena).prefix;
+            while let Some(&top) = chain.last() {
+                let top_prefix = form(set[top as usize].rule, rules, arena).prefix;
+                if prefix.starts_with(top_prefix) {
+                    break;
+                }
+                chain.pop();
+            }
+            set[i].up = chain.last().copied().unwrap_or(NONE);
+            let i = u32::try_from(i).unwrap_or(NONE);
+            match chain.last() {
+                // Equal prefixes form a run; the chain keeps its last member.
+                Some(&top)
+                    if form(set[top as usize].rule, rules, arena).prefix.len() == prefix.len() =>
+                {
+                    *chain.last_mut().unwrap_or(&mut 0) = i;
+                }
+                _ => chain.push(i),
+            }
+        }
+        RuleIndex {
+            start: u32::try_from(start).unwrap_or(u32::MAX),
+            len: u32::try_from(set.len()).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// The number of indexed entries.
+    pub(crate) fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The best matching rule for `path`, if any.
+    pub(crate) fn best_match(
+        &self,
+        path: &[u8],
+        entries: &[Entry],
+        rules: &[RuleData],
+        arena: &[u8],
+    ) -> Option<Best> {
+        let set = &entries[self.start as usize..(self.start + self.len) as usize];
+        let after = set.partition_point(|e| {
+            form(e.rule, rules, arena).prefix.cmp(path) != Ordering::Greater
+        });
+        let mut i = after.checked_sub(1)?;
+        let top_prefix = form(set[i].rule, rules, arena).prefix;
+        let common = top_prefix
+            .iter()
+            .zip(path)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut best: Option<Best> = None;
+        loop {
+            let entry = set[i];
+            let rule = &rules[(entry.rule & !DERIVED) as usize];
+            let f = form(entry.rule, rules, arena);
+            if f.prefix.len() <= common {
+                let candidate = Best {
+                    priority: f.priority,
+                    allow: rule.is_allow(),
+                    line: rule.line,
+                    rule: entry.rule,
+                };
+                let better = best.is_none_or(|b| candidate.key() > b.key());
+                if better && matches_form(path, &f, anchored(entry.rule, rule, arena)) {
+                    best = Some(candidate);
+                }
+            }
+            if entry.up == NONE {
+                break;
+            }
+            i = entry.up as usize;
+        }
+        best
+    }
+}
+
+fn matches_form(path: &[u8], f: &Form<'_>, anchored: bool) -> bool {
+    match f.shape {
+        Shape::Prefix => true,
+        Shape::Exact => path.len() == f.prefix.len(),
+        Shape::Wildcard => matches_tail(&path[f.prefix.len()..], f.tail, anchored),
+    }
+}

@@ -1,0 +1,31 @@
+//! The robots.txt engine: robots.txt bytes + user-agent(s) + URL → verdict, exactly as Google's
+//! reference parser decides (SEMANTICS.md §1). Pure: no IO, no clock, no async.
+//!
+//! - [`tokenizer`]: lines, keys and values, with the reference's per-line facts;
+//! - [`escape_pattern`]: normalisation of rule values;
+//! - [`path_params_query`]: the part of a URL that rules match;
+//! - [`pattern`]: wildcard matching in linear time;
+//! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`].
+//!
+//! Deviations from the reference, all deliberate and documented in `docs/engine.md`: a matching
+//! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and
+//! wildcard matching is linear instead of quadratic (same answers).
+
+mod agent;
+mod diagnostics;
+mod escape;
+mod index;
+pub mod pattern;
+mod robots_txt;
+pub mod tokenizer;
+mod url_path;
+mod verdict;
+
+pub use agent::{extract_user_agent, is_global_agent, is_valid_user_agent_to_obey};
+pub use diagnostics::{
+    Diagnostic, DiagnosticKind, MAX_DIAGNOSTICS, ParseStats, UNSUPPORTED_KEYS, is_unsupported_key,
+};
+pub use escape::escape_pattern;
+pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
+pub use url_path::path_params_query;
+pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};

@@ -1,0 +1,293 @@
+//! Splits a robots.txt body into numbered lines and each line into a key and a value, exactly as
+//! Google's reference parser does (RFC 9309 §2.2; SEMANTICS.md §1 "Lines" and "Keys").
+//!
+//! This is the lowest layer of the engine: it knows nothing of groups or matching. It reports
+//! every line, directive or not, with the same per-line facts the reference's
+//! `RobotsParseHandler::LineMetadata` carries, so that the parse report and the conformance tests
+//! can be driven from one place. Values are handed out as written (comment and surrounding
+//! whitespace removed); percent-normalisation of rule values is the caller's choice
+//! ([`crate::robots::escape_pattern`]).
+
+/// The longest line the reference keeps, in bytes (`2083 * 8 - 1`); the rest of a longer line is
+/// dropped and the line is flagged as too long.
+pub const MAX_LINE_BYTES: usize = 2083 * 8 - 1;
+
+const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// What a line's key was recognised as. Keys match case-insensitively *by prefix*
+/// (`Disallowed:` is a `disallow`), with the reference's accepted typos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyKind {
+    /// `user-agent` (typos: `useragent`, `user agent`).
+    UserAgent,
+    /// `allow` (no typos accepted).
+    Allow,
+    /// `disallow` (typos: `dissallow`, `dissalow`, `disalow`, `diasllow`, `disallaw`).
+    Disallow,
+    /// `sitemap` (typo: `site-map`).
+    Sitemap,
+    /// Any other key; not a rule.
+    Unknown,
+}
+
+/// The per-line facts of the reference's `LineMetadata`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineMetadata {
+    /// Nothing but whitespace.
+    pub is_empty: bool,
+    /// A `#` comment somewhere on the line.
+    pub has_comment: bool,
+    /// Nothing but a comment (and whitespace).
+    pub is_comment: bool,
+    /// A key/value pair was found (known key or not).
+    pub has_directive: bool,
+    /// The key is one of the accepted misspellings.
+    pub is_acceptable_typo: bool,
+    /// The line was longer than [`MAX_LINE_BYTES`] and was cut.
+    pub is_line_too_long: bool,
+    /// Key and value were separated by whitespace instead of a colon.
+    pub is_missing_colon_separator: bool,
+}
+
+/// A key/value pair found on a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyValue<'a> {
+    /// What the key was recognised as.
+    pub kind: KeyKind,
+    /// The key as written (never empty).
+    pub key: &'a [u8],
+    /// The value as written, without comment and surrounding whitespace (may be empty).
+    pub value: &'a [u8],
+}
+
+/// One line of a robots.txt body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line<'a> {
+    /// 1-based line number, counted as the reference counts (LF, CR and CRLF each end a line;
+    /// the text after the last line ending is one more line, even when empty).
+    pub number: u32,
+    /// The key/value pair, when the line has one.
+    pub directive: Option<KeyValue<'a>>,
+    /// The line's facts.
+    pub metadata: LineMetadata,
+}
+
+/// Whitespace as `absl::ascii_isspace` sees it (which, unlike `u8::is_ascii_whitespace`,
+/// includes vertical tab).
+#[inline]
+pub(crate) fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+}
+
+#[inline]
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !is_space(*first) {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !is_space(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+#[inline]
+fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// Classifies a key as the reference does, returning the kind and whether it was an accepted typo.
+pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
+    let s = |p: &[u8]| starts_with_ignore_case(key, p);
+    if s(b"user-agent") {
+        (KeyKind::UserAgent, false)
+    } else if s(b"useragent") || s(b"user agent") {
+        (KeyKind::UserAgent, true)
+    } else if s(b"allow") {
+        (KeyKind::Allow, false)
+    } else if s(b"disallow") {
+        (KeyKind::Disallow, false)
+    } else if s(b"dissallow") || s(b"dissalow") || s(b"disalow") || s(b"diasllow") || s(b"disallaw")
+    {
+        (KeyKind::Disallow, true)
+    } else if s(b"sitemap") {
+        (KeyKind::Sitemap, false)
+    } else if s(b"site-map") {
+        (KeyKind::Sitemap, true)
+    } else {
+        (KeyKind::Unknown, false)
+    }
+}
+
+/// Splits one line's content (already cut at the length limit and at a NUL) into key and value.
+fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a>> {
+    let line = match memchr::memchr(b'#', line) {
+        Some(hash) => {
+            meta.has_comment = true;
+            &line[..hash]
+        }
+        None => line,
+    };
+    let line = trim(line);
+    if line.is_empty() {
+        if meta.has_comment {
+            meta.is_comment = true;
+        } else {
+            meta.is_empty = true;
+        }
+        return None;
+    }
+    let sep = match memchr::memchr(b':', line) {
+        Some(colon) => colon,
+        None => {
+            // Google accepts whitespace instead of the colon, but only when the line is exactly
+            // two whitespace-separated tokens.
+            let ws = memchr::memchr2(b' ', b'\t', line)?;
+            let value_start = ws
+                + line[ws..]
+                    .iter()
+                    .position(|&b| b != b' ' && b != b'\t')
+                    .unwrap_or(line.len() - ws);
+            if memchr::memchr2(b' ', b'\t', &line[value_start..]).is_some() {
+                return None;
+            }
+            meta.is_missing_colon_separator = true;
+            ws
+        }
+    };
+    let key = trim(&line[..sep]);
+    if key.is_empty() {
+        return None;
+    }
+    let value = trim(&line[sep + 1..]);
+    meta.has_directive = true;
+    let (kind, typo) = classify_key(key);
+    meta.is_acceptable_typo = typo;
+    Some(KeyValue { kind, key, value })
+}
+
+/// Calls `f` for every line of `body`, in order, as the reference's parser would see it.
+///
+/// Never fails and never allocates: lines are slices of `body`.
+pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
+    // The reference skips any prefix of the UTF-8 BOM at the very start of the body.
+    let mut start = 0;
+    while start < UTF8_BOM.len() && body.get(start) == Some(&UTF8_BOM[start]) {
+        start += 1;
+    }
+    let mut number: u32 = 0;
+    let mut rest = &body[start..];
+    let mut emit = |raw: &'a [u8], number: u32| {
+        let mut metadata = LineMetadata::default();
+        let mut content = raw;
+        if content.len() > MAX_LINE_BYTES {
+            metadata.is_line_too_long = true;
+            content = &content[..MAX_LINE_BYTES];
+        }
+        // The reference works on C strings: a NUL byte ends the line's content.
+        if let Some(nul) = memchr::memchr(0, content) {
+            content = &content[..nul];
+        }
+        let directive = split_line(content, &mut metadata);
+        f(Line {
+            number,
+            directive,
+            metadata,
+        });
+    };
+    while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
+        number = number.saturating_add(1);
+        emit(&rest[..end], number);
+        let terminator = if rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n') {
+            2
+        } else {
+            1
+        };
+        rest = &rest[end + terminator..];
+    }
+    emit(rest, number.saturating_add(1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(body: &[u8]) -> Vec<Line<'_>> {
+        let mut out = Vec::new();
+        for_each_line(body, |l| out.push(l));
+        out
+    }
+
+    #[test]
+    fn line_endings_lf_cr_crlf_and_mixed_count_alike() {
+        for body in [
+            &b"a: 1\nb: 2\n\nc: 3"[..],
+            b"a: 1\r\nb: 2\r\n\r\nc: 3",
+            b"a: 1\rb: 2\r\rc: 3",
+            b"a: 1\nb: 2\r\n\rc: 3",
+        ] {
+            let l = lines(body);
+            assert_eq!(l.len(), 4, "{body:?}");
+            assert_eq!(l[3].directive.unwrap().value, b"3");
+            assert!(l[2].metadata.is_empty);
+        }
+    }
+
+    #[test]
+    fn cr_cr_lf_is_two_lines() {
+        assert_eq!(lines(b"a\r\r\nb").len(), 3);
+    }
+
+    #[test]
+    fn trailing_newline_makes_a_final_empty_line() {
+        let l = lines(b"user-agent: x\n");
+        assert_eq!(l.len(), 2);
+        assert!(l[1].metadata.is_empty);
+    }
+
+    #[test]
+    fn missing_colon_only_for_exactly_two_tokens() {
+        let l = lines(b"Disallow /x\nDisallow /x /y\nDisallow");
+        assert!(l[0].metadata.is_missing_colon_separator);
+        assert_eq!(l[0].directive.unwrap().value, b"/x");
+        assert!(l[1].directive.is_none());
+        assert!(l[2].directive.is_none());
+    }
+
+    #[test]
+    fn nul_ends_the_line_content() {
+        let l = lines(b"disallow: /a\0/b\nallow: /c");
+        assert_eq!(l[0].directive.unwrap().value, b"/a");
+        assert_eq!(l[1].directive.unwrap().value, b"/c");
+    }
+
+    #[test]
+    fn long_line_is_cut_and_flagged() {
+        let mut body = b"disallow: /".to_vec();
+        body.extend(std::iter::repeat_n(b'a', 20_000));
+        let l = lines(&body);
+        assert!(l[0].metadata.is_line_too_long);
+        assert_eq!(l[0].directive.unwrap().value.len(), MAX_LINE_BYTES - "disallow: ".len());
+    }
+
+    #[test]
+    fn vertical_tab_is_whitespace() {
+        let l = lines(b"\x0bdisallow:\x0b/a\x0b");
+        assert_eq!(l[0].directive.unwrap().value, b"/a");
+    }
+
+    #[test]
+    fn keys_match_by_prefix_with_typos() {
+        assert_eq!(classify_key(b"Disallowed"), (KeyKind::Disallow, false));
+        assert_eq!(classify_key(b"DISALOW"), (KeyKind::Disallow, true));
+        assert_eq!(classify_key(b"User Agent"), (KeyKind::UserAgent, true));
+        assert_eq!(classify_key(b"site-map"), (KeyKind::Sitemap, true));
+        assert_eq!(classify_key(b"alow"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"crawl-delay"), (KeyKind::Unknown, false));
+    }
+}

@@ -1,0 +1,334 @@
+//! Asking a parsed robots.txt about a URL (SEMANTICS.md §1 "User-agent matching", "Precedence",
+//! "The answer"), and the borrowed views a verdict is made of.
+//!
+//! A check allocates nothing in the common case: the verdict borrows the rule and groups from the
+//! [`RobotsTxt`] it came from.
+
+use std::borrow::Cow;
+
+use super::diagnostics::{Diagnostic, ParseStats};
+use super::index::Best;
+use super::robots_txt::{CrawlDelay, Directive, RobotsTxt};
+use super::url_path::path_params_query;
+
+/// The answer to "may these agents fetch this URL?".
+#[derive(Debug, Clone)]
+pub struct Verdict<'a> {
+    /// Whether fetching is allowed.
+    pub allowed: bool,
+    /// The rule that decided, or `None` when no rule matched (then the URL is allowed).
+    pub rule: Option<Rule<'a>>,
+    /// The groups that applied, or `None` when no group names the agents and there is no `*`
+    /// group.
+    pub groups: Option<AppliedGroups<'a>>,
+}
+
+/// One `allow`/`disallow` line.
+#[derive(Clone, Copy)]
+pub struct Rule<'a> {
+    robots: &'a RobotsTxt,
+    id: u32,
+    as_directory: bool,
+}
+
+impl std::fmt::Debug for Rule<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule")
+            .field("directive", &self.directive())
+            .field("pattern", &self.pattern())
+            .field("line", &self.line())
+            .finish()
+    }
+}
+
+impl<'a> Rule<'a> {
+    fn data(&self) -> super::robots_txt::RuleData {
+        self.robots.rules[self.id as usize]
+    }
+
+    /// `allow` or `disallow`.
+    pub fn directive(&self) -> Directive {
+        if self.data().is_allow() {
+            Directive::Allow
+        } else {
+            Directive::Disallow
+        }
+    }
+
+    /// The value as written in the file (comment and surrounding whitespace removed).
+    pub fn pattern(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.data().written(&self.robots.arena))
+    }
+
+    /// The value as matched: `%xx` upper-cased, bytes ≥ 0x80 percent-encoded.
+    pub fn normalized_pattern(&self) -> &'a str {
+        // Normalisation leaves only ASCII, so this never fails.
+        std::str::from_utf8(self.data().pattern(&self.robots.arena)).unwrap_or_default()
+    }
+
+    /// The 1-based line number.
+    pub fn line(&self) -> u32 {
+        self.data().line
+    }
+
+    /// True when the rule decided through Google's `index.htm` extension: an
+    /// `allow: /d/index.html` matched the directory `/d/` itself.
+    pub fn matched_as_directory(&self) -> bool {
+        self.as_directory
+    }
+}
+
+/// One `user-agent` line.
+#[derive(Debug, Clone)]
+pub struct AgentLine<'a> {
+    /// The value as written (`Googlebot/2.1`, `*`).
+    pub value: Cow<'a, str>,
+    /// The 1-based line number.
+    pub line: u32,
+    /// Whether it names the global group (`*`).
+    pub global: bool,
+}
+
+/// A group: one or more `user-agent` lines and the rules after them.
+#[derive(Clone, Copy)]
+pub struct Group<'a> {
+    robots: &'a RobotsTxt,
+    id: u32,
+}
+
+impl std::fmt::Debug for Group<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("agents", &self.agents().collect::<Vec<_>>())
+            .field("rules", &self.rules().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl<'a> Group<'a> {
+    fn data(&self) -> super::robots_txt::GroupData {
+        self.robots.groups[self.id as usize]
+    }
+
+    /// The group's `user-agent` lines, in file order.
+    pub fn agents(&self) -> impl Iterator<Item = AgentLine<'a>> + 'a {
+        group_agents(self.robots, self.id)
+    }
+
+    /// The group's `allow`/`disallow` lines, in file order (empty values included).
+    pub fn rules(&self) -> impl Iterator<Item = Rule<'a>> + 'a {
+        let robots = self.robots;
+        let (a, b) = self.data().rules;
+        (a..b).map(move |id| Rule {
+            robots,
+            id,
+            as_directory: false,
+        })
+    }
+
+    /// Whether one of its `user-agent` lines is `*`.
+    pub fn is_global(&self) -> bool {
+        self.agents().any(|a| a.global)
+    }
+
+    /// The group's first valid `crawl-delay`, for information only.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.data().crawl_delay
+    }
+}
+
+fn group_agents(robots: &RobotsTxt, id: u32) -> impl Iterator<Item = AgentLine<'_>> {
+    let (a, b) = robots.groups[id as usize].agents;
+    robots.agent_lines[a as usize..b as usize]
+        .iter()
+        .map(move |l| AgentLine {
+            value: String::from_utf8_lossy(&robots.arena[l.value.range()]),
+            line: l.line,
+            global: l.global,
+        })
+}
+
+#[derive(Debug, Clone)]
+enum SetList {
+    One(u32),
+    /// Several agents asked at once that name different groups.
+    Many(Box<[u32]>),
+}
+
+/// The groups whose rules were considered: all groups naming the agent(s), merged, or all `*`
+/// groups, merged.
+#[derive(Debug, Clone)]
+pub struct AppliedGroups<'a> {
+    robots: &'a RobotsTxt,
+    sets: SetList,
+    global: bool,
+}
+
+impl<'a> AppliedGroups<'a> {
+    /// Whether these are the `*` groups (no group named the agent).
+    pub fn is_global(&self) -> bool {
+        self.global
+    }
+
+    /// The merged groups, in file order.
+    pub fn groups(&self) -> impl Iterator<Item = Group<'a>> + 'a {
+        let robots = self.robots;
+        let mut ids: Vec<u32> = match &self.sets {
+            SetList::One(set) => robots.set_group_ids(*set).to_vec(),
+            SetList::Many(sets) => sets
+                .iter()
+                .flat_map(|&s| robots.set_group_ids(s).iter().copied())
+                .collect(),
+        };
+        ids.sort_unstable();
+        ids.dedup();
+        ids.into_iter().map(move |id| Group { robots, id })
+    }
+
+    /// Every `user-agent` line of the merged groups, in file order.
+    pub fn agents(&self) -> impl Iterator<Item = AgentLine<'a>> + 'a {
+        let robots = self.robots;
+        self.groups().flat_map(move |g| group_agents(robots, g.id))
+    }
+
+    /// The first `crawl-delay` among the merged groups, for information only.
+    pub fn crawl_delay(&self) -> Option<CrawlDelay> {
+        self.groups().find_map(|g| g.crawl_delay())
+    }
+}
+
+/// A `sitemap:` line.
+#[derive(Debug, Clone)]
+pub struct Sitemap<'a> {
+    /// The URL as written.
+    pub url: Cow<'a, str>,
+    /// The 1-based line number.
+    pub line: u32,
+}
+
+impl RobotsTxt {
+    fn set_group_ids(&self, set: u32) -> &[u32] {
+        let (a, b) = self.sets[set as usize].groups;
+        &self.set_groups[a as usize..b as usize]
+    }
+
+    /// The set of groups naming `agent` (compared case-insensitively with the product tokens of
+    /// the `user-agent` lines, the agent used verbatim).
+    fn set_for_agent(&self, agent: &str) -> Option<u32> {
+        let agent = agent.as_bytes();
+        let found = self.agent_keys.binary_search_by(|key| {
+            let token = &self.arena[key.token.range()];
+            // Tokens are stored lower-cased; compare the agent lower-cased on the fly.
+            token
+                .iter()
+                .copied()
+                .cmp(agent.iter().map(u8::to_ascii_lowercase))
+        });
+        found.ok().map(|i| self.agent_keys[i].set)
+    }
+
+    fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
+        self.sets[set as usize]
+            .index
+            .best_match(path, &self.index_entries, &self.rules, &self.arena)
+    }
+
+    /// May any of `agents` fetch `url`? The path, params and query are taken from `url` as the
+    /// reference does; the URL is used as given (not percent-normalised).
+    ///
+    /// Several agents are for a crawler that answers to more than one name
+    /// (`googlebot-image` and `googlebot`): the rules of every group naming any of them are
+    /// considered together. Agents are compared verbatim: pass product tokens, not whole
+    /// `User-Agent` headers.
+    pub fn check<S: AsRef<str>>(&self, agents: &[S], url: &str) -> Verdict<'_> {
+        self.check_path(agents, &path_params_query(url))
+    }
+
+    /// [`RobotsTxt::check`] for a path (with params and query) already taken from a URL; it
+    /// should start with `/`.
+    pub fn check_path<S: AsRef<str>>(&self, agents: &[S], path: &str) -> Verdict<'_> {
+        let path = path.as_bytes();
+        let mut first_set: Option<u32> = None;
+        let mut more_sets: Vec<u32> = Vec::new();
+        let mut best: Option<Best> = None;
+        for agent in agents {
+            let Some(set) = self.set_for_agent(agent.as_ref()) else {
+                continue;
+            };
+            if first_set == Some(set) || more_sets.contains(&set) {
+                continue;
+            }
+            match first_set {
+                None => first_set = Some(set),
+                Some(_) => more_sets.push(set),
+            }
+            best = Best::max(best, self.best_in_set(set, path));
+        }
+        let (sets, global) = match first_set {
+            Some(first) if more_sets.is_empty() => (SetList::One(first), false),
+            Some(first) => {
+                more_sets.insert(0, first);
+                (SetList::Many(more_sets.into_boxed_slice()), false)
+            }
+            None => match self.global_set {
+                Some(global) => {
+                    best = self.best_in_set(global, path);
+                    (SetList::One(global), true)
+                }
+                None => {
+                    return Verdict {
+                        allowed: true,
+                        rule: None,
+                        groups: None,
+                    };
+                }
+            },
+        };
+        Verdict {
+            allowed: best.is_none_or(|b| b.allow),
+            rule: best.map(|b| Rule {
+                robots: self,
+                id: b.rule_id(),
+                as_directory: b.is_derived(),
+            }),
+            groups: Some(AppliedGroups {
+                robots: self,
+                sets,
+                global,
+            }),
+        }
+    }
+
+    /// All groups, in file order.
+    pub fn groups(&self) -> impl Iterator<Item = Group<'_>> {
+        (0..u32::try_from(self.groups.len()).unwrap_or(u32::MAX)).map(|id| Group { robots: self, id })
+    }
+
+    /// All `sitemap:` lines, in file order (they belong to no group).
+    pub fn sitemaps(&self) -> impl Iterator<Item = Sitemap<'_>> {
+        self.sitemaps.iter().map(|(span, line)| Sitemap {
+            url: String::from_utf8_lossy(&self.arena[span.range()]),
+            line: *line,
+        })
+    }
+
+    /// Per-line findings, in line order (at most [`super::diagnostics::MAX_DIAGNOSTICS`]).
+    pub fn diagnostics(&self) -> impl Iterator<Item = Diagnostic<'_>> {
+        self.diagnostics.iter().map(|d| Diagnostic {
+            line: d.line,
+            kind: d.kind,
+            key: d.key.map(|k| String::from_utf8_lossy(&self.arena[k.range()])),
+        })
+    }
+
+    /// Counts over the whole file.
+    pub fn stats(&self) -> ParseStats {
+        self.stats
+    }
+
+    /// The number of rules indexed for matching (empty values excluded, `index.htm` rules counted
+    /// twice), over all sets of groups.
+    pub fn indexed_rules(&self) -> usize {
+        self.sets.iter().map(|s| s.index.len()).sum()
+    }
+}
