@@ -1,0 +1,205 @@
+//! `robotsd eval`: the engine over files and JSON lines, for users and as the harness for
+//! comparing robotsd with other parsers. The JSON shapes here are a stable, documented format
+//! (README.md, "robotsd eval").
+
+use std::io::{BufRead, Write};
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+use crate::robots::{Directive, RobotsTxt, Verdict};
+
+use super::EvalArgs;
+
+/// Why `robotsd eval` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The robots.txt file could not be read.
+    #[error("cannot read robots.txt file {path}: {source}")]
+    ReadRobots {
+        /// The file named on the command line.
+        path: String,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// Reading standard input or writing standard output failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// One request line of `robotsd eval --jsonl`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalRequest {
+    /// Echoed back on every answer to this request.
+    #[serde(default)]
+    pub id: serde_json::Value,
+    /// The robots.txt body as text.
+    pub robots_txt: Option<String>,
+    /// The robots.txt body as base64, for exact bytes.
+    pub robots_txt_b64: Option<String>,
+    /// One user-agent product token.
+    pub user_agent: Option<String>,
+    /// Several product tokens (one crawler answering to several names).
+    pub user_agents: Option<Vec<String>>,
+    /// One URL.
+    pub url: Option<String>,
+    /// Several URLs, checked against one parse.
+    pub urls: Option<Vec<String>>,
+}
+
+/// The deciding rule, in the eval output.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct RuleJson {
+    /// `allow` or `disallow`.
+    pub directive: Directive,
+    /// The pattern as written.
+    pub pattern: String,
+    /// 1-based line number.
+    pub line: u32,
+}
+
+/// The group that applied, in the eval output: the `user-agent` lines of every merged group.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct GroupJson {
+    /// The `user-agent` values as written.
+    pub agents: Vec<String>,
+    /// Their line numbers (parallel to `agents`).
+    pub lines: Vec<u32>,
+    /// Whether these are the `*` groups.
+    pub global: bool,
+}
+
+/// One answer line.
+#[derive(Debug, Serialize)]
+pub struct EvalResult {
+    /// The request's `id` (absent in file mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<serde_json::Value>,
+    /// The URL as given.
+    pub url: String,
+    /// Whether fetching is allowed.
+    pub allowed: bool,
+    /// The deciding rule, or null when no rule matched.
+    pub rule: Option<RuleJson>,
+    /// The groups that applied, or null when none did.
+    pub group: Option<GroupJson>,
+}
+
+#[derive(Serialize)]
+struct ErrorLine<'a> {
+    id: &'a serde_json::Value,
+    error: &'a str,
+}
+
+impl EvalResult {
+    fn new(id: Option<serde_json::Value>, url: &str, verdict: &Verdict<'_>) -> EvalResult {
+        EvalResult {
+            id,
+            url: url.to_string(),
+            allowed: verdict.allowed,
+            rule: verdict.rule.map(|r| RuleJson {
+                directive: r.directive(),
+                pattern: r.pattern().into_owned(),
+                line: r.line(),
+            }),
+            group: verdict.groups.as_ref().map(|g| {
+                let (agents, lines) = g.agents().map(|a| (a.value.into_owned(), a.line)).unzip();
+                GroupJson {
+                    agents,
+                    lines,
+                    global: g.is_global(),
+                }
+            }),
+        }
+    }
+}
+
+/// Answers one request: one result per URL, or a message saying what is wrong with it.
+pub fn evaluate_request(request: EvalRequest) -> Result<Vec<EvalResult>, String> {
+    let body = match (request.robots_txt, request.robots_txt_b64) {
+        (Some(text), None) => text.into_bytes(),
+        (None, Some(b64)) => base64::engine::general_purpose::STANDARD
+            .decode(b64.trim())
+            .map_err(|e| format!("robots_txt_b64 is not valid base64: {e}"))?,
+        (Some(_), Some(_)) => return Err("give robots_txt or robots_txt_b64, not both".into()),
+        (None, None) => return Err("missing robots_txt (or robots_txt_b64)".into()),
+    };
+    let agents = match (request.user_agent, request.user_agents) {
+        (Some(agent), None) => vec![agent],
+        (None, Some(agents)) if !agents.is_empty() => agents,
+        (None, Some(_)) => return Err("user_agents is empty".into()),
+        (Some(_), Some(_)) => return Err("give user_agent or user_agents, not both".into()),
+        (None, None) => return Err("missing user_agent (or user_agents)".into()),
+    };
+    let urls = match (request.url, request.urls) {
+        (Some(url), None) => vec![url],
+        (None, Some(urls)) => urls,
+        (Some(_), Some(_)) => return Err("give url or urls, not both".into()),
+        (None, None) => return Err("missing url (or urls)".into()),
+    };
+    let robots = RobotsTxt::parse(&body);
+    Ok(urls
+        .iter()
+        .map(|url| EvalResult::new(Some(request.id.clone()), url, &robots.check(&agents, url)))
+        .collect())
+}
+
+pub(super) fn run_file(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvalError> {
+    let path = args.robots.as_deref().unwrap_or(std::path::Path::new(""));
+    let body = std::fs::read(path).map_err(|source| EvalError::ReadRobots {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let robots = RobotsTxt::parse(&body);
+    for url in &args.urls {
+        let result = EvalResult::new(None, url, &robots.check(&args.user_agents, url));
+        serde_json::to_writer(&mut *out, &result).map_err(std::io::Error::from)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub(super) fn run_jsonl(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<(), EvalError> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        // Parse loosely first so that the id can be echoed even when the request is invalid.
+        let value: serde_json::Value = match serde_json::from_slice(&line) {
+            Ok(value) => value,
+            Err(e) => {
+                write_error(out, &serde_json::Value::Null, &format!("invalid JSON: {e}"))?;
+                continue;
+            }
+        };
+        let id = value.get("id").cloned().unwrap_or_default();
+        let answer = serde_json::from_value::<EvalRequest>(value)
+            .map_err(|e| format!("invalid request: {e}"))
+            .and_then(evaluate_request);
+        match answer {
+            Ok(results) => {
+                for result in results {
+                    serde_json::to_writer(&mut *out, &result).map_err(std::io::Error::from)?;
+                    out.write_all(b"\n")?;
+                }
+            }
+            Err(message) => write_error(out, &id, &message)?,
+        }
+        // Answer each request as it comes, so that a harness can drive robotsd line by line.
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn write_error(out: &mut dyn Write, id: &serde_json::Value, error: &str) -> Result<(), EvalError> {
+    serde_json::to_writer(&mut *out, &ErrorLine { id, error }).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}

@@ -1,0 +1,111 @@
+//! `robotsd eval` as a user runs it: the real binary, real files, real pipes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+fn robotsd(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_robotsd"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("robotsd starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("robotsd finishes")
+}
+
+fn json_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+#[test]
+fn eval_file_prints_one_line_per_url() {
+    let dir = std::env::temp_dir().join(format!("robotsd-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("robots.txt");
+    std::fs::write(
+        &file,
+        "User-agent: *\nDisallow: /private\nAllow: /private/ok\n\nUser-agent: FooBot\nDisallow: /\n",
+    )
+    .unwrap();
+    let out = robotsd(
+        &[
+            "eval",
+            "--robots",
+            file.to_str().unwrap(),
+            "--ua",
+            "Googlebot",
+            "https://example.com/private/x",
+            "/private/ok/1",
+            "/public",
+        ],
+        "",
+    );
+    assert!(out.status.success(), "{out:?}");
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines[0],
+        json!({"url": "https://example.com/private/x", "allowed": false,
+               "rule": {"directive": "disallow", "pattern": "/private", "line": 2},
+               "group": {"agents": ["*"], "lines": [1], "global": true}})
+    );
+    assert_eq!(lines[1]["allowed"], true);
+    assert_eq!(lines[1]["rule"]["line"], 3);
+    assert_eq!(lines[2]["rule"], Value::Null);
+    assert_eq!(lines.len(), 3);
+
+    let out = robotsd(&["eval", "--robots", file.to_str().unwrap(), "--ua", "foobot", "/x"], "");
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["allowed"], false);
+    assert_eq!(lines[0]["group"], json!({"agents": ["FooBot"], "lines": [5], "global": false}));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn eval_jsonl_answers_in_order_and_survives_bad_lines() {
+    let input = [
+        r#"{"id": 1, "robots_txt": "user-agent: a\ndisallow: /x\n", "user_agents": ["b", "a"], "urls": ["/x", "/y"]}"#,
+        r#"{"id": "bad", "robots_txt": 1, "user_agent": "a", "url": "/"}"#,
+        "not json",
+        r#"{"id": [3], "robots_txt_b64": "dXNlci1hZ2VudDogKgpkaXNhbGxvdzogLw==", "user_agent": "z", "url": "http://h/"}"#,
+        r#"{"id": 4, "robots_txt": "", "user_agent": "z"}"#,
+    ]
+    .join("\n");
+    let out = robotsd(&["eval", "--jsonl"], &input);
+    assert!(out.status.success(), "{out:?}");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 6);
+    assert_eq!((&lines[0]["id"], &lines[0]["url"], &lines[0]["allowed"]), (&json!(1), &json!("/x"), &json!(false)));
+    assert_eq!((&lines[1]["url"], &lines[1]["allowed"]), (&json!("/y"), &json!(true)));
+    assert_eq!(lines[2]["id"], "bad");
+    assert!(lines[2]["error"].as_str().unwrap().contains("invalid request"));
+    assert_eq!(lines[3]["id"], Value::Null);
+    assert!(lines[3]["error"].as_str().unwrap().contains("invalid JSON"));
+    assert_eq!(lines[4]["id"], json!([3]));
+    assert_eq!(lines[4]["rule"], json!({"directive": "disallow", "pattern": "/", "line": 2}));
+    assert_eq!(lines[5]["id"], 4);
+    assert!(lines[5]["error"].as_str().unwrap().contains("missing url"));
+}
+
+#[test]
+fn missing_file_and_bad_usage_exit_2_with_a_message() {
+    let out = robotsd(&["eval", "--robots", "/nonexistent/robots.txt", "--ua", "a", "/"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read robots.txt file"));
+    let out = robotsd(&["eval", "--ua", "a", "/"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--robots"));
+    let out = robotsd(&["frobnicate"], "");
+    assert_eq!(out.status.code(), Some(2));
+}
