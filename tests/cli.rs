@@ -65,10 +65,23 @@ fn eval_file_prints_one_line_per_url() {
     assert_eq!(lines[2]["rule"], Value::Null);
     assert_eq!(lines.len(), 3);
 
-    let out = robotsd(&["eval", "--robots", file.to_str().unwrap(), "--ua", "foobot", "/x"], "");
+    let out = robotsd(
+        &[
+            "eval",
+            "--robots",
+            file.to_str().unwrap(),
+            "--ua",
+            "foobot",
+            "/x",
+        ],
+        "",
+    );
     let lines = json_lines(&out);
     assert_eq!(lines[0]["allowed"], false);
-    assert_eq!(lines[0]["group"], json!({"agents": ["FooBot"], "lines": [5], "global": false}));
+    assert_eq!(
+        lines[0]["group"],
+        json!({"agents": ["FooBot"], "lines": [5], "global": false})
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -86,21 +99,45 @@ fn eval_jsonl_answers_in_order_and_survives_bad_lines() {
     assert!(out.status.success(), "{out:?}");
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 6);
-    assert_eq!((&lines[0]["id"], &lines[0]["url"], &lines[0]["allowed"]), (&json!(1), &json!("/x"), &json!(false)));
-    assert_eq!((&lines[1]["url"], &lines[1]["allowed"]), (&json!("/y"), &json!(true)));
+    assert_eq!(
+        (&lines[0]["id"], &lines[0]["url"], &lines[0]["allowed"]),
+        (&json!(1), &json!("/x"), &json!(false))
+    );
+    assert_eq!(
+        (&lines[1]["url"], &lines[1]["allowed"]),
+        (&json!("/y"), &json!(true))
+    );
     assert_eq!(lines[2]["id"], "bad");
-    assert!(lines[2]["error"].as_str().unwrap().contains("invalid request"));
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("invalid request")
+    );
     assert_eq!(lines[3]["id"], Value::Null);
     assert!(lines[3]["error"].as_str().unwrap().contains("invalid JSON"));
     assert_eq!(lines[4]["id"], json!([3]));
-    assert_eq!(lines[4]["rule"], json!({"directive": "disallow", "pattern": "/", "line": 2}));
+    assert_eq!(
+        lines[4]["rule"],
+        json!({"directive": "disallow", "pattern": "/", "line": 2})
+    );
     assert_eq!(lines[5]["id"], 4);
     assert!(lines[5]["error"].as_str().unwrap().contains("missing url"));
 }
 
 #[test]
 fn missing_file_and_bad_usage_exit_2_with_a_message() {
-    let out = robotsd(&["eval", "--robots", "/nonexistent/robots.txt", "--ua", "a", "/"], "");
+    let out = robotsd(
+        &[
+            "eval",
+            "--robots",
+            "/nonexistent/robots.txt",
+            "--ua",
+            "a",
+            "/",
+        ],
+        "",
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read robots.txt file"));
     let out = robotsd(&["eval", "--ua", "a", "/"], "");

@@ -34,7 +34,11 @@ fn b64(v: &Value) -> Vec<u8> {
 fn body(case: &Value) -> Vec<u8> {
     match case.get("robots_txt_b64") {
         Some(v) => b64(v),
-        None => case["robots_txt"].as_str().expect("robots_txt").as_bytes().to_vec(),
+        None => case["robots_txt"]
+            .as_str()
+            .expect("robots_txt")
+            .as_bytes()
+            .to_vec(),
     }
 }
 
@@ -70,7 +74,10 @@ fn verdict_cases() {
                     .groups()
                     .flat_map(|g| g.rules().collect::<Vec<_>>())
                     .any(|r| r.line() == oracle_line && r.normalized_pattern().is_empty());
-                assert!(empty_rule_there, "case {id}: expected rule on line {oracle_line}");
+                assert!(
+                    empty_rule_there,
+                    "case {id}: expected rule on line {oracle_line}"
+                );
             }
         }
     }
@@ -93,9 +100,12 @@ fn lines_of(body: &[u8]) -> Vec<Line<'_>> {
     lines
 }
 
+/// One parse callback: type, line, value, key (unknown keys only), metadata (metadata only).
+type Event = (String, u32, Option<Vec<u8>>, Option<Vec<u8>>, Option<Value>);
+
 /// The reference's callback stream for a body, rebuilt from the tokenizer, in the oracle's
 /// JSON shape (values as bytes, rule and unknown values normalised as the reference emits them).
-fn events(body: &[u8]) -> Vec<(String, u32, Option<Vec<u8>>, Option<Vec<u8>>, Option<Value>)> {
+fn events(body: &[u8]) -> Vec<Event> {
     let mut out = Vec::new();
     for line in lines_of(body) {
         if let Some(d) = line.directive {
@@ -126,7 +136,7 @@ fn events(body: &[u8]) -> Vec<(String, u32, Option<Vec<u8>>, Option<Vec<u8>>, Op
     out
 }
 
-fn oracle_events(case: &Value) -> Vec<(String, u32, Option<Vec<u8>>, Option<Vec<u8>>, Option<Value>)> {
+fn oracle_events(case: &Value) -> Vec<Event> {
     case["oracle_events"]
         .as_array()
         .expect("oracle_events")
@@ -142,7 +152,11 @@ fn oracle_events(case: &Value) -> Vec<(String, u32, Option<Vec<u8>>, Option<Vec<
                 (kind, line, None, None, Some(meta))
             } else {
                 let value = bytes_field(e, "value");
-                let key = if kind == "unknown" { bytes_field(e, "key") } else { None };
+                let key = if kind == "unknown" {
+                    bytes_field(e, "key")
+                } else {
+                    None
+                };
                 (kind, line, value, key, None)
             }
         })
@@ -167,11 +181,19 @@ fn check_parse_stats(id: &Value, case: &Value, body: &[u8]) {
             }
             "unknown_directives" => {
                 assert_eq!(unknown, want.as_u64().unwrap(), "case {id}: {getter}");
-                assert_eq!(u64::from(stats.unknown_directives), unknown, "case {id}: stats");
+                assert_eq!(
+                    u64::from(stats.unknown_directives),
+                    unknown,
+                    "case {id}: stats"
+                );
             }
             "last_line_seen" => {
                 let last = directive_lines.last().map_or(0, |l| l.number);
-                assert_eq!(u64::from(last), want.as_u64().unwrap(), "case {id}: {getter}");
+                assert_eq!(
+                    u64::from(last),
+                    want.as_u64().unwrap(),
+                    "case {id}: {getter}"
+                );
             }
             "sitemap" => {
                 let all: String = robots.sitemaps().map(|s| s.url.into_owned()).collect();
@@ -193,7 +215,11 @@ fn check_parse_report(id: &Value, case: &Value, body: &[u8]) {
         "case {id}: valid_directives"
     );
     let last = u64::from(lines.last().map_or(0, |l| l.number));
-    assert_eq!(last, expected["last_line_seen"].as_u64().unwrap(), "case {id}: last line");
+    assert_eq!(
+        last,
+        expected["last_line_seen"].as_u64().unwrap(),
+        "case {id}: last line"
+    );
     assert_eq!(u64::from(stats.lines), last, "case {id}: stats.lines");
     if expected.get("parse_results_size_equals_last_line_seen") == Some(&Value::Bool(true)) {
         assert_eq!(lines.len() as u64, last, "case {id}: one result per line");
@@ -205,27 +231,54 @@ fn check_parse_report(id: &Value, case: &Value, body: &[u8]) {
     for want in case["expected_lines"].as_array().expect("expected_lines") {
         let n = want["line_num"].as_u64().unwrap() as u32;
         let line = lines.iter().find(|l| l.number == n).expect("line exists");
-        assert_eq!(tag_name(line), want["tag_name"].as_str().unwrap(), "case {id} line {n}");
+        assert_eq!(
+            tag_name(line),
+            want["tag_name"].as_str().unwrap(),
+            "case {id} line {n}"
+        );
         let m = line.metadata;
-        assert_eq!(m.is_acceptable_typo, want["is_typo"].as_bool().unwrap(), "case {id} line {n}");
+        assert_eq!(
+            m.is_acceptable_typo,
+            want["is_typo"].as_bool().unwrap(),
+            "case {id} line {n}"
+        );
         let wm = &want["metadata"];
         let flag = |name: &str| wm[name].as_bool().unwrap_or(false);
         assert_eq!(m.is_empty, flag("is_empty"), "case {id} line {n}");
         assert_eq!(m.has_comment, flag("has_comment"), "case {id} line {n}");
         assert_eq!(m.is_comment, flag("is_comment"), "case {id} line {n}");
         assert_eq!(m.has_directive, flag("has_directive"), "case {id} line {n}");
-        assert_eq!(m.is_line_too_long, flag("is_line_too_long"), "case {id} line {n}");
+        assert_eq!(
+            m.is_line_too_long,
+            flag("is_line_too_long"),
+            "case {id} line {n}"
+        );
         assert_eq!(
             m.is_missing_colon_separator,
             flag("is_missing_colon_separator"),
             "case {id} line {n}"
         );
         // The same facts reach the parsed file's diagnostics.
-        assert_eq!(has(n, DiagnosticKind::AcceptedTypo), m.is_acceptable_typo, "case {id} line {n}");
-        assert_eq!(has(n, DiagnosticKind::MissingColon), m.is_missing_colon_separator);
-        assert_eq!(has(n, DiagnosticKind::LineTooLong), m.is_line_too_long, "case {id} line {n}");
+        assert_eq!(
+            has(n, DiagnosticKind::AcceptedTypo),
+            m.is_acceptable_typo,
+            "case {id} line {n}"
+        );
+        assert_eq!(
+            has(n, DiagnosticKind::MissingColon),
+            m.is_missing_colon_separator
+        );
+        assert_eq!(
+            has(n, DiagnosticKind::LineTooLong),
+            m.is_line_too_long,
+            "case {id} line {n}"
+        );
         let tag = tag_name(line);
-        assert_eq!(has(n, DiagnosticKind::UnsupportedKey), tag == "Unused", "case {id} line {n}");
+        assert_eq!(
+            has(n, DiagnosticKind::UnsupportedKey),
+            tag == "Unused",
+            "case {id} line {n}"
+        );
         assert_eq!(
             has(n, DiagnosticKind::UnknownKey),
             tag == "Unknown" && m.has_directive,
@@ -253,20 +306,36 @@ fn other_cases() {
             "is_valid_user_agent_to_obey" => {
                 let agent = case["user_agent"].as_str().unwrap();
                 let want = case["expected"].as_bool().unwrap();
-                assert_eq!(is_valid_user_agent_to_obey(agent), want, "case {id}: {agent:?}");
+                assert_eq!(
+                    is_valid_user_agent_to_obey(agent),
+                    want,
+                    "case {id}: {agent:?}"
+                );
             }
             "get_path_params_query" => {
                 let url = case["url"].as_str().unwrap();
-                assert_eq!(path_params_query(url), case["expected_path"].as_str().unwrap(), "case {id}");
+                assert_eq!(
+                    path_params_query(url),
+                    case["expected_path"].as_str().unwrap(),
+                    "case {id}"
+                );
             }
             "escape_pattern" => {
                 let pattern = case["pattern"].as_str().unwrap();
                 let want = case["expected"].as_str().unwrap();
-                assert_eq!(&*escape_pattern(pattern.as_bytes()), want.as_bytes(), "case {id}");
+                assert_eq!(
+                    &*escape_pattern(pattern.as_bytes()),
+                    want.as_bytes(),
+                    "case {id}"
+                );
             }
             "parse_stats" | "parse_report" => {
                 let body = body(case);
-                assert_eq!(events(&body), oracle_events(case), "case {id}: callback stream");
+                assert_eq!(
+                    events(&body),
+                    oracle_events(case),
+                    "case {id}: callback stream"
+                );
                 if kind == "parse_stats" {
                     check_parse_stats(id, case, &body);
                 } else {

@@ -34,13 +34,22 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
     /// The robots.txt file to evaluate against.
-    #[arg(long, value_name = "FILE", required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "jsonl",
+        conflicts_with = "jsonl"
+    )]
     pub robots: Option<PathBuf>,
     /// A user-agent product token; repeat it for a crawler that answers to several.
     #[arg(long = "ua", value_name = "AGENT", required_unless_present = "jsonl")]
     pub user_agents: Vec<String>,
     /// The URLs (or paths) to check.
-    #[arg(value_name = "URL", required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "jsonl",
+        conflicts_with = "jsonl"
+    )]
     pub urls: Vec<String>,
     /// Read requests as JSON lines on standard input and answer one JSON line per URL, in order
     /// (the format is described in README.md).

@@ -145,33 +145,42 @@ impl RuleIndex {
                 });
             }
         }
-        let set = &mut entries[start..];
-        set.sort_unstable_by(|a, b| {
-            form(a.rule, rules, arena)
-                .prefix
-                .cmp(form(b.rule, rules, arena).prefix)
-                .then(a.rule.cmp(&b.rule))
+        // Sort on precomputed prefixes; the first eight bytes as a big-endian integer settle
+        // most comparisons without touching the arena (a prefix never holds a NUL byte, so
+        // zero-padding orders a shorter prefix first, as slice order does).
+        let mut keyed: Vec<(u64, &[u8], Entry)> = entries[start..]
+            .iter()
+            .map(|&e| {
+                let prefix = form(e.rule, rules, arena).prefix;
+                let mut head = [0u8; 8];
+                let n = prefix.len().min(8);
+                head[..n].copy_from_slice(&prefix[..n]);
+                (u64::from_be_bytes(head), prefix, e)
+            })
+            .collect();
+        keyed.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| a.1.cmp(b.1))
+                .then(a.2.rule.cmp(&b.2.rule))
         });
+        let set = &mut entries[start..];
         // `chain` holds positions whose prefixes each extend the previous one.
         let mut chain: Vec<u32> = Vec::new();
-        for i in 0..set.len() {
-            let prefix = form(set[i].rule, rules, arena).prefix;
+        for (i, &(_, prefix, entry)) in keyed.iter().enumerate() {
             while let Some(&top) = chain.last() {
-                let top_prefix = form(set[top as usize].rule, rules, arena).prefix;
-                if prefix.starts_with(top_prefix) {
+                if prefix.starts_with(keyed[top as usize].1) {
                     break;
                 }
                 chain.pop();
             }
-            set[i].up = chain.last().copied().unwrap_or(NONE);
+            set[i] = Entry {
+                rule: entry.rule,
+                up: chain.last().copied().unwrap_or(NONE),
+            };
             let i = u32::try_from(i).unwrap_or(NONE);
-            match chain.last() {
+            match chain.last_mut() {
                 // Equal prefixes form a run; the chain keeps its last member.
-                Some(&top)
-                    if form(set[top as usize].rule, rules, arena).prefix.len() == prefix.len() =>
-                {
-                    *chain.last_mut().unwrap_or(&mut 0) = i;
-                }
+                Some(top) if keyed[*top as usize].1.len() == prefix.len() => *top = i,
                 _ => chain.push(i),
             }
         }
@@ -195,9 +204,8 @@ impl RuleIndex {
         arena: &[u8],
     ) -> Option<Best> {
         let set = &entries[self.start as usize..(self.start + self.len) as usize];
-        let after = set.partition_point(|e| {
-            form(e.rule, rules, arena).prefix.cmp(path) != Ordering::Greater
-        });
+        let after = set
+            .partition_point(|e| form(e.rule, rules, arena).prefix.cmp(path) != Ordering::Greater);
         let mut i = after.checked_sub(1)?;
         let top_prefix = form(set[i].rule, rules, arena).prefix;
         let common = top_prefix

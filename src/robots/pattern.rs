@@ -52,27 +52,62 @@ pub fn matches(path: &[u8], pattern: &[u8]) -> bool {
 /// Matches a pattern tail (which starts with `*`, without a final anchoring `$`) against the
 /// part of the path after the pattern's literal prefix; `anchored` when the pattern ended in `$`.
 pub fn matches_tail(path: &[u8], tail: &[u8], anchored: bool) -> bool {
-    let mut segments = tail.split(|&b| b == b'*');
-    // The tail starts with `*`, so the first segment is empty: everything after it floats.
-    let _ = segments.next();
-    let Some(last) = segments.next_back() else {
-        return true;
-    };
+    // The tail starts with `*`, so every segment floats. Adversarial patterns hold thousands of
+    // tiny segments (`*a*a*a…`): the loop is kept tight for them.
     let mut pos = 0;
-    for segment in segments {
-        if segment.is_empty() {
-            continue;
+    let mut rest = tail.get(1..).unwrap_or_default();
+    let last = loop {
+        let Some(star) = rest.iter().position(|&b| b == b'*') else {
+            break rest;
+        };
+        let segment = &rest[..star];
+        rest = &rest[star + 1..];
+        match segment {
+            [] => {}
+            [byte] if path.get(pos) == Some(byte) => pos += 1,
+            _ => match find(&path[pos..], segment) {
+                Some(found) => pos += found + segment.len(),
+                None => return false,
+            },
         }
-        match memchr::memmem::find(&path[pos..], segment) {
-            Some(found) => pos += found + segment.len(),
-            None => return false,
-        }
-    }
+    };
     if anchored {
         path.len() - pos >= last.len() && path.ends_with(last)
     } else {
-        last.is_empty() || memchr::memmem::find(&path[pos..], last).is_some()
+        last.is_empty() || find(&path[pos..], last).is_some()
     }
+}
+
+/// Leftmost occurrence of `needle` (non-empty) in `haystack`, in time linear in both.
+///
+/// A pattern can hold thousands of segments, so the per-call setup of a substring searcher would
+/// dominate: a segment found right away (the usual case in repetitive patterns) costs one
+/// comparison, a short one a first-byte scan with at most 16 bytes verified per candidate, and
+/// only a long one pays for the two-way searcher.
+#[inline]
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if haystack.starts_with(needle) {
+        return Some(0);
+    }
+    if needle.len() > 16 {
+        return memchr::memmem::find(haystack, needle);
+    }
+    let (&first, rest) = needle.split_first()?;
+    let last_start = haystack.len().checked_sub(needle.len())?;
+    let mut from = 1;
+    // A few candidates by first byte, then the two-way searcher, so that a haystack where the
+    // first byte is everywhere (`aaaa…` for `ab`) cannot make this quadratic.
+    for _ in 0..8 {
+        if from > last_start {
+            return None;
+        }
+        let at = from + memchr::memchr(first, &haystack[from..=last_start])?;
+        if haystack[at + 1..at + needle.len()] == *rest {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    memchr::memmem::find(&haystack[from..], needle).map(|at| at + from)
 }
 
 #[cfg(test)]
@@ -97,8 +132,33 @@ mod tests {
     }
 
     #[test]
+    fn find_agrees_with_a_plain_search() {
+        let hay = b"xxabxabyabab";
+        for needle in [
+            &b"ab"[..],
+            b"x",
+            b"aby",
+            b"abab",
+            b"z",
+            b"xxabxabyabab",
+            b"bxabyababq",
+        ] {
+            let plain = hay.windows(needle.len()).position(|w| w == needle);
+            assert_eq!(find(hay, needle), plain, "{needle:?}");
+        }
+        let many = [&b"a".repeat(40)[..], b"ab"].concat();
+        assert_eq!(find(&many, b"ab"), Some(40));
+        let long = b"0123456789abcdefghij";
+        assert_eq!(find(b"--0123456789abcdefghij--", long), Some(2));
+    }
+
+    #[test]
     fn adversarial_pattern_is_linear() {
-        let pattern: Vec<u8> = b"/".iter().chain(b"*a".repeat(8_000).iter()).copied().collect();
+        let pattern: Vec<u8> = b"/"
+            .iter()
+            .chain(b"*a".repeat(8_000).iter())
+            .copied()
+            .collect();
         let mut path = b"/".to_vec();
         path.extend(std::iter::repeat_n(b'a', 16_000));
         assert!(matches(&path, &pattern));

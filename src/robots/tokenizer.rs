@@ -272,7 +272,10 @@ mod tests {
         body.extend(std::iter::repeat_n(b'a', 20_000));
         let l = lines(&body);
         assert!(l[0].metadata.is_line_too_long);
-        assert_eq!(l[0].directive.unwrap().value.len(), MAX_LINE_BYTES - "disallow: ".len());
+        assert_eq!(
+            l[0].directive.unwrap().value.len(),
+            MAX_LINE_BYTES - "disallow: ".len()
+        );
     }
 
     #[test]

@@ -17,7 +17,8 @@ pub fn path_params_query(url: &str) -> Cow<'_, str> {
     let bytes = url.as_bytes();
     let search_start = if bytes.starts_with(b"//") { 2 } else { 0 };
     let early_path = find_first_of(bytes, search_start, b"/?;");
-    let mut protocol_end = memchr::memmem::find(&bytes[search_start..], b"://").map(|p| p + search_start);
+    let mut protocol_end =
+        memchr::memmem::find(&bytes[search_start..], b"://").map(|p| p + search_start);
     if let (Some(early), Some(proto)) = (early_path, protocol_end) {
         // A path, param or query that starts before "://" means "://" is not a scheme separator.
         if early < proto {

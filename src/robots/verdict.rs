@@ -228,9 +228,12 @@ impl RobotsTxt {
     }
 
     fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
-        self.sets[set as usize]
-            .index
-            .best_match(path, &self.index_entries, &self.rules, &self.arena)
+        self.sets[set as usize].index.best_match(
+            path,
+            &self.index_entries,
+            &self.rules,
+            &self.arena,
+        )
     }
 
     /// May any of `agents` fetch `url`? The path, params and query are taken from `url` as the
@@ -301,7 +304,8 @@ impl RobotsTxt {
 
     /// All groups, in file order.
     pub fn groups(&self) -> impl Iterator<Item = Group<'_>> {
-        (0..u32::try_from(self.groups.len()).unwrap_or(u32::MAX)).map(|id| Group { robots: self, id })
+        (0..u32::try_from(self.groups.len()).unwrap_or(u32::MAX))
+            .map(|id| Group { robots: self, id })
     }
 
     /// All `sitemap:` lines, in file order (they belong to no group).
@@ -317,7 +321,9 @@ impl RobotsTxt {
         self.diagnostics.iter().map(|d| Diagnostic {
             line: d.line,
             kind: d.kind,
-            key: d.key.map(|k| String::from_utf8_lossy(&self.arena[k.range()])),
+            key: d
+                .key
+                .map(|k| String::from_utf8_lossy(&self.arena[k.range()])),
         })
     }
 

@@ -1,0 +1,80 @@
+//! Engine benchmarks (BENCHMARKS.md): parse throughput on the corpus, and one check against an
+//! already parsed typical file, the 500 KiB file and the adversarial wildcard case.
+
+mod common;
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use robotsd::robots::RobotsTxt;
+
+fn parse(c: &mut Criterion) {
+    let corpus = common::corpus();
+    let bytes: usize = corpus.iter().map(|(_, b)| b.len()).sum();
+    let mut group = c.benchmark_group("parse");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(20);
+    group.bench_function("corpus", |b| {
+        b.iter(|| {
+            for (_, body) in &corpus {
+                black_box(RobotsTxt::parse(black_box(body)));
+            }
+        })
+    });
+    let typical = common::corpus_file(common::TYPICAL);
+    group.throughput(Throughput::Bytes(typical.len() as u64));
+    group.sample_size(100);
+    group.bench_function("typical", |b| {
+        b.iter(|| RobotsTxt::parse(black_box(&typical)))
+    });
+    group.finish();
+}
+
+/// Paths that exercise allowed and disallowed answers on the typical file.
+const TYPICAL_PATHS: [&str; 6] = [
+    "/",
+    "/products/processors/cortex-a/cortex-a78",
+    "/ja/includes/header.html",
+    "/search?q=cortex",
+    "/-/media/files/pdf/manual.pdf",
+    "/zh-TW/products/silicon-ip-cpu",
+];
+
+fn check(c: &mut Criterion) {
+    let mut group = c.benchmark_group("check");
+    let typical = RobotsTxt::parse(&common::corpus_file(common::TYPICAL));
+    for (i, path) in TYPICAL_PATHS.iter().enumerate() {
+        group.bench_function(format!("typical/{i}"), |b| {
+            b.iter(|| {
+                black_box(typical.check_path(black_box(&["Googlebot"]), black_box(path))).allowed
+            })
+        });
+    }
+    let large_body = common::corpus_file(common::LARGE);
+    let large = RobotsTxt::parse(&large_body[..common::BODY_LIMIT.min(large_body.len())]);
+    for (i, path) in [
+        "/en/cloud/saas/r13-update18a/index.html",
+        "/en/java/javase/11/docs/api/",
+        "/",
+    ]
+    .iter()
+    .enumerate()
+    {
+        group.bench_function(format!("large/{i}"), |b| {
+            b.iter(|| {
+                black_box(large.check_path(black_box(&["Googlebot"]), black_box(path))).allowed
+            })
+        });
+    }
+    let (body, path) = common::adversarial();
+    let adversarial = RobotsTxt::parse(&body);
+    group.bench_function("adversarial", |b| {
+        b.iter(|| {
+            black_box(adversarial.check_path(black_box(&["FooBot"]), black_box(&path))).allowed
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse, check);
+criterion_main!(benches);

@@ -1,1 +1,0 @@
-//! The offline `robotsd eval` tool.
