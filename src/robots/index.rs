@@ -29,11 +29,10 @@ pub(crate) struct Entry {
     up: u32,
 }
 
-/// The entries of one set: a range of the shared entry array.
-#[derive(Debug, Clone, Copy)]
+/// The sorted entries of one set of groups.
+#[derive(Debug, Clone)]
 pub(crate) struct RuleIndex {
-    start: u32,
-    len: u32,
+    entries: Box<[Entry]>,
 }
 
 /// A candidate's pattern as matched: literal prefix, shape, and what follows the prefix.
@@ -123,15 +122,28 @@ impl Best {
 }
 
 impl RuleIndex {
-    /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out), appending
-    /// the entries to `entries`.
+    /// How many entries [`RuleIndex::build`] makes of `rule_ids`, without building.
+    pub(crate) fn entry_count(rule_ids: impl Iterator<Item = u32>, rules: &[RuleData]) -> usize {
+        rule_ids
+            .map(|id| rules[id as usize])
+            .filter(|r| r.pattern_len > 0)
+            .map(|r| 1 + usize::from(r.flags & FLAG_INDEX_HTM != 0))
+            .sum()
+    }
+
+    /// Heap bytes of an index of `entry_count` entries.
+    pub(crate) fn heap_size(entry_count: usize) -> usize {
+        entry_count * std::mem::size_of::<Entry>()
+    }
+
+    /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out).
     pub(crate) fn build(
         rule_ids: impl Iterator<Item = u32>,
         rules: &[RuleData],
         arena: &[u8],
-        entries: &mut Vec<Entry>,
     ) -> RuleIndex {
-        let start = entries.len();
+        let start = 0;
+        let mut entries = Vec::new();
         for id in rule_ids {
             let rule = rules[id as usize];
             if rule.pattern_len == 0 {
@@ -185,25 +197,13 @@ impl RuleIndex {
             }
         }
         RuleIndex {
-            start: u32::try_from(start).unwrap_or(u32::MAX),
-            len: u32::try_from(set.len()).unwrap_or(u32::MAX),
+            entries: entries.into_boxed_slice(),
         }
     }
 
-    /// The number of indexed entries.
-    pub(crate) fn len(&self) -> usize {
-        self.len as usize
-    }
-
     /// The best matching rule for `path`, if any.
-    pub(crate) fn best_match(
-        &self,
-        path: &[u8],
-        entries: &[Entry],
-        rules: &[RuleData],
-        arena: &[u8],
-    ) -> Option<Best> {
-        let set = &entries[self.start as usize..(self.start + self.len) as usize];
+    pub(crate) fn best_match(&self, path: &[u8], rules: &[RuleData], arena: &[u8]) -> Option<Best> {
+        let set = &*self.entries;
         let after = set
             .partition_point(|e| form(e.rule, rules, arena).prefix.cmp(path) != Ordering::Greater);
         let mut i = after.checked_sub(1)?;

@@ -7,6 +7,7 @@
 //! the body itself are not kept.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use super::agent::is_global_agent;
 use super::diagnostics::{
@@ -99,14 +100,19 @@ pub struct CrawlDelay {
 pub(crate) struct GroupData {
     pub(crate) agents: (u32, u32),
     pub(crate) rules: (u32, u32),
-    pub(crate) crawl_delay: Option<CrawlDelay>,
 }
 
 /// Groups that apply together: all groups naming one agent, or all `*` groups.
-#[derive(Debug, Clone, Copy)]
+///
+/// The rule index of a set is built the first time the set is asked about: parsing stays a
+/// single pass, and the sets of agents nobody asks about (most of them, in a file with many
+/// groups) cost nothing.
+#[derive(Debug, Clone)]
 pub(crate) struct SetData {
     pub(crate) groups: (u32, u32),
-    pub(crate) index: RuleIndex,
+    /// Entries the index will hold, for [`RobotsTxt::heap_size`] to charge before it is built.
+    pub(crate) entry_count: u32,
+    pub(crate) index: OnceLock<RuleIndex>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -136,12 +142,12 @@ pub struct RobotsTxt {
     pub(crate) sets: Box<[SetData]>,
     /// Group ids of each set, sorted.
     pub(crate) set_groups: Box<[u32]>,
-    /// Index entries of every set (see [`RuleIndex`]).
-    pub(crate) index_entries: Box<[super::index::Entry]>,
     /// Sorted by token bytes.
     pub(crate) agent_keys: Box<[AgentKey]>,
     pub(crate) global_set: Option<u32>,
     pub(crate) sitemaps: Box<[(Span, u32)]>,
+    /// The first valid `crawl-delay` of each group that has one, by group id.
+    pub(crate) crawl_delays: Box<[(u32, CrawlDelay)]>,
     pub(crate) diagnostics: Box<[DiagnosticData]>,
     pub(crate) stats: super::diagnostics::ParseStats,
 }
@@ -158,6 +164,8 @@ struct Builder {
     /// The current group ended with a rule: the next `user-agent` starts a new group.
     group_has_rule: bool,
     sitemaps: Vec<(Span, u32)>,
+    /// Sparse, by group id: few groups have one.
+    crawl_delays: Vec<(u32, CrawlDelay)>,
     diagnostics: Vec<DiagnosticData>,
     stats: super::diagnostics::ParseStats,
 }
@@ -215,7 +223,6 @@ impl Builder {
                     self.groups.push(GroupData {
                         agents: (at, at),
                         rules: (rules_at, rules_at),
-                        crawl_delay: None,
                     });
                     self.group_has_rule = false;
                 }
@@ -261,10 +268,10 @@ impl Builder {
     }
 
     fn crawl_delay(&mut self, value: &[u8], line: u32) {
-        let Some(group) = self.groups.last_mut() else {
+        let Some(group) = self.groups.len().checked_sub(1).map(to_u32) else {
             return;
         };
-        if group.crawl_delay.is_some() {
+        if self.crawl_delays.last().is_some_and(|(g, _)| *g == group) {
             return;
         }
         let seconds = std::str::from_utf8(value)
@@ -272,7 +279,8 @@ impl Builder {
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0);
         if let Some(seconds) = seconds {
-            group.crawl_delay = Some(CrawlDelay { seconds, line });
+            self.crawl_delays
+                .push((group, CrawlDelay { seconds, line }));
         }
     }
 
@@ -354,7 +362,6 @@ impl Builder {
             .collect();
 
         let mut set_groups = Vec::new();
-        let mut index_entries = Vec::new();
         let mut sets = Vec::with_capacity(set_lists.len());
         for groups in &set_lists {
             let first = to_u32(set_groups.len());
@@ -363,10 +370,10 @@ impl Builder {
                 let (a, b) = self.groups[g as usize].rules;
                 a..b
             });
-            let index = RuleIndex::build(rule_ids, &self.rules, &self.arena, &mut index_entries);
             sets.push(SetData {
                 groups: (first, to_u32(set_groups.len())),
-                index,
+                entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.rules)),
+                index: OnceLock::new(),
             });
         }
 
@@ -377,10 +384,10 @@ impl Builder {
             groups: self.groups.into_boxed_slice(),
             sets: sets.into_boxed_slice(),
             set_groups: set_groups.into_boxed_slice(),
-            index_entries: index_entries.into_boxed_slice(),
             agent_keys: agent_keys.into_boxed_slice(),
             global_set,
             sitemaps: self.sitemaps.into_boxed_slice(),
+            crawl_delays: self.crawl_delays.into_boxed_slice(),
             diagnostics: self.diagnostics.into_boxed_slice(),
             stats: self.stats,
         }
@@ -409,6 +416,7 @@ impl RobotsTxt {
             groups: Vec::new(),
             group_has_rule: false,
             sitemaps: Vec::new(),
+            crawl_delays: Vec::new(),
             diagnostics: Vec::new(),
             stats: super::diagnostics::ParseStats {
                 lines: 0,
@@ -424,7 +432,27 @@ impl RobotsTxt {
         builder.finish()
     }
 
-    /// Bytes this value holds on the heap (what a byte-weighed cache should charge for it).
+    /// Heap bytes of the rule indexes, counted as if every set had been asked about, so that the
+    /// figure does not grow after the value is weighed.
+    fn index_heap_size(&self) -> usize {
+        self.sets
+            .iter()
+            .map(|s| RuleIndex::heap_size(s.entry_count as usize))
+            .sum()
+    }
+
+    /// The rule ids of a set's groups, in file order.
+    pub(crate) fn set_rule_ids(&self, set: &SetData) -> impl Iterator<Item = u32> + '_ {
+        self.set_groups[set.groups.0 as usize..set.groups.1 as usize]
+            .iter()
+            .flat_map(|&g| {
+                let (a, b) = self.groups[g as usize].rules;
+                a..b
+            })
+    }
+
+    /// Bytes this value holds on the heap (what a byte-weighed cache should charge for it),
+    /// rule indexes included whether or not they are built yet.
     pub fn heap_size(&self) -> usize {
         use std::mem::size_of_val;
         size_of_val(&*self.arena)
@@ -433,9 +461,31 @@ impl RobotsTxt {
             + size_of_val(&*self.groups)
             + size_of_val(&*self.sets)
             + size_of_val(&*self.set_groups)
-            + size_of_val(&*self.index_entries)
+            + self.index_heap_size()
             + size_of_val(&*self.agent_keys)
             + size_of_val(&*self.sitemaps)
+            + size_of_val(&*self.crawl_delays)
             + size_of_val(&*self.diagnostics)
+    }
+}
+
+impl RobotsTxt {
+    /// Heap bytes by part, for tuning (`examples/memory_breakdown.rs`).
+    #[doc(hidden)]
+    pub fn heap_breakdown(&self) -> [(&'static str, usize); 11] {
+        use std::mem::size_of_val;
+        [
+            ("arena", size_of_val(&*self.arena)),
+            ("rules", size_of_val(&*self.rules)),
+            ("agent_lines", size_of_val(&*self.agent_lines)),
+            ("groups", size_of_val(&*self.groups)),
+            ("sets", size_of_val(&*self.sets)),
+            ("set_groups", size_of_val(&*self.set_groups)),
+            ("index (once built)", self.index_heap_size()),
+            ("agent_keys", size_of_val(&*self.agent_keys)),
+            ("sitemaps", size_of_val(&*self.sitemaps)),
+            ("crawl_delays", size_of_val(&*self.crawl_delays)),
+            ("diagnostics", size_of_val(&*self.diagnostics)),
+        ]
     }
 }

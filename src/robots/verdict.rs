@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use super::diagnostics::{Diagnostic, ParseStats};
-use super::index::Best;
+use super::index::{Best, RuleIndex};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt};
 use super::url_path::path_params_query;
 
@@ -133,7 +133,11 @@ impl<'a> Group<'a> {
 
     /// The group's first valid `crawl-delay`, for information only.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
-        self.data().crawl_delay
+        let delays = &self.robots.crawl_delays;
+        delays
+            .binary_search_by_key(&self.id, |(g, _)| *g)
+            .ok()
+            .map(|i| delays[i].1)
     }
 }
 
@@ -228,12 +232,10 @@ impl RobotsTxt {
     }
 
     fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
-        self.sets[set as usize].index.best_match(
-            path,
-            &self.index_entries,
-            &self.rules,
-            &self.arena,
-        )
+        let set = &self.sets[set as usize];
+        set.index
+            .get_or_init(|| RuleIndex::build(self.set_rule_ids(set), &self.rules, &self.arena))
+            .best_match(path, &self.rules, &self.arena)
     }
 
     /// May any of `agents` fetch `url`? The path, params and query are taken from `url` as the
@@ -335,6 +337,6 @@ impl RobotsTxt {
     /// The number of rules indexed for matching (empty values excluded, `index.htm` rules counted
     /// twice), over all sets of groups.
     pub fn indexed_rules(&self) -> usize {
-        self.sets.iter().map(|s| s.index.len()).sum()
+        self.sets.iter().map(|s| s.entry_count as usize).sum()
     }
 }
