@@ -66,6 +66,15 @@ fn check(c: &mut Criterion) {
             })
         });
     }
+    // The first check of a set also builds that set's rule index.
+    let typical_body = common::corpus_file(common::TYPICAL);
+    group.bench_function("typical/first", |b| {
+        b.iter_batched(
+            || RobotsTxt::parse(&typical_body),
+            |robots| black_box(robots.check_path(&["Googlebot"], TYPICAL_PATHS[1]).allowed),
+            criterion::BatchSize::SmallInput,
+        )
+    });
     let (body, path) = common::adversarial();
     let adversarial = RobotsTxt::parse(&body);
     group.bench_function("adversarial", |b| {

@@ -10,6 +10,10 @@ const HEX: &[u8; 16] = b"0123456789ABCDEF";
 /// can store the value once.
 #[inline]
 pub fn needs_escaping(value: &[u8]) -> bool {
+    // Fast path for the usual value: all ASCII (checked a word at a time) and no `%`.
+    if value.is_ascii() && memchr::memchr(b'%', value).is_none() {
+        return false;
+    }
     let mut i = 0;
     while i < value.len() {
         let b = value[i];

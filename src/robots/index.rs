@@ -142,7 +142,6 @@ impl RuleIndex {
         rules: &[RuleData],
         arena: &[u8],
     ) -> RuleIndex {
-        let start = 0;
         let mut entries = Vec::new();
         for id in rule_ids {
             let rule = rules[id as usize];
@@ -160,7 +159,7 @@ impl RuleIndex {
         // Sort on precomputed prefixes; the first eight bytes as a big-endian integer settle
         // most comparisons without touching the arena (a prefix never holds a NUL byte, so
         // zero-padding orders a shorter prefix first, as slice order does).
-        let mut keyed: Vec<(u64, &[u8], Entry)> = entries[start..]
+        let mut keyed: Vec<(u64, &[u8], Entry)> = entries
             .iter()
             .map(|&e| {
                 let prefix = form(e.rule, rules, arena).prefix;
@@ -175,7 +174,7 @@ impl RuleIndex {
                 .then_with(|| a.1.cmp(b.1))
                 .then(a.2.rule.cmp(&b.2.rule))
         });
-        let set = &mut entries[start..];
+        let set = &mut entries[..];
         // `chain` holds positions whose prefixes each extend the previous one.
         let mut chain: Vec<u32> = Vec::new();
         for (i, &(_, prefix, entry)) in keyed.iter().enumerate() {

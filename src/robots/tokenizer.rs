@@ -182,6 +182,8 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
     }
     let mut number: u32 = 0;
     let mut rest = &body[start..];
+    // NUL bytes are rare: look for them once rather than on every line.
+    let has_nul = memchr::memchr(0, rest).is_some();
     let mut emit = |raw: &'a [u8], number: u32| {
         let mut metadata = LineMetadata::default();
         let mut content = raw;
@@ -190,7 +192,7 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
             content = &content[..MAX_LINE_BYTES];
         }
         // The reference works on C strings: a NUL byte ends the line's content.
-        if let Some(nul) = memchr::memchr(0, content) {
+        if has_nul && let Some(nul) = memchr::memchr(0, content) {
             content = &content[..nul];
         }
         let directive = split_line(content, &mut metadata);
