@@ -66,7 +66,10 @@ fuzz_target!(|data: &[u8]| {
                 "allowed disagrees with the deciding rule {rule:?}"
             );
             let np = rule.normalized_pattern();
-            assert!(!np.is_empty(), "deciding rule has an empty pattern: {rule:?}");
+            assert!(
+                !np.is_empty(),
+                "deciding rule has an empty pattern: {rule:?}"
+            );
             assert!(np.is_ascii(), "normalised pattern is not ASCII: {np:?}");
             assert!(
                 1 <= rule.line() && rule.line() <= stats.lines,
