@@ -117,7 +117,8 @@ pub(crate) struct SetData {
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct AgentKey {
-    /// The lower-cased product token.
+    /// The product token (the leading `[A-Za-z_-]` run of a `user-agent` value), compared
+    /// ignoring case.
     pub(crate) token: Span,
     pub(crate) set: u32,
 }
@@ -142,7 +143,7 @@ pub struct RobotsTxt {
     pub(crate) sets: Box<[SetData]>,
     /// Group ids of each set, sorted.
     pub(crate) set_groups: Box<[u32]>,
-    /// Sorted by token bytes.
+    /// Sorted by token, ignoring case.
     pub(crate) agent_keys: Box<[AgentKey]>,
     pub(crate) global_set: Option<u32>,
     pub(crate) sitemaps: Box<[(Span, u32)]>,
@@ -156,24 +157,63 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-struct Builder {
+/// The growable buffers a parse fills. They are kept per thread between parses, so that a parse
+/// allocates only the exact-size slices of its result instead of regrowing a dozen vectors:
+/// most robots.txt files are small, and their parse cost was dominated by allocation.
+#[derive(Default)]
+struct Scratch {
     arena: Vec<u8>,
     rules: Vec<RuleData>,
     agent_lines: Vec<AgentLineData>,
     groups: Vec<GroupData>,
-    /// The current group ended with a rule: the next `user-agent` starts a new group.
-    group_has_rule: bool,
     sitemaps: Vec<(Span, u32)>,
     /// Sparse, by group id: few groups have one.
     crawl_delays: Vec<(u32, CrawlDelay)>,
     diagnostics: Vec<DiagnosticData>,
+}
+
+/// Buffers larger than this are not kept for the next parse (a thread that once parsed a large
+/// file does not hold its memory forever).
+const MAX_KEPT_SCRATCH_BYTES: usize = 256 * 1024;
+
+impl Scratch {
+    fn clear(&mut self) {
+        self.arena.clear();
+        self.rules.clear();
+        self.agent_lines.clear();
+        self.groups.clear();
+        self.sitemaps.clear();
+        self.crawl_delays.clear();
+        self.diagnostics.clear();
+    }
+
+    fn capacity_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.arena.capacity()
+            + self.rules.capacity() * size_of::<RuleData>()
+            + self.agent_lines.capacity() * size_of::<AgentLineData>()
+            + self.groups.capacity() * size_of::<GroupData>()
+            + self.sitemaps.capacity() * size_of::<(Span, u32)>()
+            + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
+            + self.diagnostics.capacity() * size_of::<DiagnosticData>()
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
+}
+
+struct Builder {
+    s: Box<Scratch>,
+    /// The current group ended with a rule: the next `user-agent` starts a new group.
+    group_has_rule: bool,
     stats: super::diagnostics::ParseStats,
 }
 
 impl Builder {
     fn push_bytes(&mut self, bytes: &[u8]) -> Span {
-        let start = to_u32(self.arena.len());
-        self.arena.extend_from_slice(bytes);
+        let start = to_u32(self.s.arena.len());
+        self.s.arena.extend_from_slice(bytes);
         Span {
             start,
             len: to_u32(bytes.len()),
@@ -181,7 +221,7 @@ impl Builder {
     }
 
     fn diagnose(&mut self, line: u32, kind: DiagnosticKind, key: Option<&[u8]>) {
-        if self.diagnostics.len() >= MAX_DIAGNOSTICS {
+        if self.s.diagnostics.len() >= MAX_DIAGNOSTICS {
             self.stats.diagnostics_dropped = self.stats.diagnostics_dropped.saturating_add(1);
             return;
         }
@@ -193,7 +233,7 @@ impl Builder {
             }
             self.push_bytes(&k[..end])
         });
-        self.diagnostics.push(DiagnosticData { line, kind, key });
+        self.s.diagnostics.push(DiagnosticData { line, kind, key });
     }
 
     fn line(&mut self, line: Line<'_>) {
@@ -217,41 +257,41 @@ impl Builder {
         match kv.kind {
             KeyKind::UserAgent => {
                 self.stats.valid_directives += 1;
-                if self.groups.is_empty() || self.group_has_rule {
-                    let at = to_u32(self.agent_lines.len());
-                    let rules_at = to_u32(self.rules.len());
-                    self.groups.push(GroupData {
+                if self.s.groups.is_empty() || self.group_has_rule {
+                    let at = to_u32(self.s.agent_lines.len());
+                    let rules_at = to_u32(self.s.rules.len());
+                    self.s.groups.push(GroupData {
                         agents: (at, at),
                         rules: (rules_at, rules_at),
                     });
                     self.group_has_rule = false;
                 }
                 let value = self.push_bytes(kv.value);
-                self.agent_lines.push(AgentLineData {
+                self.s.agent_lines.push(AgentLineData {
                     value,
                     line: number,
                     global: is_global_agent(kv.value),
                 });
-                if let Some(group) = self.groups.last_mut() {
-                    group.agents.1 = to_u32(self.agent_lines.len());
+                if let Some(group) = self.s.groups.last_mut() {
+                    group.agents.1 = to_u32(self.s.agent_lines.len());
                 }
             }
             KeyKind::Allow | KeyKind::Disallow => {
                 self.stats.valid_directives += 1;
-                if self.groups.is_empty() {
+                if self.s.groups.is_empty() {
                     self.diagnose(number, DiagnosticKind::RuleOutsideGroup, None);
                     return;
                 }
                 self.group_has_rule = true;
                 self.push_rule(kv.kind == KeyKind::Allow, kv.value, number);
-                if let Some(group) = self.groups.last_mut() {
-                    group.rules.1 = to_u32(self.rules.len());
+                if let Some(group) = self.s.groups.last_mut() {
+                    group.rules.1 = to_u32(self.s.rules.len());
                 }
             }
             KeyKind::Sitemap => {
                 self.stats.valid_directives += 1;
                 let span = self.push_bytes(kv.value);
-                self.sitemaps.push((span, number));
+                self.s.sitemaps.push((span, number));
             }
             KeyKind::Unknown => {
                 self.stats.unknown_directives += 1;
@@ -268,10 +308,10 @@ impl Builder {
     }
 
     fn crawl_delay(&mut self, value: &[u8], line: u32) {
-        let Some(group) = self.groups.len().checked_sub(1).map(to_u32) else {
+        let Some(group) = self.s.groups.len().checked_sub(1).map(to_u32) else {
             return;
         };
-        if self.crawl_delays.last().is_some_and(|(g, _)| *g == group) {
+        if self.s.crawl_delays.last().is_some_and(|(g, _)| *g == group) {
             return;
         }
         let seconds = std::str::from_utf8(value)
@@ -279,24 +319,25 @@ impl Builder {
             .and_then(|v| v.parse::<f64>().ok())
             .filter(|s| s.is_finite() && *s >= 0.0);
         if let Some(seconds) = seconds {
-            self.crawl_delays
+            self.s
+                .crawl_delays
                 .push((group, CrawlDelay { seconds, line }));
         }
     }
 
     fn push_rule(&mut self, allow: bool, written: &[u8], line: u32) {
-        let start = to_u32(self.arena.len());
+        let start = to_u32(self.s.arena.len());
         let differs = needs_escaping(written);
         if differs {
-            escape_into(written, &mut self.arena);
+            escape_into(written, &mut self.s.arena);
         } else {
-            self.arena.extend_from_slice(written);
+            self.s.arena.extend_from_slice(written);
         }
-        let pattern_len = self.arena.len() - start as usize;
+        let pattern_len = self.s.arena.len() - start as usize;
         if differs {
-            self.arena.extend_from_slice(written);
+            self.s.arena.extend_from_slice(written);
         }
-        let pattern = &self.arena[start as usize..start as usize + pattern_len];
+        let pattern = &self.s.arena[start as usize..start as usize + pattern_len];
         let (prefix_len, shape) = pattern::split(pattern);
         let mut flags = if allow { FLAG_ALLOW } else { 0 };
         if differs {
@@ -306,7 +347,7 @@ impl Builder {
             flags |= FLAG_INDEX_HTM;
         }
         // Lines are at most 16,663 bytes and escaping at most triples them, so these fit.
-        self.rules.push(RuleData {
+        self.s.rules.push(RuleData {
             start,
             line,
             pattern_len: u16::try_from(pattern_len).unwrap_or(u16::MAX),
@@ -318,80 +359,148 @@ impl Builder {
     }
 
     /// Groups the groups into the sets the engine chooses between, and indexes each set's rules.
-    fn finish(mut self) -> RobotsTxt {
-        let mut by_token: HashMap<Vec<u8>, Vec<u32>> = HashMap::new();
+    fn finish(&self) -> RobotsTxt {
+        let arena = &self.s.arena;
+        // Named agents as (token head, token, group), sorted by product token ignoring case,
+        // then group: each run of one token lists the groups naming it, in file order. The head
+        // (first eight bytes, lower-cased, big-endian) settles most comparisons; tokens never
+        // hold a NUL, so zero padding orders a shorter token first. Sorting rather than hashing
+        // keeps this allocation-light for small files and fast for files with a thousand agents.
+        let mut named: Vec<(u64, Span, u32)> = Vec::with_capacity(self.s.agent_lines.len());
         let mut global_groups: Vec<u32> = Vec::new();
-        for (g, group) in self.groups.iter().enumerate() {
+        for (g, group) in self.s.groups.iter().enumerate() {
             let g = to_u32(g);
-            for agent in &self.agent_lines[group.agents.0 as usize..group.agents.1 as usize] {
-                if agent.global {
+            for line in &self.s.agent_lines[group.agents.0 as usize..group.agents.1 as usize] {
+                if line.global {
                     if global_groups.last() != Some(&g) {
                         global_groups.push(g);
                     }
                     continue;
                 }
-                let value = &self.arena[agent.value.range()];
-                let token = super::agent::extract_token(value).to_ascii_lowercase();
-                let groups = by_token.entry(token).or_default();
-                if groups.last() != Some(&g) {
-                    groups.push(g);
+                let token = super::agent::extract_token(&arena[line.value.range()]);
+                let mut head = [0u8; 8];
+                for (h, b) in head.iter_mut().zip(token) {
+                    *h = b.to_ascii_lowercase();
                 }
+                let span = Span {
+                    start: line.value.start,
+                    len: to_u32(token.len()),
+                };
+                named.push((u64::from_be_bytes(head), span, g));
             }
         }
+        let token = |span: Span| &arena[span.range()];
+        named.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| cmp_ignore_ascii_case(token(a.1), token(b.1)))
+                .then(a.2.cmp(&b.2))
+        });
 
-        let mut set_ids: HashMap<Vec<u32>, u32> = HashMap::new();
-        let mut set_lists: Vec<Vec<u32>> = Vec::new();
-        let mut intern = |groups: Vec<u32>| -> u32 {
-            *set_ids.entry(groups.clone()).or_insert_with(|| {
-                set_lists.push(groups);
-                to_u32(set_lists.len() - 1)
-            })
+        let mut interner = SetInterner {
+            set_groups: Vec::new(),
+            sets: Vec::new(),
+            single: vec![u32::MAX; self.s.groups.len()],
+            multi: HashMap::new(),
         };
-        let global_set = (!global_groups.is_empty()).then(|| intern(global_groups));
-        let mut agent_keys: Vec<(Vec<u8>, u32)> = by_token
-            .into_iter()
-            .map(|(token, groups)| (token, intern(groups)))
-            .collect();
-        agent_keys.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let agent_keys: Vec<AgentKey> = agent_keys
-            .into_iter()
-            .map(|(token, set)| AgentKey {
-                token: self.push_bytes(&token),
-                set,
-            })
-            .collect();
-
-        let mut set_groups = Vec::new();
-        let mut sets = Vec::with_capacity(set_lists.len());
-        for groups in &set_lists {
-            let first = to_u32(set_groups.len());
-            set_groups.extend_from_slice(groups);
-            let rule_ids = groups.iter().flat_map(|&g| {
-                let (a, b) = self.groups[g as usize].rules;
-                a..b
-            });
-            sets.push(SetData {
-                groups: (first, to_u32(set_groups.len())),
-                entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.rules)),
-                index: OnceLock::new(),
+        let global_set = (!global_groups.is_empty()).then(|| interner.intern(&global_groups));
+        let mut agent_keys = Vec::new();
+        let mut run_groups: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while i < named.len() {
+            let (head, first, _) = named[i];
+            run_groups.clear();
+            while i < named.len()
+                && named[i].0 == head
+                && token(named[i].1).eq_ignore_ascii_case(token(first))
+            {
+                if run_groups.last() != Some(&named[i].2) {
+                    run_groups.push(named[i].2);
+                }
+                i += 1;
+            }
+            agent_keys.push(AgentKey {
+                token: first,
+                set: interner.intern(&run_groups),
             });
         }
+        let sets: Vec<SetData> = interner
+            .sets
+            .iter()
+            .map(|&(a, b)| {
+                let rule_ids = interner.set_groups[a as usize..b as usize]
+                    .iter()
+                    .flat_map(|&g| {
+                        let (x, y) = self.s.groups[g as usize].rules;
+                        x..y
+                    });
+                SetData {
+                    groups: (a, b),
+                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.s.rules)),
+                    index: OnceLock::new(),
+                }
+            })
+            .collect();
+        let set_groups = interner.set_groups;
 
         RobotsTxt {
-            arena: self.arena.into_boxed_slice(),
-            rules: self.rules.into_boxed_slice(),
-            agent_lines: self.agent_lines.into_boxed_slice(),
-            groups: self.groups.into_boxed_slice(),
+            arena: Box::from(&self.s.arena[..]),
+            rules: Box::from(&self.s.rules[..]),
+            agent_lines: Box::from(&self.s.agent_lines[..]),
+            groups: Box::from(&self.s.groups[..]),
             sets: sets.into_boxed_slice(),
             set_groups: set_groups.into_boxed_slice(),
             agent_keys: agent_keys.into_boxed_slice(),
             global_set,
-            sitemaps: self.sitemaps.into_boxed_slice(),
-            crawl_delays: self.crawl_delays.into_boxed_slice(),
-            diagnostics: self.diagnostics.into_boxed_slice(),
+            sitemaps: Box::from(&self.s.sitemaps[..]),
+            crawl_delays: Box::from(&self.s.crawl_delays[..]),
+            diagnostics: Box::from(&self.s.diagnostics[..]),
             stats: self.stats,
         }
     }
+}
+
+/// Gives each distinct list of groups one set id.
+struct SetInterner {
+    set_groups: Vec<u32>,
+    /// Ranges of `set_groups`.
+    sets: Vec<(u32, u32)>,
+    /// The set made of just this group, by group id (the common case).
+    single: Vec<u32>,
+    /// Sets of several groups (rare: an agent named in several groups).
+    multi: HashMap<Vec<u32>, u32>,
+}
+
+impl SetInterner {
+    fn intern(&mut self, groups: &[u32]) -> u32 {
+        if let [g] = groups
+            && self.single[*g as usize] != u32::MAX
+        {
+            return self.single[*g as usize];
+        }
+        if groups.len() > 1
+            && let Some(&set) = self.multi.get(groups)
+        {
+            return set;
+        }
+        let set = to_u32(self.sets.len());
+        let start = to_u32(self.set_groups.len());
+        self.set_groups.extend_from_slice(groups);
+        self.sets.push((start, to_u32(self.set_groups.len())));
+        match groups {
+            [g] => self.single[*g as usize] = set,
+            _ => {
+                self.multi.insert(groups.to_vec(), set);
+            }
+        }
+        set
+    }
+}
+
+/// Byte-wise order of `a` and `b` with ASCII letters folded to lower case.
+pub(crate) fn cmp_ignore_ascii_case(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    a.iter()
+        .map(u8::to_ascii_lowercase)
+        .cmp(b.iter().map(u8::to_ascii_lowercase))
 }
 
 /// For an `allow` pattern whose last segment starts with `/index.htm`, the length of the
@@ -407,17 +516,11 @@ impl RobotsTxt {
     /// Parses a robots.txt body. Never fails: whatever is not a directive is skipped and
     /// reported in [`RobotsTxt::diagnostics`].
     pub fn parse(body: &[u8]) -> RobotsTxt {
+        let mut scratch = SCRATCH.take().unwrap_or_default();
+        scratch.clear();
         let mut builder = Builder {
-            // Most of a body is comments, keys and whitespace; half is a generous first guess
-            // that avoids regrowing the arena for typical files.
-            arena: Vec::with_capacity(body.len() / 2),
-            rules: Vec::new(),
-            agent_lines: Vec::new(),
-            groups: Vec::new(),
+            s: scratch,
             group_has_rule: false,
-            sitemaps: Vec::new(),
-            crawl_delays: Vec::new(),
-            diagnostics: Vec::new(),
             stats: super::diagnostics::ParseStats {
                 lines: 0,
                 valid_directives: 0,
@@ -429,7 +532,11 @@ impl RobotsTxt {
             builder.stats.lines = line.number;
             builder.line(line);
         });
-        builder.finish()
+        let robots = builder.finish();
+        if builder.s.capacity_bytes() <= MAX_KEPT_SCRATCH_BYTES {
+            SCRATCH.set(Some(builder.s));
+        }
+        robots
     }
 
     /// Heap bytes of the rule indexes, counted as if every set had been asked about, so that the

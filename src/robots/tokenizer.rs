@@ -104,35 +104,30 @@ fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
 /// Classifies a key as the reference does, returning the kind and whether it was an accepted typo.
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     let s = |p: &[u8]| starts_with_ignore_case(key, p);
-    if s(b"user-agent") {
-        (KeyKind::UserAgent, false)
-    } else if s(b"useragent") || s(b"user agent") {
-        (KeyKind::UserAgent, true)
-    } else if s(b"allow") {
-        (KeyKind::Allow, false)
-    } else if s(b"disallow") {
-        (KeyKind::Disallow, false)
-    } else if s(b"dissallow") || s(b"dissalow") || s(b"disalow") || s(b"diasllow") || s(b"disallaw")
-    {
-        (KeyKind::Disallow, true)
-    } else if s(b"sitemap") {
-        (KeyKind::Sitemap, false)
-    } else if s(b"site-map") {
-        (KeyKind::Sitemap, true)
-    } else {
-        (KeyKind::Unknown, false)
+    // Dispatch on the first letter: most keys are rejected or settled by one comparison.
+    match key.first().map(u8::to_ascii_lowercase) {
+        Some(b'u') if s(b"user-agent") => (KeyKind::UserAgent, false),
+        Some(b'u') if s(b"useragent") || s(b"user agent") => (KeyKind::UserAgent, true),
+        Some(b'a') if s(b"allow") => (KeyKind::Allow, false),
+        Some(b'd') if s(b"disallow") => (KeyKind::Disallow, false),
+        Some(b'd')
+            if s(b"dissallow")
+                || s(b"dissalow")
+                || s(b"disalow")
+                || s(b"diasllow")
+                || s(b"disallaw") =>
+        {
+            (KeyKind::Disallow, true)
+        }
+        Some(b's') if s(b"sitemap") => (KeyKind::Sitemap, false),
+        Some(b's') if s(b"site-map") => (KeyKind::Sitemap, true),
+        _ => (KeyKind::Unknown, false),
     }
 }
 
-/// Splits one line's content (already cut at the length limit and at a NUL) into key and value.
+/// Splits one line's content (already cut at the length limit, at a NUL and at a comment) into
+/// key and value.
 fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a>> {
-    let line = match memchr::memchr(b'#', line) {
-        Some(hash) => {
-            meta.has_comment = true;
-            &line[..hash]
-        }
-        None => line,
-    };
     let line = trim(line);
     if line.is_empty() {
         if meta.has_comment {
@@ -184,7 +179,8 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
     let mut rest = &body[start..];
     // NUL bytes are rare: look for them once rather than on every line.
     let has_nul = memchr::memchr(0, rest).is_some();
-    let mut emit = |raw: &'a [u8], number: u32| {
+    // `hash` is where the line's first `#` is, when the line-end search met one.
+    let mut emit = |raw: &'a [u8], hash: Option<usize>, number: u32| {
         let mut metadata = LineMetadata::default();
         let mut content = raw;
         if content.len() > MAX_LINE_BYTES {
@@ -195,6 +191,10 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
         if has_nul && let Some(nul) = memchr::memchr(0, content) {
             content = &content[..nul];
         }
+        if let Some(hash) = hash.filter(|&h| h < content.len()) {
+            metadata.has_comment = true;
+            content = &content[..hash];
+        }
         let directive = split_line(content, &mut metadata);
         f(Line {
             number,
@@ -202,9 +202,19 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
             metadata,
         });
     };
-    while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
+    // One scan finds both the line end and a comment, which most lines of real files have or
+    // are; short lines make the number of scans, not their length, the cost.
+    while let Some(stop) = memchr::memchr3(b'\n', b'\r', b'#', rest) {
+        let (end, hash) = if rest[stop] == b'#' {
+            match memchr::memchr2(b'\n', b'\r', &rest[stop..]) {
+                Some(end) => (stop + end, Some(stop)),
+                None => break,
+            }
+        } else {
+            (stop, None)
+        };
         number = number.saturating_add(1);
-        emit(&rest[..end], number);
+        emit(&rest[..end], hash, number);
         let terminator = if rest[end] == b'\r' && rest.get(end + 1) == Some(&b'\n') {
             2
         } else {
@@ -212,7 +222,8 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
         };
         rest = &rest[end + terminator..];
     }
-    emit(rest, number.saturating_add(1));
+    let hash = memchr::memchr(b'#', rest);
+    emit(rest, hash, number.saturating_add(1));
 }
 
 #[cfg(test)]

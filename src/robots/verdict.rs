@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::diagnostics::{Diagnostic, ParseStats};
 use super::index::{Best, RuleIndex};
-use super::robots_txt::{CrawlDelay, Directive, RobotsTxt};
+use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
 
 /// The answer to "may these agents fetch this URL?".
@@ -220,14 +220,9 @@ impl RobotsTxt {
     /// the `user-agent` lines, the agent used verbatim).
     fn set_for_agent(&self, agent: &str) -> Option<u32> {
         let agent = agent.as_bytes();
-        let found = self.agent_keys.binary_search_by(|key| {
-            let token = &self.arena[key.token.range()];
-            // Tokens are stored lower-cased; compare the agent lower-cased on the fly.
-            token
-                .iter()
-                .copied()
-                .cmp(agent.iter().map(u8::to_ascii_lowercase))
-        });
+        let found = self
+            .agent_keys
+            .binary_search_by(|key| cmp_ignore_ascii_case(&self.arena[key.token.range()], agent));
         found.ok().map(|i| self.agent_keys[i].set)
     }
 
