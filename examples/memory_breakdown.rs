@@ -15,7 +15,11 @@ fn main() {
             totals[i].1 += n;
         }
     }
-    let heap: usize = totals.iter().map(|t| t.1).sum();
+    let heap: usize = totals
+        .iter()
+        .filter(|t| !t.0.starts_with('('))
+        .map(|t| t.1)
+        .sum();
     println!(
         "corpus bytes {bytes}; heap {heap} + structs {shallow} = {}",
         heap + shallow

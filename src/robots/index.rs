@@ -15,7 +15,7 @@
 use std::cmp::Ordering;
 
 use super::pattern::{Shape, matches_tail};
-use super::robots_txt::{FLAG_INDEX_HTM, RuleData, index_htm_directory};
+use super::robots_txt::{RuleData, index_htm_directory};
 
 const NONE: u32 = u32::MAX;
 const DERIVED: u32 = 1 << 31;
@@ -50,7 +50,8 @@ fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
     let pattern = rule.pattern(arena);
     if entry_rule & DERIVED == 0 {
         let prefix_len = usize::from(rule.prefix_len);
-        let tail = match rule.shape {
+        let shape = rule.shape(arena);
+        let tail = match shape {
             Shape::Prefix | Shape::Exact => &[][..],
             Shape::Wildcard => match pattern.split_last() {
                 Some((b'$', body)) => &body[prefix_len..],
@@ -59,7 +60,7 @@ fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
         };
         return Form {
             prefix: &pattern[..prefix_len],
-            shape: rule.shape,
+            shape,
             tail,
             priority: u32::from(rule.pattern_len),
         };
@@ -123,11 +124,15 @@ impl Best {
 
 impl RuleIndex {
     /// How many entries [`RuleIndex::build`] makes of `rule_ids`, without building.
-    pub(crate) fn entry_count(rule_ids: impl Iterator<Item = u32>, rules: &[RuleData]) -> usize {
+    pub(crate) fn entry_count(
+        rule_ids: impl Iterator<Item = u32>,
+        rules: &[RuleData],
+        arena: &[u8],
+    ) -> usize {
         rule_ids
             .map(|id| rules[id as usize])
             .filter(|r| r.pattern_len > 0)
-            .map(|r| 1 + usize::from(r.flags & FLAG_INDEX_HTM != 0))
+            .map(|r| 1 + usize::from(r.has_index_htm_form(arena)))
             .sum()
     }
 
@@ -149,7 +154,7 @@ impl RuleIndex {
                 continue;
             }
             entries.push(Entry { rule: id, up: NONE });
-            if rule.flags & FLAG_INDEX_HTM != 0 {
+            if rule.has_index_htm_form(arena) {
                 entries.push(Entry {
                     rule: id | DERIVED,
                     up: NONE,
@@ -221,7 +226,7 @@ impl RuleIndex {
                 let candidate = Best {
                     priority: f.priority,
                     allow: rule.is_allow(),
-                    line: rule.line,
+                    line: rule.line(),
                     rule: entry.rule,
                 };
                 let better = best.is_none_or(|b| candidate.key() > b.key());

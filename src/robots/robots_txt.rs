@@ -7,6 +7,7 @@
 //! the body itself are not kept.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use super::agent::is_global_agent;
@@ -41,41 +42,48 @@ impl Span {
     }
 }
 
-/// One `allow`/`disallow` line. 16 bytes: the service holds many of these.
+/// One `allow`/`disallow` line: 12 bytes, since the service holds hundreds of thousands.
+///
+/// What can be derived is not stored: the shape from the byte after the literal prefix, the
+/// `index.htm` form from the pattern, and the written value (stored after the pattern in the
+/// rare case it differs) from [`RobotsTxt::rewritten`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RuleData {
-    /// Start of the normalised pattern in the arena; the written value follows it when it differs.
+    /// Start of the normalised pattern in the arena.
     pub(crate) start: u32,
-    pub(crate) line: u32,
+    /// The line number, with [`ALLOW_BIT`] set for `allow`.
+    line_allow: u32,
     /// Length of the normalised pattern (≤ 3 × the longest line, so it fits).
     pub(crate) pattern_len: u16,
-    /// Length of the written value, stored after the pattern when `written_differs`.
-    pub(crate) written_len: u16,
     /// Bytes before the first `*` (or before the final `$` when there is no `*`).
     pub(crate) prefix_len: u16,
-    pub(crate) flags: u8,
-    pub(crate) shape: Shape,
 }
 
-pub(crate) const FLAG_ALLOW: u8 = 1;
-pub(crate) const FLAG_WRITTEN_DIFFERS: u8 = 2;
-/// An `allow` whose last segment starts with `/index.htm`: it also allows its directory.
-pub(crate) const FLAG_INDEX_HTM: u8 = 4;
+/// Marks an `allow` in [`RuleData::line_allow`]; line numbers saturate below it (a body would
+/// need two billion lines to reach it).
+const ALLOW_BIT: u32 = 1 << 31;
 
 impl RuleData {
     pub(crate) fn is_allow(&self) -> bool {
-        self.flags & FLAG_ALLOW != 0
+        self.line_allow & ALLOW_BIT != 0
+    }
+    pub(crate) fn line(&self) -> u32 {
+        self.line_allow & !ALLOW_BIT
     }
     pub(crate) fn pattern(self, arena: &[u8]) -> &[u8] {
         let start = self.start as usize;
         &arena[start..start + usize::from(self.pattern_len)]
     }
-    pub(crate) fn written(self, arena: &[u8]) -> &[u8] {
-        if self.flags & FLAG_WRITTEN_DIFFERS == 0 {
-            return self.pattern(arena);
+    pub(crate) fn shape(self, arena: &[u8]) -> Shape {
+        match self.pattern(arena).get(usize::from(self.prefix_len)) {
+            None => Shape::Prefix,
+            Some(b'*') => Shape::Wildcard,
+            Some(_) => Shape::Exact,
         }
-        let start = self.start as usize + usize::from(self.pattern_len);
-        &arena[start..start + usize::from(self.written_len)]
+    }
+    /// An `allow` whose last segment starts with `/index.htm`: it also allows its directory.
+    pub(crate) fn has_index_htm_form(self, arena: &[u8]) -> bool {
+        self.is_allow() && index_htm_directory(self.pattern(arena)).is_some()
     }
 }
 
@@ -149,6 +157,9 @@ pub struct RobotsTxt {
     pub(crate) sitemaps: Box<[(Span, u32)]>,
     /// The first valid `crawl-delay` of each group that has one, by group id.
     pub(crate) crawl_delays: Box<[(u32, CrawlDelay)]>,
+    /// The rules whose written value differs from their pattern (by rule id), with the written
+    /// value's length; it is stored right after the pattern.
+    pub(crate) rewritten: Box<[(u32, u32)]>,
     pub(crate) diagnostics: Box<[DiagnosticData]>,
     pub(crate) stats: super::diagnostics::ParseStats,
 }
@@ -169,7 +180,45 @@ struct Scratch {
     sitemaps: Vec<(Span, u32)>,
     /// Sparse, by group id: few groups have one.
     crawl_delays: Vec<(u32, CrawlDelay)>,
+    /// Sparse, by rule id: the rules whose written value differs from the pattern.
+    rewritten: Vec<(u32, u32)>,
     diagnostics: Vec<DiagnosticData>,
+    /// Where each distinct pattern (by hash) is in the arena.
+    patterns: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+}
+
+/// Hashes a pattern in one multiply per eight bytes (the Fx scheme); good enough to find
+/// repeated patterns within one file, and collisions are checked.
+fn fx_hash(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    let mut tail = [0u8; 8];
+    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    (hash.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
+}
+
+/// The keys of [`Scratch::patterns`] are hashes already.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl std::hash::Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// Buffers larger than this are not kept for the next parse (a thread that once parsed a large
@@ -184,7 +233,14 @@ impl Scratch {
         self.groups.clear();
         self.sitemaps.clear();
         self.crawl_delays.clear();
+        self.rewritten.clear();
         self.diagnostics.clear();
+        // Clearing a hash table costs its capacity: after a file with many rules, start small.
+        if self.patterns.capacity() > 1024 {
+            self.patterns = HashMap::default();
+        } else {
+            self.patterns.clear();
+        }
     }
 
     fn capacity_bytes(&self) -> usize {
@@ -195,6 +251,8 @@ impl Scratch {
             + self.groups.capacity() * size_of::<GroupData>()
             + self.sitemaps.capacity() * size_of::<(Span, u32)>()
             + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
+            + self.rewritten.capacity() * size_of::<(u32, u32)>()
+            + self.patterns.capacity() * (size_of::<(u64, u32)>() + 1)
             + self.diagnostics.capacity() * size_of::<DiagnosticData>()
     }
 }
@@ -326,36 +384,44 @@ impl Builder {
     }
 
     fn push_rule(&mut self, allow: bool, written: &[u8], line: u32) {
-        let start = to_u32(self.s.arena.len());
         let differs = needs_escaping(written);
-        if differs {
+        let (start, pattern_len) = if differs {
+            let start = to_u32(self.s.arena.len());
             escape_into(written, &mut self.s.arena);
+            let pattern_len = self.s.arena.len() - start as usize;
+            // The written value follows its pattern (see `RobotsTxt::written`).
+            self.s.arena.extend_from_slice(written);
+            (start, pattern_len)
         } else {
-            self.s.arena.extend_from_slice(written);
-        }
-        let pattern_len = self.s.arena.len() - start as usize;
-        if differs {
-            self.s.arena.extend_from_slice(written);
-        }
+            (self.intern_pattern(written), written.len())
+        };
         let pattern = &self.s.arena[start as usize..start as usize + pattern_len];
-        let (prefix_len, shape) = pattern::split(pattern);
-        let mut flags = if allow { FLAG_ALLOW } else { 0 };
+        let (prefix_len, _) = pattern::split(pattern);
         if differs {
-            flags |= FLAG_WRITTEN_DIFFERS;
-        }
-        if allow && index_htm_directory(pattern).is_some() {
-            flags |= FLAG_INDEX_HTM;
+            let id = to_u32(self.s.rules.len());
+            self.s.rewritten.push((id, to_u32(written.len())));
         }
         // Lines are at most 16,663 bytes and escaping at most triples them, so these fit.
         self.s.rules.push(RuleData {
             start,
-            line,
+            line_allow: line.min(ALLOW_BIT - 1) | if allow { ALLOW_BIT } else { 0 },
             pattern_len: u16::try_from(pattern_len).unwrap_or(u16::MAX),
-            written_len: u16::try_from(written.len()).unwrap_or(u16::MAX),
             prefix_len: u16::try_from(prefix_len).unwrap_or(u16::MAX),
-            flags,
-            shape,
         });
+    }
+
+    /// Stores a pattern once per file: sites repeat the same rules for many crawlers, and a
+    /// tenth of all pattern bytes in the corpus are such repeats. Keyed by a hash; a collision
+    /// merely stores the pattern again.
+    fn intern_pattern(&mut self, pattern: &[u8]) -> u32 {
+        let end = to_u32(self.s.arena.len());
+        let start = *self.s.patterns.entry(fx_hash(pattern)).or_insert(end);
+        let range = start as usize..start as usize + pattern.len();
+        if start != end && self.s.arena.get(range) == Some(pattern) {
+            return start;
+        }
+        self.s.arena.extend_from_slice(pattern);
+        end
     }
 
     /// Groups the groups into the sets the engine chooses between, and indexes each set's rules.
@@ -435,7 +501,7 @@ impl Builder {
                     });
                 SetData {
                     groups: (a, b),
-                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.s.rules)),
+                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.s.rules, arena)),
                     index: OnceLock::new(),
                 }
             })
@@ -453,6 +519,7 @@ impl Builder {
             global_set,
             sitemaps: Box::from(&self.s.sitemaps[..]),
             crawl_delays: Box::from(&self.s.crawl_delays[..]),
+            rewritten: Box::from(&self.s.rewritten[..]),
             diagnostics: Box::from(&self.s.diagnostics[..]),
             stats: self.stats,
         }
@@ -558,6 +625,18 @@ impl RobotsTxt {
             })
     }
 
+    /// The value as written of rule `id` (its pattern unless normalisation changed it).
+    pub(crate) fn written(&self, id: u32) -> &[u8] {
+        let rule = self.rules[id as usize];
+        match self.rewritten.binary_search_by_key(&id, |(r, _)| *r) {
+            Ok(i) => {
+                let start = rule.start as usize + usize::from(rule.pattern_len);
+                &self.arena[start..start + self.rewritten[i].1 as usize]
+            }
+            Err(_) => rule.pattern(&self.arena),
+        }
+    }
+
     /// Bytes this value holds on the heap (what a byte-weighed cache should charge for it),
     /// rule indexes included whether or not they are built yet.
     pub fn heap_size(&self) -> usize {
@@ -572,6 +651,7 @@ impl RobotsTxt {
             + size_of_val(&*self.agent_keys)
             + size_of_val(&*self.sitemaps)
             + size_of_val(&*self.crawl_delays)
+            + size_of_val(&*self.rewritten)
             + size_of_val(&*self.diagnostics)
     }
 }
@@ -579,7 +659,7 @@ impl RobotsTxt {
 impl RobotsTxt {
     /// Heap bytes by part, for tuning (`examples/memory_breakdown.rs`).
     #[doc(hidden)]
-    pub fn heap_breakdown(&self) -> [(&'static str, usize); 11] {
+    pub fn heap_breakdown(&self) -> [(&'static str, usize); 16] {
         use std::mem::size_of_val;
         [
             ("arena", size_of_val(&*self.arena)),
@@ -592,7 +672,91 @@ impl RobotsTxt {
             ("agent_keys", size_of_val(&*self.agent_keys)),
             ("sitemaps", size_of_val(&*self.sitemaps)),
             ("crawl_delays", size_of_val(&*self.crawl_delays)),
+            ("rewritten", size_of_val(&*self.rewritten)),
+            (
+                "(arena: patterns)",
+                self.rules.iter().map(|r| usize::from(r.pattern_len)).sum(),
+            ),
+            (
+                "(arena: agents)",
+                self.agent_lines.iter().map(|a| a.value.len as usize).sum(),
+            ),
+            (
+                "(arena: sitemaps)",
+                self.sitemaps.iter().map(|s| s.0.len as usize).sum(),
+            ),
+            (
+                "(arena: keys)",
+                self.diagnostics
+                    .iter()
+                    .map(|d| d.key.map_or(0, |k| k.len as usize))
+                    .sum(),
+            ),
             ("diagnostics", size_of_val(&*self.diagnostics)),
         ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(robots: &RobotsTxt) -> Vec<(String, String, u32, bool)> {
+        robots
+            .groups()
+            .flat_map(|g| g.rules().collect::<Vec<_>>())
+            .map(|r| {
+                let allow = r.directive() == Directive::Allow;
+                (
+                    r.pattern().into_owned(),
+                    r.normalized_pattern().to_owned(),
+                    r.line(),
+                    allow,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_patterns_are_stored_once_and_written_values_survive_normalisation() {
+        let body = "user-agent: a\ndisallow: /x/\nallow: /caf\u{e9}%2f\n\
+                    user-agent: b\ndisallow: /x/\nallow: /caf\u{e9}%2f\n";
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let expected = |line_base: u32| {
+            vec![
+                ("/x/".to_string(), "/x/".to_string(), line_base, false),
+                (
+                    "/caf\u{e9}%2f".to_string(),
+                    "/caf%C3%A9%2F".to_string(),
+                    line_base + 1,
+                    true,
+                ),
+            ]
+        };
+        let all = rules(&robots);
+        assert_eq!(all[..2], expected(2)[..]);
+        assert_eq!(all[2..], expected(5)[..]);
+        // "/x/" once; each normalised value with its written form after it.
+        let once = "/x/".len() + 2 * ("/caf%C3%A9%2F".len() + "/caf\u{e9}%2f".len());
+        let agents = 2;
+        assert_eq!(robots.arena.len(), once + agents);
+        assert_eq!(robots.rules[0].start, robots.rules[2].start);
+    }
+
+    #[test]
+    fn rule_data_stays_small() {
+        assert_eq!(std::mem::size_of::<RuleData>(), 12);
+    }
+
+    #[test]
+    fn shape_is_derived_from_the_pattern() {
+        let robots =
+            RobotsTxt::parse(b"user-agent: *\ndisallow: /a\ndisallow: /a$\ndisallow: /a*b\n");
+        let shapes: Vec<_> = robots
+            .rules
+            .iter()
+            .map(|r| r.shape(&robots.arena))
+            .collect();
+        assert_eq!(shapes, [Shape::Prefix, Shape::Exact, Shape::Wildcard]);
     }
 }

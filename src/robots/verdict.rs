@@ -57,7 +57,7 @@ impl<'a> Rule<'a> {
 
     /// The value as written in the file (comment and surrounding whitespace removed).
     pub fn pattern(&self) -> Cow<'a, str> {
-        String::from_utf8_lossy(self.data().written(&self.robots.arena))
+        String::from_utf8_lossy(self.robots.written(self.id))
     }
 
     /// The value as matched: `%xx` upper-cased, bytes ≥ 0x80 percent-encoded.
@@ -68,7 +68,7 @@ impl<'a> Rule<'a> {
 
     /// The 1-based line number.
     pub fn line(&self) -> u32 {
-        self.data().line
+        self.data().line()
     }
 
     /// True when the rule decided through Google's `index.htm` extension: an
