@@ -82,6 +82,11 @@ fn check(c: &mut Criterion) {
             black_box(adversarial.check_path(black_box(&["FooBot"]), black_box(&path))).allowed
         })
     });
+    let (body, path) = common::adversarial_shifted();
+    let shifted = RobotsTxt::parse(&body);
+    group.bench_function("adversarial_shifted", |b| {
+        b.iter(|| black_box(shifted.check_path(black_box(&["FooBot"]), black_box(&path))).allowed)
+    });
     group.finish();
 }
 

@@ -47,3 +47,13 @@ pub fn adversarial() -> (Vec<u8>, String) {
     let path = format!("/{}", "a".repeat(16_000));
     (body, path)
 }
+
+/// A second adversarial shape: thousands of two-byte segments, each found one byte late
+/// (`*ab*ab…` against `xabxab…`), so that no segment is found at its first try.
+pub fn adversarial_shifted() -> (Vec<u8>, String) {
+    let mut body = b"user-agent: *\ndisallow: /".to_vec();
+    body.extend(b"*ab".repeat(5_333));
+    body.extend(b"c\n");
+    let path = format!("/{}", "xab".repeat(5_333));
+    (body, path)
+}

@@ -86,15 +86,23 @@ pub fn matches_tail(path: &[u8], tail: &[u8], anchored: bool) -> bool {
 /// only a long one pays for the two-way searcher.
 #[inline]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if haystack.starts_with(needle) {
-        return Some(0);
-    }
     if needle.len() > 16 {
         return memchr::memmem::find(haystack, needle);
     }
     let (&first, rest) = needle.split_first()?;
     let last_start = haystack.len().checked_sub(needle.len())?;
-    let mut from = 1;
+    // Near matches (a segment found where the previous one ended, or a few bytes on) are the
+    // rule in repetitive patterns: a plain scan of the next positions, comparing byte by byte,
+    // avoids the set-up of a library search for each of thousands of segments.
+    let near = last_start.min(16);
+    let window = &haystack[..near + needle.len()];
+    if let Some(at) = window
+        .windows(needle.len())
+        .position(|w| w[0] == first && short_eq(&w[1..], rest))
+    {
+        return Some(at);
+    }
+    let mut from = near + 1;
     // A few candidates by first byte, then the two-way searcher, so that a haystack where the
     // first byte is everywhere (`aaaa…` for `ab`) cannot make this quadratic.
     for _ in 0..8 {
@@ -102,12 +110,22 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
             return None;
         }
         let at = from + memchr::memchr(first, &haystack[from..=last_start])?;
-        if haystack[at + 1..at + needle.len()] == *rest {
+        if short_eq(&haystack[at + 1..at + needle.len()], rest) {
             return Some(at);
         }
         from = at + 1;
     }
     memchr::memmem::find(&haystack[from..], needle).map(|at| at + from)
+}
+
+/// Equality of two short slices of equal length, without a call to `memcmp`.
+#[inline(always)]
+fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    let mut same = true;
+    for (x, y) in a.iter().zip(b) {
+        same &= x == y;
+    }
+    same
 }
 
 #[cfg(test)]

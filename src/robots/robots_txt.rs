@@ -674,7 +674,7 @@ impl RobotsTxt {
             ("crawl_delays", size_of_val(&*self.crawl_delays)),
             ("rewritten", size_of_val(&*self.rewritten)),
             (
-                "(arena: patterns)",
+                "(arena: patterns, before sharing)",
                 self.rules.iter().map(|r| usize::from(r.pattern_len)).sum(),
             ),
             (

@@ -1,0 +1,33 @@
+//! Runs the benchmark checks a fixed number of times: a workload for instruction counting
+//! (`valgrind --tool=callgrind`), which is repeatable where wall-clock timing on a shared
+//! machine is not.
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use robotsd::robots::RobotsTxt;
+
+fn main() {
+    let which = std::env::args().nth(1).unwrap_or_default();
+    let rounds: usize = std::env::args()
+        .nth(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(100);
+    let (body, path) = match which.as_str() {
+        "adversarial" => common::adversarial(),
+        "shifted" => common::adversarial_shifted(),
+        _ => (
+            common::corpus_file(common::TYPICAL),
+            "/products/processors/cortex-a/cortex-a78".into(),
+        ),
+    };
+    let robots = RobotsTxt::parse(&body);
+    let mut allowed = 0;
+    for _ in 0..rounds {
+        allowed += usize::from(
+            robots
+                .check_path(&["FooBot"], std::hint::black_box(&path))
+                .allowed,
+        );
+    }
+    println!("{allowed}");
+}
