@@ -7,7 +7,6 @@
 //! the body itself are not kept.
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::OnceLock;
 
 use super::agent::is_global_agent;
@@ -183,8 +182,8 @@ struct Scratch {
     /// Sparse, by rule id: the rules whose written value differs from the pattern.
     rewritten: Vec<(u32, u32)>,
     diagnostics: Vec<DiagnosticData>,
-    /// Where each distinct pattern (by hash) is in the arena.
-    patterns: HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>,
+    /// Where each distinct pattern is in the arena.
+    patterns: PatternTable,
 }
 
 /// Hashes a pattern in one multiply per eight bytes (the Fx scheme); good enough to find
@@ -203,27 +202,80 @@ fn fx_hash(bytes: &[u8]) -> u64 {
     (hash.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
 }
 
-/// The keys of [`Scratch::patterns`] are hashes already.
+/// An open-addressing table from pattern hash to arena offset, for sharing repeated patterns.
+///
+/// Slots carry the generation (parse) that wrote them, so that starting a new parse is O(1)
+/// instead of clearing the table; a general-purpose hash map cost a sixth of the parse time.
 #[derive(Default)]
-struct IdentityHasher(u64);
+struct PatternTable {
+    /// (generation, arena offset, hash); a slot whose generation is not the current one is free.
+    slots: Vec<(u32, u32, u64)>,
+    generation: u32,
+    len: usize,
+}
 
-impl std::hash::Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
+impl PatternTable {
+    fn reset(&mut self) {
+        self.len = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // Generations wrapped: old slots could look current again.
+            self.slots.iter_mut().for_each(|slot| slot.0 = 0);
+            self.generation = 1;
         }
     }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+
+    fn home(&self, hash: u64) -> usize {
+        // The high half: `fx_hash` ends with a multiply, which mixes into the high bits.
+        (hash >> 32) as usize & (self.slots.len() - 1)
+    }
+
+    /// The offset stored for `hash`, or `offset` after storing it.
+    fn get_or_insert(&mut self, hash: u64, offset: u32) -> u32 {
+        if self.len * 2 >= self.slots.len() {
+            self.grow();
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(hash);
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.0 != self.generation {
+                *slot = (self.generation, offset, hash);
+                self.len += 1;
+                return offset;
+            }
+            if slot.2 == hash {
+                return slot.1;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![(0, 0, 0); (old.len() * 2).max(64)];
+        self.generation = self.generation.max(1);
+        let mask = self.slots.len() - 1;
+        for slot in old {
+            if slot.0 != self.generation {
+                continue;
+            }
+            let mut i = self.home(slot.2);
+            while self.slots[i].0 == self.generation {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = slot;
+        }
+    }
+
+    fn capacity_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<(u32, u32, u64)>()
     }
 }
 
 /// Buffers larger than this are not kept for the next parse (a thread that once parsed a large
 /// file does not hold its memory forever).
-const MAX_KEPT_SCRATCH_BYTES: usize = 256 * 1024;
+const MAX_KEPT_SCRATCH_BYTES: usize = 4 * 1024 * 1024;
 
 impl Scratch {
     fn clear(&mut self) {
@@ -235,12 +287,7 @@ impl Scratch {
         self.crawl_delays.clear();
         self.rewritten.clear();
         self.diagnostics.clear();
-        // Clearing a hash table costs its capacity: after a file with many rules, start small.
-        if self.patterns.capacity() > 1024 {
-            self.patterns = HashMap::default();
-        } else {
-            self.patterns.clear();
-        }
+        self.patterns.reset();
     }
 
     fn capacity_bytes(&self) -> usize {
@@ -252,7 +299,7 @@ impl Scratch {
             + self.sitemaps.capacity() * size_of::<(Span, u32)>()
             + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
             + self.rewritten.capacity() * size_of::<(u32, u32)>()
-            + self.patterns.capacity() * (size_of::<(u64, u32)>() + 1)
+            + self.patterns.capacity_bytes()
             + self.diagnostics.capacity() * size_of::<DiagnosticData>()
     }
 }
@@ -415,7 +462,7 @@ impl Builder {
     /// merely stores the pattern again.
     fn intern_pattern(&mut self, pattern: &[u8]) -> u32 {
         let end = to_u32(self.s.arena.len());
-        let start = *self.s.patterns.entry(fx_hash(pattern)).or_insert(end);
+        let start = self.s.patterns.get_or_insert(fx_hash(pattern), end);
         let range = start as usize..start as usize + pattern.len();
         if start != end && self.s.arena.get(range) == Some(pattern) {
             return start;

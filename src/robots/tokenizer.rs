@@ -96,31 +96,44 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
-#[inline]
-fn starts_with_ignore_case(s: &[u8], prefix: &[u8]) -> bool {
-    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
-}
-
 /// Classifies a key as the reference does, returning the kind and whether it was an accepted typo.
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
-    let s = |p: &[u8]| starts_with_ignore_case(key, p);
-    // Dispatch on the first letter: most keys are rejected or settled by one comparison.
-    match key.first().map(u8::to_ascii_lowercase) {
-        Some(b'u') if s(b"user-agent") => (KeyKind::UserAgent, false),
-        Some(b'u') if s(b"useragent") || s(b"user agent") => (KeyKind::UserAgent, true),
-        Some(b'a') if s(b"allow") => (KeyKind::Allow, false),
-        Some(b'd') if s(b"disallow") => (KeyKind::Disallow, false),
-        Some(b'd')
-            if s(b"dissallow")
-                || s(b"dissalow")
-                || s(b"disalow")
-                || s(b"diasllow")
-                || s(b"disallaw") =>
+    // The first eight bytes, lower-cased by setting bit 5 of every byte. That also maps other
+    // bytes, but only NUL (to a space) and CR (to `-`) onto the space, dash and letters of the
+    // keys below, and a line holds neither.
+    let mut head = [0u8; 8];
+    let n = key.len().min(8);
+    head[..n].copy_from_slice(&key[..n]);
+    let head = u64::from_le_bytes(head) | 0x2020_2020_2020_2020;
+    let starts = |lit: &[u8]| -> bool {
+        if key.len() < lit.len() {
+            return false;
+        }
+        let k = lit.len().min(8);
+        let mut want = [0u8; 8];
+        want[..k].copy_from_slice(&lit[..k]);
+        let mask = if k == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * k)) - 1
+        };
+        head & mask == u64::from_le_bytes(want) && key[k..lit.len()].eq_ignore_ascii_case(&lit[k..])
+    };
+    match head as u8 {
+        b'u' if starts(b"user-agent") => (KeyKind::UserAgent, false),
+        b'u' if starts(b"useragent") || starts(b"user agent") => (KeyKind::UserAgent, true),
+        b'a' if starts(b"allow") => (KeyKind::Allow, false),
+        b'd' if starts(b"disallow") => (KeyKind::Disallow, false),
+        b'd' if starts(b"dissallow")
+            || starts(b"dissalow")
+            || starts(b"disalow")
+            || starts(b"diasllow")
+            || starts(b"disallaw") =>
         {
             (KeyKind::Disallow, true)
         }
-        Some(b's') if s(b"sitemap") => (KeyKind::Sitemap, false),
-        Some(b's') if s(b"site-map") => (KeyKind::Sitemap, true),
+        b's' if starts(b"sitemap") => (KeyKind::Sitemap, false),
+        b's' if starts(b"site-map") => (KeyKind::Sitemap, true),
         _ => (KeyKind::Unknown, false),
     }
 }
@@ -297,6 +310,70 @@ mod tests {
         assert_eq!(l[0].directive.unwrap().value, b"/a");
     }
 
+    /// The reference's key matching, written plainly.
+    fn naive_classify(key: &[u8]) -> (KeyKind, bool) {
+        let s = |p: &[u8]| key.len() >= p.len() && key[..p.len()].eq_ignore_ascii_case(p);
+        if s(b"user-agent") {
+            (KeyKind::UserAgent, false)
+        } else if s(b"useragent") || s(b"user agent") {
+            (KeyKind::UserAgent, true)
+        } else if s(b"allow") {
+            (KeyKind::Allow, false)
+        } else if s(b"disallow") {
+            (KeyKind::Disallow, false)
+        } else if [
+            &b"dissallow"[..],
+            b"dissalow",
+            b"disalow",
+            b"diasllow",
+            b"disallaw",
+        ]
+        .iter()
+        .any(|p| s(p))
+        {
+            (KeyKind::Disallow, true)
+        } else if s(b"sitemap") {
+            (KeyKind::Sitemap, false)
+        } else if s(b"site-map") {
+            (KeyKind::Sitemap, true)
+        } else {
+            (KeyKind::Unknown, false)
+        }
+    }
+
+    #[test]
+    fn key_classification_agrees_with_the_plain_rules_for_every_byte_at_every_position() {
+        let keys: [&[u8]; 12] = [
+            b"user-agent",
+            b"useragent",
+            b"user agent",
+            b"allow",
+            b"disallow",
+            b"dissallow",
+            b"dissalow",
+            b"disalow",
+            b"diasllow",
+            b"disallaw",
+            b"sitemap",
+            b"site-map",
+        ];
+        for key in keys {
+            for len in 0..=key.len() + 1 {
+                let mut k: Vec<u8> = key.iter().chain(b"x").take(len).copied().collect();
+                for pos in 0..k.len() {
+                    let original = k[pos];
+                    // Bytes a line's content cannot hold (CR, LF, NUL) are left out.
+                    for b in (0..=255u8).filter(|b| ![0, b'\r', b'\n'].contains(b)) {
+                        k[pos] = b;
+                        assert_eq!(classify_key(&k), naive_classify(&k), "{k:?}");
+                    }
+                    k[pos] = original.to_ascii_uppercase();
+                }
+                assert_eq!(classify_key(&k), naive_classify(&k), "{k:?}");
+            }
+        }
+    }
+
     #[test]
     fn keys_match_by_prefix_with_typos() {
         assert_eq!(classify_key(b"Disallowed"), (KeyKind::Disallow, false));
@@ -305,5 +382,13 @@ mod tests {
         assert_eq!(classify_key(b"site-map"), (KeyKind::Sitemap, true));
         assert_eq!(classify_key(b"alow"), (KeyKind::Unknown, false));
         assert_eq!(classify_key(b"crawl-delay"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"USER-AGENTS"), (KeyKind::UserAgent, false));
+        assert_eq!(classify_key(b"user-agenT"), (KeyKind::UserAgent, false));
+        assert_eq!(classify_key(b"user-agen"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"user_agent"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"Allo"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"A"), (KeyKind::Unknown, false));
+        assert_eq!(classify_key(b"SITE-MAPS"), (KeyKind::Sitemap, true));
+        assert_eq!(classify_key(b"\xC1llow"), (KeyKind::Unknown, false));
     }
 }
