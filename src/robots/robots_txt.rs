@@ -431,7 +431,8 @@ impl Builder {
     }
 
     fn push_rule(&mut self, allow: bool, written: &[u8], line: u32) {
-        let differs = needs_escaping(written);
+        let scan = scan_value(written);
+        let differs = scan.maybe_escaped && needs_escaping(written);
         let (start, pattern_len) = if differs {
             let start = to_u32(self.s.arena.len());
             escape_into(written, &mut self.s.arena);
@@ -442,8 +443,13 @@ impl Builder {
         } else {
             (self.intern_pattern(written), written.len())
         };
-        let pattern = &self.s.arena[start as usize..start as usize + pattern_len];
-        let (prefix_len, _) = pattern::split(pattern);
+        let prefix_len = if differs {
+            pattern::split(&self.s.arena[start as usize..start as usize + pattern_len]).0
+        } else {
+            // Unchanged by normalisation: the prefix ends at the first `*`, or before a final `$`.
+            scan.first_star
+                .unwrap_or(pattern_len - usize::from(written.last() == Some(&b'$')))
+        };
         if differs {
             let id = to_u32(self.s.rules.len());
             self.s.rewritten.push((id, to_u32(written.len())));
@@ -617,6 +623,43 @@ pub(crate) fn cmp_ignore_ascii_case(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
         .cmp(b.iter().map(u8::to_ascii_lowercase))
 }
 
+/// What [`scan_value`] learns of a rule value in one pass.
+struct ValueScan {
+    /// A `%` or a byte ≥ 0x80: normalisation may change the value.
+    maybe_escaped: bool,
+    first_star: Option<usize>,
+}
+
+/// Scans a rule value eight bytes at a time (bit tricks on a `u64`): values are short, and a
+/// call to a vectorised search per question cost more than the scan itself.
+fn scan_value(value: &[u8]) -> ValueScan {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Marks bytes equal to `byte`; the lowest mark is always exact (later ones may not be).
+    let equal = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGH
+    };
+    let mut scan = ValueScan {
+        maybe_escaped: false,
+        first_star: None,
+    };
+    for (i, chunk) in value.chunks(8).enumerate() {
+        let mut bytes = [0u8; 8];
+        bytes[..chunk.len()].copy_from_slice(chunk);
+        let word = u64::from_le_bytes(bytes);
+        scan.maybe_escaped |= (word & HIGH) | equal(word, b'%') != 0;
+        if scan.first_star.is_none() {
+            let stars = equal(word, b'*');
+            if stars != 0 {
+                // Zero padding cannot mark a `*`, so the position is within the chunk.
+                scan.first_star = Some(i * 8 + (stars.trailing_zeros() / 8) as usize);
+            }
+        }
+    }
+    scan
+}
+
 /// For an `allow` pattern whose last segment starts with `/index.htm`, the length of the
 /// directory part (up to and including that last `/`): Google also allows the directory itself.
 pub(crate) fn index_htm_directory(pattern: &[u8]) -> Option<usize> {
@@ -788,6 +831,40 @@ mod tests {
         let agents = 2;
         assert_eq!(robots.arena.len(), once + agents);
         assert_eq!(robots.rules[0].start, robots.rules[2].start);
+    }
+
+    #[test]
+    fn value_scan_agrees_with_plain_searches() {
+        let values: [&[u8]; 9] = [
+            b"",
+            b"/",
+            b"/a*b",
+            b"/abcdefgh*",
+            b"/abcdefghijklmnop*q",
+            b"*",
+            b"/%2f",
+            b"/\xC3\xA9",
+            b"/a/b/c/d/e/f/g/h/i/j/k/l/m/n/o/p*$",
+        ];
+        for v in values {
+            let scan = scan_value(v);
+            assert_eq!(scan.first_star, v.iter().position(|&b| b == b'*'), "{v:?}");
+            assert_eq!(
+                scan.maybe_escaped,
+                v.iter().any(|&b| b == b'%' || b >= 0x80),
+                "{v:?}"
+            );
+        }
+        // Every byte at every position of a 17-byte value.
+        for pos in 0..17 {
+            for b in 0..=255u8 {
+                let mut v = [b'a'; 17];
+                v[pos] = b;
+                let scan = scan_value(&v);
+                assert_eq!(scan.first_star, (b == b'*').then_some(pos));
+                assert_eq!(scan.maybe_escaped, b == b'%' || b >= 0x80);
+            }
+        }
     }
 
     #[test]
