@@ -144,10 +144,12 @@ impl RuleIndex {
     /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out).
     pub(crate) fn build(
         rule_ids: impl Iterator<Item = u32>,
+        entry_count: usize,
         rules: &[RuleData],
         arena: &[u8],
     ) -> RuleIndex {
-        let mut entries = Vec::new();
+        // Sized exactly: the index lives as long as the parsed file, so no slack and no regrowth.
+        let mut entries = Vec::with_capacity(entry_count);
         for id in rule_ids {
             let rule = rules[id as usize];
             if rule.pattern_len == 0 {

@@ -229,7 +229,10 @@ impl RobotsTxt {
     fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
         let set = &self.sets[set as usize];
         set.index
-            .get_or_init(|| RuleIndex::build(self.set_rule_ids(set), &self.rules, &self.arena))
+            .get_or_init(|| {
+                let count = set.entry_count as usize;
+                RuleIndex::build(self.set_rule_ids(set), count, &self.rules, &self.arena)
+            })
             .best_match(path, &self.rules, &self.arena)
     }
 
