@@ -6,7 +6,7 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robotsd::robots::RobotsTxt;
+use robotsd::robots::{RobotsTxt, tokenizer};
 
 fn parse(c: &mut Criterion) {
     let corpus = common::corpus();
@@ -19,6 +19,19 @@ fn parse(c: &mut Criterion) {
             for (_, body) in &corpus {
                 black_box(RobotsTxt::parse(black_box(body)));
             }
+        })
+    });
+    // The tokenizer alone, calling back per line as the reference's ParseRobotsTxt calls its
+    // handler: the like-for-like comparison with the reference's parse figure.
+    group.bench_function("corpus_tokenize", |b| {
+        b.iter(|| {
+            let mut directives = 0usize;
+            for (_, body) in &corpus {
+                tokenizer::for_each_line(black_box(body), |line| {
+                    directives += usize::from(line.directive.is_some());
+                });
+            }
+            directives
         })
     });
     let typical = common::corpus_file(common::TYPICAL);

@@ -84,6 +84,18 @@ fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
     }
 }
 
+/// The literal prefix of an entry, which is all the binary search needs.
+#[inline]
+fn prefix<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> &'a [u8] {
+    if entry_rule & DERIVED == 0 {
+        let rule = rules[entry_rule as usize];
+        let start = rule.start as usize;
+        &arena[start..start + usize::from(rule.prefix_len)]
+    } else {
+        form(entry_rule, rules, arena).prefix
+    }
+}
+
 fn anchored(entry_rule: u32, rule: &RuleData, arena: &[u8]) -> bool {
     entry_rule & DERIVED != 0 || rule.pattern(arena).last() == Some(&b'$')
 }
@@ -223,8 +235,8 @@ impl RuleIndex {
         loop {
             let entry = set[i];
             let rule = &rules[(entry.rule & !DERIVED) as usize];
-            let f = form(entry.rule, rules, arena);
-            if f.prefix.len() <= common {
+            if prefix(entry.rule, rules, arena).len() <= common {
+                let f = form(entry.rule, rules, arena);
                 let candidate = Best {
                     priority: f.priority,
                     allow: rule.is_allow(),
