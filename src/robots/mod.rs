@@ -7,6 +7,20 @@
 //! - [`pattern`]: wildcard matching in linear time;
 //! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`].
 //!
+//! ```
+//! use robotsd::robots::{Directive, RobotsTxt};
+//!
+//! let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/press\n");
+//! let verdict = robots.check(&["ExampleBot"], "https://example.com/private/report.pdf");
+//! assert!(!verdict.allowed);
+//! let rule = verdict.rule.expect("a rule decided");
+//! assert_eq!((rule.directive(), rule.pattern().as_ref(), rule.line()), (Directive::Disallow, "/private", 2));
+//! assert!(verdict.groups.expect("the * group applied").is_global());
+//!
+//! // Longest match wins; on equal length `allow` wins.
+//! assert!(robots.check(&["ExampleBot"], "https://example.com/private/press/2026").allowed);
+//! ```
+//!
 //! Deviations from the reference, all deliberate and documented in `docs/engine.md`: a matching
 //! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and
 //! wildcard matching is linear instead of quadratic (same answers).
