@@ -338,3 +338,42 @@ impl RobotsTxt {
         self.sets.iter().map(|s| s.entry_count as usize).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parsed_files_are_shared_across_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<RobotsTxt>();
+        let robots = std::sync::Arc::new(RobotsTxt::parse(b"user-agent: *\ndisallow: /x\n"));
+        let answers: Vec<bool> = (0..4)
+            .map(|i| {
+                let robots = std::sync::Arc::clone(&robots);
+                std::thread::spawn(move || robots.check(&["bot"], &format!("/x{i}")).allowed)
+            })
+            .map(|t| t.join().expect("thread"))
+            .collect();
+        assert_eq!(answers, [false; 4]);
+    }
+
+    #[test]
+    fn several_agents_merge_their_groups_and_report_all_of_them() {
+        let robots = RobotsTxt::parse(
+            b"user-agent: a\ndisallow: /x\n\nuser-agent: b\nallow: /x/y\n\nuser-agent: *\ndisallow: /\n",
+        );
+        let v = robots.check(&["a", "b"], "/x/y/z");
+        assert!(v.allowed);
+        assert_eq!(v.rule.map(|r| r.line()), Some(5));
+        let groups = v.groups.expect("groups");
+        assert!(!groups.is_global());
+        let agents: Vec<_> = groups
+            .agents()
+            .map(|a| (a.value.into_owned(), a.line))
+            .collect();
+        assert_eq!(agents, [("a".to_string(), 1), ("b".to_string(), 4)]);
+        // Neither named: the `*` group.
+        assert!(!robots.check(&["c"], "/x/y").allowed);
+    }
+}
