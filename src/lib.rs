@@ -6,5 +6,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod cache;
+pub mod checker;
 pub mod cli;
+pub mod destination;
+pub mod fetch;
+pub mod origin;
 pub mod robots;
+pub mod user_agent;

@@ -1,0 +1,459 @@
+//! The shared, origin-keyed robots.txt cache (SEMANTICS.md §4 and §5): one entry per origin for
+//! every user-agent, holding the parsed file (shared, never copied), what the fetch observed and
+//! the backoff state, bounded by the bytes the parsed files hold.
+//!
+//! The rules live in [`policy`], a plain state machine; this layer only runs them: it asks the
+//! policy what to do, fetches when told, and guarantees at most one fetch per origin at a time.
+//! Checks for an origin whose robots.txt is being fetched wait for that fetch (bounded by the
+//! fetch's own time limit) rather than starting another; an expired copy is answered at once
+//! while one background refresh runs; during a backoff nothing is sent before the retry time,
+//! however many checks arrive.
+
+pub mod policy;
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::fetch::{FetchMeta, FetchOutcome, Fetcher, NoRobotsReason};
+use crate::origin::Origin;
+use policy::{BackoffBasis, Decision, FetchResult, OriginState, PolicyConfig, Rules};
+
+/// Where "now" comes from: the policy's timing rules are tested by moving it.
+pub trait Clock: Send + Sync + std::fmt::Debug {
+    /// The current instant.
+    fn now(&self) -> Instant;
+}
+
+/// Tokio's clock, so that tests with paused time move the cache's time too.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TokioClock;
+
+impl Clock for TokioClock {
+    fn now(&self) -> Instant {
+        tokio::time::Instant::now().into_std()
+    }
+}
+
+/// Cache settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheConfig {
+    /// Most bytes of parsed robots.txt (and bookkeeping) held at once (256 MiB).
+    pub capacity_bytes: u64,
+    /// Lifetimes and backoff.
+    pub policy: PolicyConfig,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            capacity_bytes: 256 * 1024 * 1024,
+            policy: PolicyConfig::default(),
+        }
+    }
+}
+
+/// How the answer was obtained from the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lookup {
+    /// A fresh copy, or a backoff answer, was there.
+    Hit,
+    /// Nothing was known: this check fetched.
+    Miss,
+    /// The copy had expired: answered from it while a refresh runs.
+    Stale,
+    /// Another check was fetching: this one waited for that fetch.
+    Coalesced,
+}
+
+/// What a check answers from, as the cache held it at that moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// How the cache was used.
+    pub lookup: Lookup,
+    /// What to answer from.
+    pub basis: Basis,
+    /// The fetch the rules came from (the last good copy's, in backoff), if any.
+    pub copy: Option<CopyInfo>,
+    /// The current run of failures, if any.
+    pub backoff: Option<BackoffInfo>,
+}
+
+/// What to answer from.
+#[derive(Debug, Clone)]
+pub enum Basis {
+    /// Rules (a parsed file, or "no robots.txt", or a refusal), from a current or stale copy.
+    Copy(Rules),
+    /// In backoff, per the §5 table; `rules` is the last good copy's for
+    /// [`BackoffBasis::LastGoodCopy`].
+    Backoff {
+        /// Which row of the table.
+        basis: BackoffBasis,
+        /// The last good copy's rules, for that row.
+        rules: Option<Rules>,
+    },
+}
+
+/// The fetch behind a copy.
+#[derive(Debug, Clone)]
+pub struct CopyInfo {
+    /// When it was fetched (monotonic).
+    pub fetched_at: Instant,
+    /// When it expires (monotonic).
+    pub expires_at: Instant,
+    /// Why there is no robots.txt, when there is none.
+    pub no_robots: Option<NoRobotsReason>,
+    /// What the fetch observed.
+    pub meta: FetchMeta,
+}
+
+/// A run of failures.
+#[derive(Debug, Clone)]
+pub struct BackoffInfo {
+    /// The first failure (monotonic).
+    pub since: Instant,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request before this (monotonic).
+    pub next_retry: Instant,
+    /// What the last failed fetch observed, and why it failed.
+    pub last: FetchMeta,
+    /// Why the last fetch failed.
+    pub reason: String,
+}
+
+/// What the cache remembers of a fetch: the fetch layer's facts, plus the parts the policy
+/// does not model.
+#[derive(Debug, Clone)]
+struct Remembered {
+    meta: FetchMeta,
+    no_robots: Option<NoRobotsReason>,
+    failure: Option<String>,
+}
+
+/// One origin's entry.
+#[derive(Debug)]
+struct Slot {
+    /// A std mutex, not tokio's: it is held only to read or update the state, never across an
+    /// await, and checks take it on every call.
+    state: Mutex<OriginState<Remembered>>,
+    /// Held by whoever fetches this origin's robots.txt: at most one fetch at a time.
+    fetching: Arc<tokio::sync::Mutex<()>>,
+    /// Bytes charged to the cache for this entry, updated after each fetch.
+    weight: AtomicU32,
+}
+
+/// Bytes charged for an entry beyond its parsed file: the entry and the cache's bookkeeping.
+const SLOT_OVERHEAD_BYTES: u32 = 512;
+
+impl Slot {
+    fn new() -> Slot {
+        Slot {
+            state: Mutex::new(OriginState::default()),
+            fetching: Arc::new(tokio::sync::Mutex::new(())),
+            weight: AtomicU32::new(SLOT_OVERHEAD_BYTES),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<Remembered>> {
+        // A panic while holding the lock cannot leave the state half-updated (updates are single
+        // assignments), so a poisoned lock is still usable.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Counters the metrics layer reads.
+#[derive(Debug, Default)]
+pub struct CacheStats {
+    /// Entries evicted to respect the capacity.
+    pub evictions: AtomicU64,
+    /// Fetches sent to origins.
+    pub fetches: AtomicU64,
+    /// Fetches running now.
+    pub fetches_in_flight: AtomicU64,
+}
+
+/// The shared origin cache. Cheap to clone; clones share everything.
+#[derive(Clone, Debug)]
+pub struct OriginCache {
+    slots: moka::future::Cache<Origin, Arc<Slot>>,
+    fetcher: Fetcher,
+    policy: Arc<PolicyConfig>,
+    clock: Arc<dyn Clock>,
+    stats: Arc<CacheStats>,
+}
+
+impl OriginCache {
+    /// A cache that fetches with `fetcher`, on tokio's clock.
+    pub fn new(config: CacheConfig, fetcher: Fetcher) -> OriginCache {
+        OriginCache::with_clock(config, fetcher, Arc::new(TokioClock))
+    }
+
+    /// A cache on the given clock.
+    pub fn with_clock(config: CacheConfig, fetcher: Fetcher, clock: Arc<dyn Clock>) -> OriginCache {
+        let stats = Arc::new(CacheStats::default());
+        let evictions = Arc::clone(&stats);
+        let slots = moka::future::Cache::builder()
+            .max_capacity(config.capacity_bytes)
+            .weigher(|origin: &Origin, slot: &Arc<Slot>| {
+                let key = u32::try_from(origin.key().len()).unwrap_or(u32::MAX);
+                slot.weight.load(Ordering::Relaxed).saturating_add(key)
+            })
+            .eviction_listener(move |_origin, _slot, cause| {
+                if cause == moka::notification::RemovalCause::Size {
+                    evictions.evictions.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+            .build();
+        OriginCache {
+            slots,
+            fetcher,
+            policy: Arc::new(config.policy),
+            clock,
+            stats,
+        }
+    }
+
+    /// Now, on the cache's clock.
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &CacheStats {
+        &self.stats
+    }
+
+    /// The fetcher.
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// Entries and bytes held, after pending housekeeping.
+    pub async fn usage(&self) -> (u64, u64) {
+        self.slots.run_pending_tasks().await;
+        (self.slots.entry_count(), self.slots.weighted_size())
+    }
+
+    /// Origins currently in backoff.
+    pub fn origins_in_backoff(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|(_, slot)| slot.lock().backoff.is_some())
+            .count()
+    }
+
+    /// What to answer from for `origin` now, fetching if nothing is known.
+    pub async fn lookup(&self, origin: &Origin) -> Snapshot {
+        let slot = self
+            .slots
+            .get_with_by_ref(origin, async { Arc::new(Slot::new()) })
+            .await;
+        if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
+            return snapshot;
+        }
+        // Nothing known: one check fetches, the others wait for it.
+        let coalesced = slot.fetching.try_lock().is_err();
+        let _fetching = Arc::clone(&slot.fetching).lock_owned().await;
+        let lookup = if coalesced {
+            Lookup::Coalesced
+        } else {
+            Lookup::Hit
+        };
+        if let Some(snapshot) = self.answer_from_state(origin, &slot, lookup) {
+            return snapshot;
+        }
+        self.fetch_into(origin, &slot).await;
+        let lookup = if coalesced {
+            Lookup::Coalesced
+        } else {
+            Lookup::Miss
+        };
+        self.answer_from_state(origin, &slot, lookup)
+            .unwrap_or_else(|| unreachable_after_fetch(lookup))
+    }
+
+    /// Answers from the slot's state if the policy allows it, starting a background refresh
+    /// when one is due; `None` when a foreground fetch is needed.
+    fn answer_from_state(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        lookup: Lookup,
+    ) -> Option<Snapshot> {
+        let now = self.clock.now();
+        let state = slot.lock();
+        let (snapshot, refresh) = match state.decide(now, &self.policy) {
+            Decision::Fetch => return None,
+            Decision::Copy { copy, stale } => (
+                Snapshot {
+                    lookup: if stale && lookup == Lookup::Hit {
+                        Lookup::Stale
+                    } else {
+                        lookup
+                    },
+                    basis: Basis::Copy(copy.rules.clone()),
+                    copy: Some(copy_info(copy)),
+                    backoff: None,
+                },
+                stale,
+            ),
+            Decision::Backoff {
+                backoff,
+                basis,
+                copy,
+                retry_due,
+            } => (
+                Snapshot {
+                    lookup,
+                    basis: Basis::Backoff {
+                        basis,
+                        rules: copy.map(|c| c.rules.clone()),
+                    },
+                    copy: copy.map(copy_info),
+                    backoff: Some(BackoffInfo {
+                        since: backoff.since,
+                        failures: backoff.failures,
+                        next_retry: backoff.next_retry,
+                        last: backoff.last.meta.clone(),
+                        reason: backoff.last.failure.clone().unwrap_or_default(),
+                    }),
+                },
+                retry_due,
+            ),
+        };
+        drop(state);
+        if refresh {
+            self.refresh_in_background(origin, slot);
+        }
+        Some(snapshot)
+    }
+
+    /// Starts one background fetch for the origin unless one is running.
+    fn refresh_in_background(&self, origin: &Origin, slot: &Arc<Slot>) {
+        let Ok(fetching) = Arc::clone(&slot.fetching).try_lock_owned() else {
+            return;
+        };
+        let cache = self.clone();
+        let origin = origin.clone();
+        let slot = Arc::clone(slot);
+        tokio::spawn(async move {
+            let _fetching = fetching;
+            // Another fetch may have finished between the decision and this task.
+            let due = {
+                let now = cache.clock.now();
+                let state = slot.lock();
+                state.may_fetch(now)
+                    && !matches!(
+                        state.decide(now, &cache.policy),
+                        Decision::Copy { stale: false, .. }
+                    )
+            };
+            if due {
+                cache.fetch_into(&origin, &slot).await;
+            }
+        });
+    }
+
+    /// Fetches the origin's robots.txt and takes the outcome in. The caller holds `fetching`.
+    async fn fetch_into(&self, origin: &Origin, slot: &Arc<Slot>) {
+        self.stats.fetches.fetch_add(1, Ordering::Relaxed);
+        self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
+        let outcome = self.fetcher.fetch(&origin.robots_url()).await;
+        self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
+        let weight = SLOT_OVERHEAD_BYTES.saturating_add(match &outcome {
+            FetchOutcome::Parsed { robots, .. } => {
+                u32::try_from(robots.heap_size()).unwrap_or(u32::MAX)
+            }
+            _ => 0,
+        });
+        let result = fetch_result(outcome);
+        let now = self.clock.now();
+        slot.lock()
+            .apply(result, now, rand::random::<f64>(), &self.policy);
+        // Re-inserting makes the cache weigh the entry again, now that it holds the file.
+        let previous = slot.weight.swap(weight, Ordering::Relaxed);
+        if previous != weight {
+            self.slots.insert(origin.clone(), Arc::clone(slot)).await;
+        }
+    }
+}
+
+fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
+    CopyInfo {
+        fetched_at: copy.fetched_at,
+        expires_at: copy.expires_at,
+        no_robots: copy.meta.no_robots,
+        meta: copy.meta.meta.clone(),
+    }
+}
+
+/// A fetch always leaves the state answerable; this is only the type system's fallback.
+fn unreachable_after_fetch(lookup: Lookup) -> Snapshot {
+    Snapshot {
+        lookup,
+        basis: Basis::Backoff {
+            basis: BackoffBasis::DisallowAll,
+            rules: None,
+        },
+        copy: None,
+        backoff: None,
+    }
+}
+
+fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
+    match outcome {
+        FetchOutcome::Parsed {
+            robots,
+            max_age,
+            meta,
+        } => FetchResult::Success {
+            rules: Rules::Parsed(robots),
+            max_age,
+            meta: Remembered {
+                meta,
+                no_robots: None,
+                failure: None,
+            },
+        },
+        FetchOutcome::NoRobots {
+            reason,
+            max_age,
+            meta,
+        } => FetchResult::Success {
+            rules: Rules::NoRobots,
+            max_age,
+            meta: Remembered {
+                meta,
+                no_robots: Some(reason),
+                failure: None,
+            },
+        },
+        FetchOutcome::Refused { error, meta } => FetchResult::Success {
+            rules: Rules::Refused(error.to_string().into()),
+            max_age: Some(Duration::ZERO),
+            meta: Remembered {
+                meta,
+                no_robots: None,
+                failure: None,
+            },
+        },
+        FetchOutcome::Unreachable {
+            reason,
+            retry_after,
+            meta,
+        } => {
+            let short = matches!(reason, crate::fetch::UnreachableReason::Status(429 | 503));
+            FetchResult::Unreachable {
+                retry_after,
+                short,
+                meta: Remembered {
+                    meta,
+                    no_robots: None,
+                    failure: Some(reason.to_string()),
+                },
+            }
+        }
+    }
+}

@@ -1,0 +1,570 @@
+//! The per-origin cache and backoff rules (SEMANTICS.md §4 and §5) as a plain state machine.
+//!
+//! No IO, no clock, no randomness: every function takes `now`, and the jitter of a retry delay
+//! is passed in, so the 12-hour and 30-day rules are tested in microseconds and the async layer
+//! around it ([`super::OriginCache`]) stays thin. The state of one origin is its last good copy
+//! (the last successful fetch) and, during a run of failures, the backoff; a [`Decision`] says
+//! what to answer now and whether to fetch.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::robots::RobotsTxt;
+
+/// The numbers of §4 and §5; each is a setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyConfig {
+    /// Lifetime of a copy without `Cache-Control: max-age` (24 h).
+    pub default_lifetime: Duration,
+    /// Shortest lifetime, also for `no-cache`/`no-store` (1 min).
+    pub min_lifetime: Duration,
+    /// Longest lifetime a `max-age` can ask for (24 h).
+    pub max_lifetime: Duration,
+    /// From the first failure, everything is disallowed this long (12 h).
+    pub disallow_window: Duration,
+    /// Until this long after the first failure, the last good copy is used (30 days).
+    pub last_copy_window: Duration,
+    /// Shortest wait before retrying an unreachable robots.txt (1 min).
+    pub retry_min: Duration,
+    /// Longest wait before retrying (1 h).
+    pub retry_max: Duration,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        const MINUTE: Duration = Duration::from_secs(60);
+        const HOUR: Duration = Duration::from_secs(3600);
+        PolicyConfig {
+            default_lifetime: 24 * HOUR,
+            min_lifetime: MINUTE,
+            max_lifetime: 24 * HOUR,
+            disallow_window: 12 * HOUR,
+            last_copy_window: 30 * 24 * HOUR,
+            retry_min: MINUTE,
+            retry_max: HOUR,
+        }
+    }
+}
+
+/// A [`PolicyConfig`] whose numbers contradict each other.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PolicyConfigError {
+    /// A minimum above its maximum, or a zero where time must pass.
+    #[error("{name}: {detail}")]
+    Invalid {
+        /// The setting.
+        name: &'static str,
+        /// What is wrong with it.
+        detail: &'static str,
+    },
+}
+
+impl PolicyConfig {
+    /// Checks that the numbers make sense together.
+    pub fn validate(&self) -> Result<(), PolicyConfigError> {
+        let invalid = |name, detail| Err(PolicyConfigError::Invalid { name, detail });
+        if self.min_lifetime.is_zero() {
+            return invalid("min_lifetime", "must be above zero");
+        }
+        if self.min_lifetime > self.max_lifetime {
+            return invalid("min_lifetime", "must not exceed max_lifetime");
+        }
+        if !(self.min_lifetime..=self.max_lifetime).contains(&self.default_lifetime) {
+            return invalid("default_lifetime", "must lie between min and max lifetime");
+        }
+        if self.retry_min.is_zero() {
+            return invalid("retry_min", "must be above zero");
+        }
+        if self.retry_min > self.retry_max {
+            return invalid("retry_min", "must not exceed retry_max");
+        }
+        if self.disallow_window > self.last_copy_window {
+            return invalid("disallow_window", "must not exceed last_copy_window");
+        }
+        Ok(())
+    }
+
+    /// How long a successful fetch is used: its `max-age` (zero for `no-cache`/`no-store`), else
+    /// the default, within [min, max].
+    pub fn lifetime(&self, max_age: Option<Duration>) -> Duration {
+        max_age
+            .unwrap_or(self.default_lifetime)
+            .clamp(self.min_lifetime, self.max_lifetime)
+    }
+
+    /// How long to wait before the next retry after `failures` failures in a row.
+    ///
+    /// `Retry-After` is honoured within [retry_min, retry_max]; 429 and 503 (`short`) retry at the
+    /// short end; otherwise the wait doubles from `retry_min` up to `retry_max`, with "equal
+    /// jitter" (half fixed, half random from `jitter` in [0, 1)) so that many robotsd instances
+    /// do not retry a recovering site in step.
+    pub fn retry_delay(
+        &self,
+        failures: u32,
+        short: bool,
+        retry_after: Option<Duration>,
+        jitter: f64,
+    ) -> Duration {
+        let jitter = if jitter.is_finite() {
+            jitter.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let delay = match retry_after {
+            Some(after) => after,
+            None if short => self.retry_min + self.retry_min.mul_f64(jitter / 2.0),
+            None => {
+                let exponent = failures.saturating_sub(1).min(30);
+                let full = self
+                    .retry_min
+                    .saturating_mul(1u32 << exponent)
+                    .min(self.retry_max);
+                full / 2 + (full / 2).mul_f64(jitter)
+            }
+        };
+        delay.clamp(self.retry_min, self.retry_max)
+    }
+}
+
+/// What a robots.txt says, as far as the service is concerned.
+#[derive(Debug, Clone)]
+pub enum Rules {
+    /// A robots.txt was fetched and parsed (2xx).
+    Parsed(Arc<RobotsTxt>),
+    /// There is no robots.txt (4xx other than 429; too many redirects): everything is allowed.
+    NoRobots,
+    /// The robots.txt could not be fetched because a redirect led to a destination robotsd
+    /// refuses to contact; the check is an error, not a verdict.
+    Refused(Arc<str>),
+}
+
+/// A successful fetch kept for answering.
+#[derive(Debug, Clone)]
+pub struct Copy<M> {
+    /// What it says.
+    pub rules: Rules,
+    /// When it was fetched.
+    pub fetched_at: Instant,
+    /// When it expires.
+    pub expires_at: Instant,
+    /// What the fetch layer wants to remember (status, sizes, final URL).
+    pub meta: M,
+}
+
+/// A run of failures.
+#[derive(Debug, Clone)]
+pub struct Backoff<M> {
+    /// The first failure of the run (the 12-hour and 30-day clocks start here).
+    pub since: Instant,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request is sent to the origin before this.
+    pub next_retry: Instant,
+    /// What the fetch layer remembers of the last failure.
+    pub last: M,
+}
+
+/// The outcome of one fetch, as the policy needs it.
+#[derive(Debug, Clone)]
+pub enum FetchResult<M> {
+    /// 2xx, 3xx-as-404 and 4xx: a usable answer.
+    Success {
+        /// What it says.
+        rules: Rules,
+        /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`), if any.
+        max_age: Option<Duration>,
+        /// Kept with the copy.
+        meta: M,
+    },
+    /// 429, 5xx and network failures.
+    Unreachable {
+        /// `Retry-After`, if the origin sent one.
+        retry_after: Option<Duration>,
+        /// 429 or 503: the site asked to come back soon.
+        short: bool,
+        /// Kept with the backoff.
+        meta: M,
+    },
+}
+
+/// Everything known about one origin.
+#[derive(Debug, Clone)]
+pub struct OriginState<M> {
+    /// The last successful fetch.
+    pub copy: Option<Copy<M>>,
+    /// The current run of failures, if the last fetch failed.
+    pub backoff: Option<Backoff<M>>,
+}
+
+impl<M> Default for OriginState<M> {
+    fn default() -> Self {
+        OriginState {
+            copy: None,
+            backoff: None,
+        }
+    }
+}
+
+/// What to answer from while an origin is in backoff (the §5 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackoffBasis {
+    /// Less than 12 h since the first failure: everything is disallowed.
+    DisallowAll,
+    /// 12 h to 30 days: the last good copy.
+    LastGoodCopy,
+    /// 12 h to 30 days without a copy: everything is allowed.
+    AllowAllNoCopy,
+    /// 30 days or more: as if there were no robots.txt.
+    AllowAllAfter30Days,
+}
+
+/// What to do for a check now.
+#[derive(Debug)]
+pub enum Decision<'a, M> {
+    /// Nothing is known: fetch and wait for it.
+    Fetch,
+    /// Answer from the copy; `stale` when it has expired, in which case one background refresh
+    /// should run (stale-while-revalidate).
+    Copy {
+        /// The copy.
+        copy: &'a Copy<M>,
+        /// Expired: refresh in the background.
+        stale: bool,
+    },
+    /// In backoff: answer by `basis`; `retry_due` when the next retry time has come, in which
+    /// case one background fetch should run.
+    Backoff {
+        /// The run of failures.
+        backoff: &'a Backoff<M>,
+        /// What to answer from.
+        basis: BackoffBasis,
+        /// The last good copy, for [`BackoffBasis::LastGoodCopy`].
+        copy: Option<&'a Copy<M>>,
+        /// The next retry is due.
+        retry_due: bool,
+    },
+}
+
+impl<M> OriginState<M> {
+    /// What to answer now, and whether to fetch.
+    pub fn decide(&self, now: Instant, config: &PolicyConfig) -> Decision<'_, M> {
+        if let Some(backoff) = &self.backoff {
+            let elapsed = now.saturating_duration_since(backoff.since);
+            let copy = self.copy.as_ref();
+            let basis = if elapsed < config.disallow_window {
+                BackoffBasis::DisallowAll
+            } else if elapsed >= config.last_copy_window {
+                BackoffBasis::AllowAllAfter30Days
+            } else if copy.is_some() {
+                BackoffBasis::LastGoodCopy
+            } else {
+                BackoffBasis::AllowAllNoCopy
+            };
+            return Decision::Backoff {
+                backoff,
+                basis,
+                copy: copy.filter(|_| basis == BackoffBasis::LastGoodCopy),
+                retry_due: now >= backoff.next_retry,
+            };
+        }
+        match &self.copy {
+            None => Decision::Fetch,
+            Some(copy) => Decision::Copy {
+                copy,
+                stale: now >= copy.expires_at,
+            },
+        }
+    }
+
+    /// Whether a fetch may be sent now (never before the next retry time of a backoff).
+    pub fn may_fetch(&self, now: Instant) -> bool {
+        self.backoff.as_ref().is_none_or(|b| now >= b.next_retry)
+    }
+
+    /// Takes in the outcome of a fetch that completed at `now`; `jitter` in [0, 1).
+    pub fn apply(
+        &mut self,
+        result: FetchResult<M>,
+        now: Instant,
+        jitter: f64,
+        config: &PolicyConfig,
+    ) {
+        match result {
+            FetchResult::Success {
+                rules,
+                max_age,
+                meta,
+            } => {
+                // A refusal is not a robots.txt: it is kept only as long as the shortest lifetime,
+                // so that a site fixing its redirect is seen soon, and it never becomes the last
+                // good copy of a backoff.
+                let lifetime = match rules {
+                    Rules::Refused(_) => config.min_lifetime,
+                    _ => config.lifetime(max_age),
+                };
+                self.copy = Some(Copy {
+                    rules,
+                    fetched_at: now,
+                    expires_at: now + lifetime,
+                    meta,
+                });
+                self.backoff = None;
+            }
+            FetchResult::Unreachable {
+                retry_after,
+                short,
+                meta,
+            } => {
+                let (since, failures) = match &self.backoff {
+                    Some(b) => (b.since, b.failures.saturating_add(1)),
+                    None => (now, 1),
+                };
+                if matches!(
+                    self.copy.as_ref().map(|c| &c.rules),
+                    Some(Rules::Refused(_))
+                ) {
+                    self.copy = None;
+                }
+                self.backoff = Some(Backoff {
+                    since,
+                    failures,
+                    next_retry: now + config.retry_delay(failures, short, retry_after, jitter),
+                    last: meta,
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+    const HOUR: Duration = Duration::from_secs(3600);
+    const DAY: Duration = Duration::from_secs(86_400);
+
+    fn robots() -> Rules {
+        Rules::Parsed(Arc::new(RobotsTxt::parse(b"user-agent: *\ndisallow: /x\n")))
+    }
+
+    fn success(max_age: Option<Duration>) -> FetchResult<()> {
+        FetchResult::Success {
+            rules: robots(),
+            max_age,
+            meta: (),
+        }
+    }
+
+    fn failure(short: bool, retry_after: Option<Duration>) -> FetchResult<()> {
+        FetchResult::Unreachable {
+            retry_after,
+            short,
+            meta: (),
+        }
+    }
+
+    fn basis(state: &OriginState<()>, now: Instant) -> BackoffBasis {
+        match state.decide(now, &PolicyConfig::default()) {
+            Decision::Backoff { basis, .. } => basis,
+            other => panic!("not in backoff: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn nothing_known_means_fetch() {
+        let state = OriginState::<()>::default();
+        assert!(matches!(
+            state.decide(Instant::now(), &PolicyConfig::default()),
+            Decision::Fetch
+        ));
+    }
+
+    #[test]
+    fn max_age_120_is_fresh_until_expiry_then_stale() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(success(Some(Duration::from_secs(120))), t0, 0.0, &config);
+        let at = |d| state.decide(t0 + d, &config);
+        assert!(matches!(
+            at(Duration::from_secs(119)),
+            Decision::Copy { stale: false, .. }
+        ));
+        assert!(matches!(
+            at(Duration::from_secs(120)),
+            Decision::Copy { stale: true, .. }
+        ));
+    }
+
+    #[test]
+    fn lifetime_defaults_to_24h_and_is_clamped() {
+        let config = PolicyConfig::default();
+        assert_eq!(config.lifetime(None), DAY);
+        assert_eq!(config.lifetime(Some(Duration::ZERO)), MIN);
+        assert_eq!(config.lifetime(Some(Duration::from_secs(5))), MIN);
+        assert_eq!(config.lifetime(Some(7 * DAY)), DAY);
+    }
+
+    #[test]
+    fn first_failure_disallows_everything_for_12_hours() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(success(None), t0, 0.0, &config);
+        state.apply(failure(false, None), t0 + DAY, 0.0, &config);
+        assert_eq!(basis(&state, t0 + DAY), BackoffBasis::DisallowAll);
+        assert_eq!(
+            basis(&state, t0 + DAY + 12 * HOUR - MIN),
+            BackoffBasis::DisallowAll
+        );
+    }
+
+    #[test]
+    fn between_12_hours_and_30_days_the_last_good_copy_is_used() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(success(None), t0, 0.0, &config);
+        let first = t0 + DAY;
+        state.apply(failure(false, None), first, 0.0, &config);
+        // Later failures keep the run's start.
+        state.apply(failure(false, None), first + 6 * HOUR, 0.0, &config);
+        assert_eq!(basis(&state, first + 12 * HOUR), BackoffBasis::LastGoodCopy);
+        assert_eq!(basis(&state, first + 29 * DAY), BackoffBasis::LastGoodCopy);
+        match state.decide(first + 13 * HOUR, &config) {
+            Decision::Backoff {
+                copy: Some(copy), ..
+            } => assert_eq!(copy.fetched_at, t0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn without_a_copy_everything_is_allowed_after_12_hours() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(failure(false, None), t0, 0.0, &config);
+        assert_eq!(basis(&state, t0 + 12 * HOUR), BackoffBasis::AllowAllNoCopy);
+    }
+
+    #[test]
+    fn after_30_days_it_is_as_if_there_were_no_robots_txt() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(success(None), t0, 0.0, &config);
+        state.apply(failure(false, None), t0 + DAY, 0.0, &config);
+        assert_eq!(
+            basis(&state, t0 + 31 * DAY),
+            BackoffBasis::AllowAllAfter30Days
+        );
+    }
+
+    #[test]
+    fn success_ends_the_backoff() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(failure(false, None), t0, 0.0, &config);
+        state.apply(success(None), t0 + HOUR, 0.0, &config);
+        assert!(state.backoff.is_none());
+        assert!(matches!(
+            state.decide(t0 + HOUR, &config),
+            Decision::Copy { stale: false, .. }
+        ));
+    }
+
+    #[test]
+    fn no_fetch_before_the_next_retry_time() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        state.apply(failure(false, None), t0, 0.0, &config);
+        let next = state.backoff.as_ref().map(|b| b.next_retry).unwrap();
+        assert!(!state.may_fetch(next - Duration::from_millis(1)));
+        assert!(matches!(
+            state.decide(next - Duration::from_millis(1), &config),
+            Decision::Backoff {
+                retry_due: false,
+                ..
+            }
+        ));
+        assert!(state.may_fetch(next));
+        assert!(matches!(
+            state.decide(next, &config),
+            Decision::Backoff {
+                retry_due: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn retries_back_off_exponentially_within_bounds() {
+        let config = PolicyConfig::default();
+        let delays: Vec<_> = (1..=8)
+            .map(|n| config.retry_delay(n, false, None, 1.0))
+            .collect();
+        assert_eq!(delays[0], MIN);
+        assert_eq!(delays[1], 2 * MIN);
+        assert_eq!(delays[2], 4 * MIN);
+        assert_eq!(delays[7], HOUR);
+        for n in 1..=40 {
+            for jitter in [0.0, 0.25, 0.5, 0.999, f64::NAN] {
+                let d = config.retry_delay(n, false, None, jitter);
+                assert!((MIN..=HOUR).contains(&d), "{n} {jitter} {d:?}");
+            }
+        }
+        // Equal jitter: at least half the full delay.
+        assert_eq!(config.retry_delay(3, false, None, 0.0), 2 * MIN);
+    }
+
+    #[test]
+    fn short_failures_retry_at_the_short_end_and_retry_after_is_bounded() {
+        let config = PolicyConfig::default();
+        assert_eq!(config.retry_delay(10, true, None, 0.0), MIN);
+        assert!(config.retry_delay(10, true, None, 0.99) < 2 * MIN);
+        assert_eq!(
+            config.retry_delay(1, false, Some(Duration::from_secs(5)), 0.5),
+            MIN
+        );
+        assert_eq!(config.retry_delay(1, true, Some(10 * MIN), 0.5), 10 * MIN);
+        assert_eq!(config.retry_delay(1, false, Some(DAY), 0.5), HOUR);
+    }
+
+    #[test]
+    fn a_refusal_is_kept_only_briefly_and_never_as_a_last_good_copy() {
+        let config = PolicyConfig::default();
+        let t0 = Instant::now();
+        let mut state = OriginState::default();
+        let refused = FetchResult::Success {
+            rules: Rules::Refused("redirect to a private network".into()),
+            max_age: Some(DAY),
+            meta: (),
+        };
+        state.apply(refused, t0, 0.0, &config);
+        assert!(matches!(
+            state.decide(t0 + MIN, &config),
+            Decision::Copy { stale: true, .. }
+        ));
+        state.apply(failure(false, None), t0 + MIN, 0.0, &config);
+        assert_eq!(basis(&state, t0 + 13 * HOUR), BackoffBasis::AllowAllNoCopy);
+    }
+
+    #[test]
+    fn config_validation_rejects_contradictions() {
+        assert_eq!(PolicyConfig::default().validate(), Ok(()));
+        let bad = PolicyConfig {
+            retry_min: 2 * HOUR,
+            ..PolicyConfig::default()
+        };
+        assert!(bad.validate().is_err());
+        let bad = PolicyConfig {
+            min_lifetime: Duration::ZERO,
+            ..PolicyConfig::default()
+        };
+        assert!(bad.validate().is_err());
+    }
+}

@@ -1,0 +1,515 @@
+//! Fetching one origin's robots.txt safely (SEMANTICS.md §3 and §6).
+//!
+//! One fetch is a GET with robotsd's own `User-Agent`, following redirects itself (at most
+//! five hops, each destination checked again), reading at most 500 KiB of decoded body (gzip,
+//! brotli and deflate are decoded as a stream, so decompression stops at the cut too), under a
+//! connect and a total time limit. Its outcome is a [`FetchOutcome`]: parsed, no robots.txt,
+//! unreachable, or refused. What to do with it over time is the cache policy's business
+//! ([`crate::cache::policy`]).
+//!
+//! Destinations: names are resolved by [`PolicyResolver`], which fails a name if any of its
+//! addresses is forbidden and hands back only vetted addresses, so the connection goes to a
+//! checked address and DNS rebinding fails; IP literals never reach a resolver, so every hop's
+//! host is checked here first. Environment proxies are ignored; with a configured proxy the
+//! proxy resolves names, so robotsd also resolves and checks each name itself before sending.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use url::Url;
+
+use crate::destination::{
+    DestinationError, DestinationPolicy, PolicyResolver, find_destination_error,
+};
+use crate::robots::RobotsTxt;
+
+/// robotsd's `User-Agent` when fetching robots.txt.
+pub const DEFAULT_USER_AGENT: &str = concat!(
+    "robotsd/",
+    env!("CARGO_PKG_VERSION"),
+    " (robots.txt fetcher; +https://github.com/robotsd/robotsd)"
+);
+
+/// The limits of one fetch (SEMANTICS.md §3); each is a setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchConfig {
+    /// Sent as `User-Agent`.
+    pub user_agent: String,
+    /// Limit for establishing one connection (5 s).
+    pub connect_timeout: Duration,
+    /// Limit for the whole fetch, redirects and body included (10 s).
+    pub total_timeout: Duration,
+    /// Decoded body bytes kept; the rest is dropped, not an error (500 KiB).
+    pub max_body_bytes: usize,
+    /// Redirects followed (5); one more is treated as "no robots.txt".
+    pub max_redirects: u32,
+    /// An outbound HTTP proxy for every fetch; environment proxies are never used.
+    pub proxy: Option<Url>,
+}
+
+impl Default for FetchConfig {
+    fn default() -> Self {
+        FetchConfig {
+            user_agent: DEFAULT_USER_AGENT.to_string(),
+            connect_timeout: Duration::from_secs(5),
+            total_timeout: Duration::from_secs(10),
+            max_body_bytes: 512_000,
+            max_redirects: 5,
+            proxy: None,
+        }
+    }
+}
+
+/// Why a [`Fetcher`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum FetcherError {
+    /// The HTTP client rejected the configuration (an unusable proxy URL, a bad user agent).
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[from] reqwest::Error),
+}
+
+/// What one fetch observed, kept with the cached copy or the backoff for the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FetchMeta {
+    /// The final HTTP status, when a response was received.
+    pub status: Option<u16>,
+    /// Decoded body bytes kept.
+    pub bytes: usize,
+    /// The body was cut at the size limit.
+    pub truncated: bool,
+    /// The URL the answer came from, after redirects.
+    pub final_url: Url,
+    /// Redirects followed.
+    pub redirects: u32,
+    /// When the fetch started (wall clock, for display).
+    pub fetched_at: SystemTime,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+/// Why there is no robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRobotsReason {
+    /// A 4xx status other than 429 (401 and 403 included).
+    Status(u16),
+    /// More redirects than allowed.
+    RedirectLimit,
+    /// A redirect back to a URL already visited.
+    RedirectLoop,
+    /// A redirect without a usable `Location`, or to a scheme other than http(s).
+    BadRedirect,
+}
+
+/// Why a robots.txt is unreachable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UnreachableReason {
+    /// 429 or a 5xx status.
+    Status(u16),
+    /// The whole fetch took longer than its limit.
+    Timeout,
+    /// Name resolution, connection or TLS failed.
+    Connect(String),
+    /// The connection failed while the body was read (reset, broken chunking, bad encoding).
+    Body(String),
+    /// Anything else the HTTP client reported.
+    Other(String),
+}
+
+impl std::fmt::Display for UnreachableReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UnreachableReason::Status(code) => write!(f, "HTTP status {code}"),
+            UnreachableReason::Timeout => f.write_str("timed out"),
+            UnreachableReason::Connect(e) => write!(f, "could not connect: {e}"),
+            UnreachableReason::Body(e) => write!(f, "failed while reading the body: {e}"),
+            UnreachableReason::Other(e) => f.write_str(e),
+        }
+    }
+}
+
+/// The outcome of one fetch.
+#[derive(Debug, Clone)]
+pub enum FetchOutcome {
+    /// 2xx: the body, parsed.
+    Parsed {
+        /// The parsed file.
+        robots: Arc<RobotsTxt>,
+        /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`).
+        max_age: Option<Duration>,
+        /// What was observed.
+        meta: FetchMeta,
+    },
+    /// No robots.txt: everything is allowed.
+    NoRobots {
+        /// Why.
+        reason: NoRobotsReason,
+        /// `Cache-Control: max-age` of the final response, if any.
+        max_age: Option<Duration>,
+        /// What was observed.
+        meta: FetchMeta,
+    },
+    /// Unreachable: the backoff rules apply.
+    Unreachable {
+        /// Why.
+        reason: UnreachableReason,
+        /// `Retry-After`, if sent.
+        retry_after: Option<Duration>,
+        /// What was observed.
+        meta: FetchMeta,
+    },
+    /// A destination on the way was refused by the destination policy; nothing was sent there.
+    Refused {
+        /// Which destination and why.
+        error: DestinationError,
+        /// What was observed.
+        meta: FetchMeta,
+    },
+}
+
+/// Fetches robots.txt files. Cheap to clone; share one.
+#[derive(Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    config: Arc<FetchConfig>,
+    policy: DestinationPolicy,
+    resolver: Arc<PolicyResolver>,
+}
+
+impl std::fmt::Debug for Fetcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fetcher")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Header values of a response that the outcome needs, read before the body is consumed.
+struct Freshness {
+    max_age: Option<Duration>,
+    retry_after: Option<Duration>,
+}
+
+impl Fetcher {
+    /// Builds a fetcher with its own HTTP client.
+    pub fn new(config: FetchConfig, policy: DestinationPolicy) -> Result<Fetcher, FetcherError> {
+        let resolver = Arc::new(PolicyResolver::new(policy.clone()));
+        let mut builder = reqwest::Client::builder()
+            .user_agent(config.user_agent.clone())
+            // robotsd follows redirects itself, to check every hop and count them.
+            .redirect(reqwest::redirect::Policy::none())
+            // One request per fetch: the backoff decides when the origin is asked again.
+            .retry(reqwest::retry::never())
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.total_timeout)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .dns_resolver(Arc::clone(&resolver));
+        builder = match &config.proxy {
+            Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.as_str())?),
+            None => builder.no_proxy(),
+        };
+        Ok(Fetcher {
+            client: builder.build()?,
+            config: Arc::new(config),
+            policy,
+            resolver,
+        })
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> &FetchConfig {
+        &self.config
+    }
+
+    /// Checks a URL's host against the destination policy, before anything is sent.
+    pub async fn check_destination(&self, url: &Url) -> Result<(), DestinationError> {
+        let Some(host) = url.host() else {
+            return Err(DestinationError::NoAddresses {
+                host: String::new(),
+            });
+        };
+        self.policy.check_url_host(&host)?;
+        if self.config.proxy.is_some()
+            && let url::Host::Domain(name) = host
+        {
+            // The proxy resolves the name, so robotsd's resolver would never see it.
+            self.resolver.resolve_checked(name).await?;
+        }
+        Ok(())
+    }
+
+    /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
+    pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
+        let started = tokio::time::Instant::now();
+        let mut meta = FetchMeta {
+            status: None,
+            bytes: 0,
+            truncated: false,
+            final_url: robots_url.clone(),
+            redirects: 0,
+            fetched_at: SystemTime::now(),
+            duration: Duration::ZERO,
+        };
+        let outcome = match tokio::time::timeout(
+            self.config.total_timeout,
+            self.follow(robots_url, &mut meta),
+        )
+        .await
+        {
+            Ok(outcome) => outcome,
+            Err(_) => Err(Unreachable(UnreachableReason::Timeout, None)),
+        };
+        meta.duration = started.elapsed();
+        match outcome {
+            Ok(Done::Parsed(robots, max_age)) => FetchOutcome::Parsed {
+                robots,
+                max_age,
+                meta,
+            },
+            Ok(Done::NoRobots(reason, max_age)) => FetchOutcome::NoRobots {
+                reason,
+                max_age,
+                meta,
+            },
+            Err(Unreachable(reason, retry_after)) => FetchOutcome::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            },
+            Ok(Done::Refused(error)) => FetchOutcome::Refused { error, meta },
+        }
+    }
+
+    async fn follow(&self, start: &Url, meta: &mut FetchMeta) -> Result<Done, Unreachable> {
+        let mut url = start.clone();
+        let mut visited = vec![start.clone()];
+        loop {
+            meta.final_url = url.clone();
+            if let Err(error) = self.check_destination(&url).await {
+                return Ok(Done::Refused(error));
+            }
+            let response = match self.client.get(url.clone()).send().await {
+                Ok(response) => response,
+                Err(error) => return classify_send_error(&error).map(Done::Refused),
+            };
+            let status = response.status();
+            meta.status = Some(status.as_u16());
+            let freshness = freshness(response.headers());
+            if status.is_redirection() {
+                let next = response
+                    .headers()
+                    .get(reqwest::header::LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| url.join(l).ok())
+                    .filter(|next| matches!(next.scheme(), "http" | "https"));
+                let Some(next) = next else {
+                    return Ok(Done::NoRobots(
+                        NoRobotsReason::BadRedirect,
+                        freshness.max_age,
+                    ));
+                };
+                if visited.contains(&next) {
+                    return Ok(Done::NoRobots(
+                        NoRobotsReason::RedirectLoop,
+                        freshness.max_age,
+                    ));
+                }
+                if meta.redirects >= self.config.max_redirects {
+                    return Ok(Done::NoRobots(
+                        NoRobotsReason::RedirectLimit,
+                        freshness.max_age,
+                    ));
+                }
+                meta.redirects += 1;
+                visited.push(next.clone());
+                url = next;
+                continue;
+            }
+            let code = status.as_u16();
+            if code == 429 || status.is_server_error() {
+                return Err(Unreachable(
+                    UnreachableReason::Status(code),
+                    freshness.retry_after,
+                ));
+            }
+            if status.is_client_error() {
+                return Ok(Done::NoRobots(
+                    NoRobotsReason::Status(code),
+                    freshness.max_age,
+                ));
+            }
+            if !status.is_success() {
+                // 1xx cannot be final here; anything else unexpected is treated like a server
+                // that is not answering properly.
+                return Err(Unreachable(
+                    UnreachableReason::Status(code),
+                    freshness.retry_after,
+                ));
+            }
+            let body = self.read_body(response, meta).await?;
+            let robots = Arc::new(RobotsTxt::parse(&body));
+            return Ok(Done::Parsed(robots, freshness.max_age));
+        }
+    }
+
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        meta: &mut FetchMeta,
+    ) -> Result<Vec<u8>, Unreachable> {
+        let limit = self.config.max_body_bytes;
+        let mut body = Vec::with_capacity(limit.min(64 * 1024));
+        loop {
+            let chunk = response
+                .chunk()
+                .await
+                .map_err(|e| Unreachable(UnreachableReason::Body(error_chain(&e)), None))?;
+            let Some(chunk) = chunk else { break };
+            let room = limit - body.len();
+            if chunk.len() >= room {
+                body.extend_from_slice(&chunk[..room]);
+                // Exactly at the limit, only more data makes it a cut; one more chunk is bounded.
+                meta.truncated = chunk.len() > room
+                    || matches!(response.chunk().await, Ok(Some(c)) if !c.is_empty());
+                // Dropping the response stops reading, and so decompressing, the body.
+                break;
+            }
+            body.extend_from_slice(&chunk);
+        }
+        meta.bytes = body.len();
+        Ok(body)
+    }
+}
+
+enum Done {
+    Parsed(Arc<RobotsTxt>, Option<Duration>),
+    NoRobots(NoRobotsReason, Option<Duration>),
+    Refused(DestinationError),
+}
+
+struct Unreachable(UnreachableReason, Option<Duration>);
+
+fn classify_send_error(error: &reqwest::Error) -> Result<DestinationError, Unreachable> {
+    if let Some(denied) = find_destination_error(error) {
+        return Ok(denied.clone());
+    }
+    let reason = if error.is_timeout() {
+        UnreachableReason::Timeout
+    } else if error.is_connect() {
+        UnreachableReason::Connect(error_chain(error))
+    } else if error.is_body() || error.is_decode() {
+        UnreachableReason::Body(error_chain(error))
+    } else {
+        UnreachableReason::Other(error_chain(error))
+    };
+    Err(Unreachable(reason, None))
+}
+
+/// An error and its causes on one line, for logs and answers.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+fn freshness(headers: &reqwest::header::HeaderMap) -> Freshness {
+    Freshness {
+        max_age: headers
+            .get_all(reqwest::header::CACHE_CONTROL)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find_map(cache_control_max_age),
+        retry_after: headers
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| retry_after(v, SystemTime::now())),
+    }
+}
+
+/// The lifetime a `Cache-Control` value asks of a shared cache: `s-maxage` before `max-age`,
+/// zero for `no-cache` and `no-store` (the policy turns zero into its minimum).
+pub fn cache_control_max_age(value: &str) -> Option<Duration> {
+    let mut max_age = None;
+    let mut shared = None;
+    for directive in value.split(',') {
+        let (name, arg) = match directive.split_once('=') {
+            Some((name, arg)) => (name.trim(), Some(arg.trim().trim_matches('"'))),
+            None => (directive.trim(), None),
+        };
+        let seconds = || {
+            arg.and_then(|a| a.parse::<u64>().ok())
+                .map(Duration::from_secs)
+        };
+        if name.eq_ignore_ascii_case("no-store") || name.eq_ignore_ascii_case("no-cache") {
+            return Some(Duration::ZERO);
+        } else if name.eq_ignore_ascii_case("s-maxage") {
+            shared = shared.or_else(seconds);
+        } else if name.eq_ignore_ascii_case("max-age") {
+            max_age = max_age.or_else(seconds);
+        }
+    }
+    shared.or(max_age)
+}
+
+/// A `Retry-After` value (delay-seconds or an HTTP date) as a delay from `now`.
+pub fn retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(when.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_control_lifetimes() {
+        assert_eq!(
+            cache_control_max_age("max-age=120"),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            cache_control_max_age("public, MAX-AGE=\"60\""),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            cache_control_max_age("max-age=600, s-maxage=30"),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(cache_control_max_age("no-cache"), Some(Duration::ZERO));
+        assert_eq!(
+            cache_control_max_age("max-age=60, no-store"),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(cache_control_max_age("public"), None);
+        assert_eq!(cache_control_max_age("max-age=soon"), None);
+    }
+
+    #[test]
+    fn retry_after_seconds_and_dates() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after("Wed, 21 Oct 2015 07:30:00 GMT", now),
+            Some(Duration::from_secs(120))
+        );
+        assert_eq!(
+            retry_after(
+                "Wed, 21 Oct 2015 07:00:00 GMT",
+                now + Duration::from_secs(86_400)
+            ),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(retry_after("soon", now), None);
+    }
+}

@@ -1,0 +1,759 @@
+//! Which robots.txt applies to a URL, and what the engine matches (SEMANTICS.md §2 "Which
+//! robots.txt"). [`parse_target`] parses a URL the way a crawler would put it on the wire (WHATWG
+//! parsing via the `url` crate: scheme and host lower-cased, IDNs in punycode, IP literals in
+//! canonical form, non-ASCII percent-encoded, dot segments resolved, default port dropped) and
+//! splits it into the [`Origin`] — the cache key and the home of `/robots.txt` — and the
+//! path+query the engine matches, with every `%xx` escape upper-cased so `%2f` and `%2F` are one
+//! path.
+//!
+//! Deviations and decisions beyond §2: only `http` and `https` are accepted (the reference also
+//! honours FTP); the WHATWG quirks for special schemes are kept as a browser would apply them
+//! (`http:example.com/x` and `http:///example.com/x` both mean `http://example.com/x`); a trailing
+//! dot in a host name is kept, so `example.com.` is its own origin (it is a different `Host`
+//! header to the server); an empty query is kept (`/?` is not `/`, as `/$` must not match it);
+//! and inputs over [`MAX_URL_BYTES`] are refused, before parsing and again after
+//! percent-encoding.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use url::{Host, ParseError, Position, Url};
+
+/// The longest URL accepted, in bytes, both as given and once normalised (percent-encoding can
+/// triple non-ASCII input).
+pub const MAX_URL_BYTES: usize = 8 * 1024;
+
+/// Longest scheme echoed back in [`TargetError::UnsupportedScheme`]: the error goes into a
+/// response, and a scheme can be as long as the URL.
+const MAX_REPORTED_SCHEME_BYTES: usize = 64;
+
+/// Why a URL cannot be checked. Every variant is a client error (HTTP 400).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// The URL (as given, or once percent-encoded) is longer than the limit.
+    #[error("URL is {len} bytes, longer than the limit of {max} bytes")]
+    TooLong {
+        /// Length that exceeded the limit, in bytes.
+        len: usize,
+        /// The limit, [`MAX_URL_BYTES`].
+        max: usize,
+    },
+    /// No scheme: `/path`, `example.com/x`, `//example.com/x`, `localhost:8080/x`, or empty input.
+    #[error("not an absolute URL: give scheme and host, e.g. https://example.com/path")]
+    Relative,
+    /// A scheme other than `http` or `https`, lower-cased (cut to 64 bytes).
+    #[error("unsupported URL scheme `{0}`: only http and https URLs have a robots.txt")]
+    UnsupportedScheme(String),
+    /// An `http`/`https` URL without a host (`http://`).
+    #[error("URL has no host")]
+    NoHost,
+    /// Anything else the WHATWG parser rejects (bad port, invalid host or IDN, ...); the `url`
+    /// crate's message.
+    #[error("malformed URL: {0}")]
+    Malformed(String),
+}
+
+/// The two schemes robotsd fetches robots.txt for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// `http`, default port 80.
+    Http,
+    /// `https`, default port 443.
+    Https,
+}
+
+impl Scheme {
+    /// The scheme as it appears in a URL: `http` or `https`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+
+    /// The port used when a URL gives none: 80 or 443.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+
+    /// The scheme for a lower-case scheme string, `None` for anything but `http`/`https`.
+    fn from_lowercase(scheme: &str) -> Option<Self> {
+        match scheme {
+            "http" => Some(Scheme::Http),
+            "https" => Some(Scheme::Https),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Scheme, host and port: one robots.txt, one cache entry.
+///
+/// Equality, hashing and [`Borrow<str>`] all go through [`Origin::key`], which
+/// determines the parts, so a cache keyed by `Origin` can be probed with a `&str`. Cloning is a
+/// reference-count increment.
+#[derive(Debug, Clone)]
+pub struct Origin(Arc<OriginInner>);
+
+#[derive(Debug)]
+struct OriginInner {
+    scheme: Scheme,
+    host: Host<String>,
+    port: Option<u16>,
+    /// `scheme://host[:port]`, the key and the `Display` form.
+    key: Box<str>,
+    robots_url: Url,
+}
+
+impl Origin {
+    /// The origin of an already parsed URL (e.g. a redirect target). Userinfo, path, query and
+    /// fragment are ignored.
+    pub fn from_url(url: &Url) -> Result<Self, TargetError> {
+        let scheme = Scheme::from_lowercase(url.scheme())
+            .ok_or_else(|| TargetError::UnsupportedScheme(reported_scheme(url.scheme())))?;
+        let host = url.host().ok_or(TargetError::NoHost)?.to_owned();
+        // `url` already drops a default port, so this is `None` exactly when the port is the
+        // scheme's default.
+        let port = url.port();
+        // `host_str` is the serialised host: lower-case punycode, IPv6 in brackets.
+        let host_str = url.host_str().ok_or(TargetError::NoHost)?;
+        let key = match port {
+            Some(port) => format!("{scheme}://{host_str}:{port}"),
+            None => format!("{scheme}://{host_str}"),
+        };
+        let robots_url = Url::parse(&format!("{key}/robots.txt"))
+            .map_err(|err| TargetError::Malformed(err.to_string()))?;
+        Ok(Origin(Arc::new(OriginInner {
+            scheme,
+            host,
+            port,
+            key: key.into_boxed_str(),
+            robots_url,
+        })))
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.0.scheme
+    }
+
+    /// The host as parsed: a lower-case punycode domain or an IP address, for the SSRF check.
+    pub fn host(&self) -> &Host<String> {
+        &self.0.host
+    }
+
+    /// The host as serialised in the key: `example.com`, `127.0.0.1`, `[::1]`.
+    pub fn host_str(&self) -> &str {
+        // The key is `scheme://host[:port]`; the host runs from after `://` to the port colon,
+        // and a bracketed IPv6 host contains colons only inside its brackets.
+        let rest = &self.0.key[self.0.scheme.as_str().len() + 3..];
+        match self.0.port {
+            Some(_) => rest.rsplit_once(':').map_or(rest, |(host, _)| host),
+            None => rest,
+        }
+    }
+
+    /// The explicit port; `None` when it is the scheme's default (80 for http, 443 for https).
+    pub fn port(&self) -> Option<u16> {
+        self.0.port
+    }
+
+    /// The port to connect to: the explicit one or the scheme's default.
+    pub fn port_or_default(&self) -> u16 {
+        self.0.port.unwrap_or_else(|| self.0.scheme.default_port())
+    }
+
+    /// The serialised origin, `https://example.com` or `http://[::1]:8080`: the cache key.
+    pub fn key(&self) -> &str {
+        &self.0.key
+    }
+
+    /// `<origin>/robots.txt`, the file that applies to every URL of this origin.
+    pub fn robots_url(&self) -> Url {
+        self.0.robots_url.clone()
+    }
+}
+
+impl PartialEq for Origin {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.key() == other.key()
+    }
+}
+
+impl Eq for Origin {}
+
+impl Hash for Origin {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // Must hash exactly as `str` does, for the `Borrow<str>` lookups.
+        self.key().hash(state);
+    }
+}
+
+impl Borrow<str> for Origin {
+    fn borrow(&self) -> &str {
+        self.key()
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// A URL to check: whose robots.txt applies, and what the engine matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The origin whose `/robots.txt` applies.
+    pub origin: Origin,
+    /// The normalised URL, without userinfo and fragment, `%xx` escapes upper-cased.
+    pub url: Url,
+    /// Path and query as the engine matches them (`/a%2Fb?q=1`; `/` for a bare origin): the
+    /// WHATWG serialisation from the path to the end of the query, `%xx` escapes upper-cased.
+    pub path: String,
+}
+
+/// Parses a URL to check (SEMANTICS.md §2). See [`TargetError`] for what is refused.
+pub fn parse_target(input: &str) -> Result<Target, TargetError> {
+    check_len(input.len())?;
+    let mut url = Url::parse(input).map_err(|err| classify_parse_error(input, err))?;
+    if Scheme::from_lowercase(url.scheme()).is_none() && looks_like_missing_scheme(&url) {
+        return Err(TargetError::Relative);
+    }
+    let origin = Origin::from_url(&url)?;
+    // These only fail for URLs without a host, which `from_url` has ruled out.
+    if url.set_username("").is_err() || url.set_password(None).is_err() {
+        return Err(TargetError::NoHost);
+    }
+    url.set_fragment(None);
+    // The parser keeps the case of existing escapes; upper-case them so the engine sees one
+    // spelling. Re-setting is safe: the serialised path and query are already encoded, and
+    // changing hex case cannot create new dot segments (`%2e` is matched case-insensitively and
+    // was resolved on the first parse).
+    let path = upper_case_escapes(url.path());
+    url.set_path(&path);
+    let query = url.query().map(upper_case_escapes);
+    url.set_query(query.as_deref());
+    check_len(url.as_str().len())?;
+    let path = url[Position::BeforePath..Position::AfterQuery].to_owned();
+    Ok(Target { origin, url, path })
+}
+
+fn check_len(len: usize) -> Result<(), TargetError> {
+    if len > MAX_URL_BYTES {
+        return Err(TargetError::TooLong {
+            len,
+            max: MAX_URL_BYTES,
+        });
+    }
+    Ok(())
+}
+
+fn reported_scheme(scheme: &str) -> String {
+    // Schemes are ASCII, so any byte index is a character boundary.
+    let scheme = &scheme[..scheme.len().min(MAX_REPORTED_SCHEME_BYTES)];
+    scheme.to_ascii_lowercase()
+}
+
+/// A parse error mapped to the most helpful variant. A parse can fail before the scheme is
+/// looked at (`ftp://` has an empty host), so the scheme is checked first: the real problem with
+/// `ftp://` is that it is FTP.
+fn classify_parse_error(input: &str, err: ParseError) -> TargetError {
+    if err == ParseError::RelativeUrlWithoutBase {
+        return TargetError::Relative;
+    }
+    if let Some(scheme) = leading_scheme(input)
+        && Scheme::from_lowercase(&scheme.to_ascii_lowercase()).is_none()
+    {
+        return TargetError::UnsupportedScheme(reported_scheme(scheme));
+    }
+    if err == ParseError::EmptyHost {
+        return TargetError::NoHost;
+    }
+    TargetError::Malformed(err.to_string())
+}
+
+/// The scheme of `input` by the WHATWG grammar (ASCII letter, then letters, digits, `+-.`, then
+/// `:`), after the leading C0 controls and spaces the parser also skips.
+fn leading_scheme(input: &str) -> Option<&str> {
+    let input = input.trim_start_matches(|c: char| c <= ' ');
+    let end = input.find(':')?;
+    let scheme = &input[..end];
+    let mut bytes = scheme.bytes();
+    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphabetic());
+    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    (first_ok && rest_ok).then_some(scheme)
+}
+
+/// Whether a non-http URL is really a host with the scheme left out: `example.com:80/x` and
+/// `localhost:8080` parse as the schemes `example.com` and `localhost`. Saying "relative" there
+/// points at the actual mistake; both answers are a 400 anyway.
+fn looks_like_missing_scheme(url: &Url) -> bool {
+    if !url.cannot_be_a_base() {
+        // `scheme://...`: the scheme was written on purpose.
+        return false;
+    }
+    if url.scheme().contains('.') {
+        return true;
+    }
+    let path = url.path();
+    let digits = path.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=5).contains(&digits) && matches!(path.as_bytes().get(digits), None | Some(b'/'))
+}
+
+/// `s` with the hex digits of every `%xx` escape upper-cased; a `%` not followed by two hex
+/// digits is left alone, as the parser leaves it.
+fn upper_case_escapes(s: &str) -> String {
+    let mut out = s.as_bytes().to_vec();
+    let mut i = 0;
+    while i + 2 < out.len() {
+        if out[i] == b'%' && out[i + 1].is_ascii_hexdigit() && out[i + 2].is_ascii_hexdigit() {
+            out[i + 1].make_ascii_uppercase();
+            out[i + 2].make_ascii_uppercase();
+            i += 3;
+        } else {
+            i += 1;
+        }
+    }
+    // Only ASCII letters changed case, so the bytes are still UTF-8.
+    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    fn origin(url: &str) -> Origin {
+        parse_target(url).expect("valid URL").origin
+    }
+
+    fn path(url: &str) -> String {
+        parse_target(url).expect("valid URL").path
+    }
+
+    // --- errors ---
+
+    #[test]
+    fn too_long_input_is_refused() {
+        let url = format!("https://example.com/{}", "a".repeat(MAX_URL_BYTES));
+        assert_eq!(
+            parse_target(&url),
+            Err(TargetError::TooLong {
+                len: url.len(),
+                max: MAX_URL_BYTES
+            })
+        );
+    }
+
+    #[test]
+    fn url_at_the_limit_is_accepted() {
+        let prefix = "https://example.com/";
+        let url = format!("{prefix}{}", "a".repeat(MAX_URL_BYTES - prefix.len()));
+        assert_eq!(parse_target(&url).expect("at the limit").url.as_str(), url);
+    }
+
+    #[test]
+    fn too_long_after_percent_encoding_is_refused() {
+        // 3,000 two-byte characters: 6,000 bytes as given, 18,000 once percent-encoded.
+        let url = format!("https://example.com/{}", "é".repeat(3000));
+        assert!(url.len() <= MAX_URL_BYTES);
+        assert!(matches!(
+            parse_target(&url),
+            Err(TargetError::TooLong { len, max: MAX_URL_BYTES }) if len > MAX_URL_BYTES
+        ));
+    }
+
+    #[test]
+    fn empty_input_is_relative() {
+        assert_eq!(parse_target(""), Err(TargetError::Relative));
+        assert_eq!(parse_target("   "), Err(TargetError::Relative));
+    }
+
+    #[test]
+    fn absolute_path_is_relative() {
+        assert_eq!(parse_target("/path"), Err(TargetError::Relative));
+    }
+
+    #[test]
+    fn host_without_scheme_is_relative() {
+        assert_eq!(parse_target("example.com/x"), Err(TargetError::Relative));
+    }
+
+    #[test]
+    fn scheme_relative_is_relative() {
+        assert_eq!(parse_target("//example.com/x"), Err(TargetError::Relative));
+    }
+
+    #[test]
+    fn host_and_port_without_scheme_is_relative() {
+        assert_eq!(parse_target("example.com:80/x"), Err(TargetError::Relative));
+        assert_eq!(parse_target("localhost:8080"), Err(TargetError::Relative));
+        assert_eq!(parse_target("localhost:8080/x"), Err(TargetError::Relative));
+    }
+
+    #[test]
+    fn javascript_is_unsupported_scheme() {
+        assert_eq!(
+            parse_target("javascript:alert(1)"),
+            Err(TargetError::UnsupportedScheme("javascript".into()))
+        );
+    }
+
+    #[test]
+    fn other_schemes_are_named() {
+        for (url, scheme) in [
+            ("ftp://example.com/file", "ftp"),
+            ("FTP://example.com/file", "ftp"),
+            ("ftp://", "ftp"),
+            ("file:///etc/passwd", "file"),
+            ("data:text/plain,hi", "data"),
+            ("mailto:someone@example.com", "mailto"),
+            ("ws://example.com/", "ws"),
+        ] {
+            assert_eq!(
+                parse_target(url),
+                Err(TargetError::UnsupportedScheme(scheme.into())),
+                "{url}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_scheme_is_cut_in_the_error() {
+        let url = format!("{}:x", "a".repeat(500));
+        assert_eq!(
+            parse_target(&url),
+            Err(TargetError::UnsupportedScheme("a".repeat(64)))
+        );
+    }
+
+    #[test]
+    fn scheme_without_host_is_no_host() {
+        assert_eq!(parse_target("http://"), Err(TargetError::NoHost));
+        assert_eq!(parse_target("https://"), Err(TargetError::NoHost));
+        assert_eq!(parse_target("https://:8080/"), Err(TargetError::NoHost));
+    }
+
+    #[test]
+    fn bad_port_is_malformed() {
+        assert!(matches!(
+            parse_target("https://example.com:99999/"),
+            Err(TargetError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn bad_host_is_malformed() {
+        assert!(matches!(
+            parse_target("https://exa mple.com/"),
+            Err(TargetError::Malformed(_))
+        ));
+        assert!(matches!(
+            parse_target("http://[::1/"),
+            Err(TargetError::Malformed(_))
+        ));
+    }
+
+    // --- origin ---
+
+    #[test]
+    fn scheme_and_host_are_lower_cased() {
+        let origin = origin("HTTPS://EXAMPLE.COM/Path");
+        assert_eq!(origin.key(), "https://example.com");
+        assert_eq!(origin.scheme(), Scheme::Https);
+        assert_eq!(origin.host_str(), "example.com");
+        assert_eq!(origin.host(), &Host::Domain("example.com".to_owned()));
+    }
+
+    #[test]
+    fn idn_is_punycode() {
+        assert_eq!(
+            origin("http://müller.eu/"),
+            origin("http://xn--mller-kva.eu/")
+        );
+        assert_eq!(origin("http://MÜLLER.eu/").key(), "http://xn--mller-kva.eu");
+    }
+
+    #[test]
+    fn default_port_is_dropped() {
+        let origin443 = origin("https://example.com:443/");
+        assert_eq!(origin443, origin("https://example.com/"));
+        assert_eq!(origin443.port(), None);
+        assert_eq!(origin443.port_or_default(), 443);
+        assert_eq!(origin("http://example.com:80/").key(), "http://example.com");
+    }
+
+    #[test]
+    fn non_default_port_is_kept() {
+        let origin = origin("https://example.com:8181/");
+        assert_eq!(origin.key(), "https://example.com:8181");
+        assert_eq!(origin.port(), Some(8181));
+        assert_eq!(origin.port_or_default(), 8181);
+        assert_eq!(origin.host_str(), "example.com");
+    }
+
+    #[test]
+    fn other_schemes_default_port_is_kept() {
+        assert_eq!(
+            origin("http://example.com:443/").key(),
+            "http://example.com:443"
+        );
+        assert_eq!(
+            origin("https://example.com:80/").key(),
+            "https://example.com:80"
+        );
+    }
+
+    #[test]
+    fn http_and_https_differ() {
+        assert_ne!(
+            origin("http://example.com/"),
+            origin("https://example.com/")
+        );
+    }
+
+    #[test]
+    fn ipv6_is_canonical() {
+        let origin = origin("http://[0:0::1]/");
+        assert_eq!(origin.key(), "http://[::1]");
+        assert_eq!(origin.host_str(), "[::1]");
+        assert_eq!(origin.host(), &Host::<String>::Ipv6(Ipv6Addr::LOCALHOST));
+    }
+
+    #[test]
+    fn ipv6_with_port_displays_in_brackets() {
+        let origin = origin("http://[::1]:8080/x");
+        assert_eq!(origin.to_string(), "http://[::1]:8080");
+        assert_eq!(origin.host_str(), "[::1]");
+        assert_eq!(origin.port(), Some(8080));
+    }
+
+    #[test]
+    fn ipv4_is_canonical() {
+        let short = origin("http://127.1/");
+        assert_eq!(short.key(), "http://127.0.0.1");
+        assert_eq!(short.host(), &Host::<String>::Ipv4(Ipv4Addr::LOCALHOST));
+        assert_eq!(origin("http://0x7f.0.0.1/"), short);
+    }
+
+    #[test]
+    fn userinfo_is_ignored() {
+        let target = parse_target("https://user:pw@example.com/a").expect("valid");
+        assert_eq!(target.origin.key(), "https://example.com");
+        assert_eq!(target.url.as_str(), "https://example.com/a");
+        assert_eq!(target.url.username(), "");
+        assert_eq!(target.url.password(), None);
+    }
+
+    #[test]
+    fn fragment_is_ignored() {
+        let target = parse_target("https://example.com/p#frag").expect("valid");
+        assert_eq!(target.url.as_str(), "https://example.com/p");
+        assert_eq!(target.url.fragment(), None);
+        assert_eq!(target.path, "/p");
+    }
+
+    #[test]
+    fn display_is_the_key() {
+        let origin = origin("https://example.com/x?y");
+        assert_eq!(origin.to_string(), "https://example.com");
+        assert_eq!(origin.to_string(), origin.key());
+    }
+
+    #[test]
+    fn robots_url_is_origin_slash_robots_txt() {
+        assert_eq!(
+            origin("https://user@EXAMPLE.com:443/a/b?c#d")
+                .robots_url()
+                .as_str(),
+            "https://example.com/robots.txt"
+        );
+        assert_eq!(
+            origin("http://[::1]:8080/x").robots_url().as_str(),
+            "http://[::1]:8080/robots.txt"
+        );
+    }
+
+    #[test]
+    fn origin_can_be_looked_up_by_key() {
+        let set: HashSet<Origin> = [origin("https://example.com/a")].into_iter().collect();
+        assert!(set.contains("https://example.com"));
+        assert!(set.contains(&origin("https://EXAMPLE.com:443/b")));
+        assert!(!set.contains("http://example.com"));
+    }
+
+    #[test]
+    fn from_url_refuses_other_schemes() {
+        let url = Url::parse("ftp://example.com/").expect("valid");
+        assert_eq!(
+            Origin::from_url(&url),
+            Err(TargetError::UnsupportedScheme("ftp".into()))
+        );
+    }
+
+    #[test]
+    fn trailing_dot_is_its_own_origin() {
+        assert_ne!(
+            origin("http://example.com./"),
+            origin("http://example.com/")
+        );
+    }
+
+    // --- path ---
+
+    #[test]
+    fn escapes_are_upper_cased() {
+        assert_eq!(path("https://example.com/a%2fb"), "/a%2Fb");
+        assert_eq!(path("https://example.com/a%2Fb"), "/a%2Fb");
+    }
+
+    #[test]
+    fn escapes_in_query_are_upper_cased() {
+        let target = parse_target("https://example.com/a%2fb?x=%2f%zz").expect("valid");
+        assert_eq!(target.path, "/a%2Fb?x=%2F%zz");
+        assert_eq!(target.url.as_str(), "https://example.com/a%2Fb?x=%2F%zz");
+    }
+
+    #[test]
+    fn broken_escape_is_kept() {
+        assert_eq!(path("https://example.com/%zz%4a%"), "/%zz%4A%");
+    }
+
+    #[test]
+    fn non_ascii_is_percent_encoded() {
+        assert_eq!(path("https://example.com/caf\u{e9}"), "/caf%C3%A9");
+    }
+
+    #[test]
+    fn bare_origin_is_slash() {
+        assert_eq!(path("https://example.com"), "/");
+    }
+
+    #[test]
+    fn query_kept_fragment_dropped() {
+        assert_eq!(path("https://example.com/p?q=1#frag"), "/p?q=1");
+    }
+
+    #[test]
+    fn empty_query_is_kept() {
+        assert_eq!(path("https://example.com/?"), "/?");
+        assert_eq!(path("https://example.com/?#frag"), "/?");
+    }
+
+    #[test]
+    fn space_is_percent_encoded() {
+        assert_eq!(path("https://example.com/a b"), "/a%20b");
+    }
+
+    #[test]
+    fn dot_segments_are_resolved() {
+        assert_eq!(path("https://example.com/a/../b/./c"), "/b/c");
+        assert_eq!(path("https://example.com/a/%2e%2E/b"), "/b");
+    }
+
+    #[test]
+    fn params_are_part_of_the_path() {
+        assert_eq!(
+            path("https://example.com/a;jsessionid=1?x"),
+            "/a;jsessionid=1?x"
+        );
+    }
+
+    #[test]
+    fn path_matches_the_url() {
+        let target = parse_target("https://example.com/caf\u{e9}?q=\u{e4} b#x").expect("valid");
+        assert_eq!(target.path, "/caf%C3%A9?q=%C3%A4%20b");
+        assert_eq!(
+            target.url.as_str(),
+            format!("{}{}", target.origin, target.path)
+        );
+    }
+
+    #[test]
+    fn surrounding_whitespace_is_ignored() {
+        assert_eq!(path("  https://example.com/x \n"), "/x");
+    }
+
+    // --- SEMANTICS §2 / Google's file-location table ---
+
+    const ROBOTS: &str = "https://example.com/robots.txt";
+
+    fn robots_for(url: &str) -> String {
+        origin(url).robots_url().to_string()
+    }
+
+    #[test]
+    fn location_applies_to_root() {
+        assert_eq!(robots_for("https://example.com/"), ROBOTS);
+    }
+
+    #[test]
+    fn location_applies_to_nested_file() {
+        assert_eq!(robots_for("https://example.com/folder/file"), ROBOTS);
+        assert_eq!(
+            origin("https://example.com/folder/file"),
+            origin("https://example.com/")
+        );
+    }
+
+    #[test]
+    fn location_not_for_other_subdomain() {
+        assert_ne!(
+            origin("https://other.example.com/"),
+            origin("https://example.com/")
+        );
+        assert_ne!(robots_for("https://other.example.com/"), ROBOTS);
+    }
+
+    #[test]
+    fn location_not_for_other_scheme() {
+        assert_ne!(
+            origin("http://example.com/"),
+            origin("https://example.com/")
+        );
+        assert_ne!(robots_for("http://example.com/"), ROBOTS);
+    }
+
+    #[test]
+    fn location_not_for_other_port() {
+        assert_ne!(
+            origin("https://example.com:8181/"),
+            origin("https://example.com/")
+        );
+        assert_eq!(
+            robots_for("https://example.com:8181/"),
+            "https://example.com:8181/robots.txt"
+        );
+    }
+
+    #[test]
+    fn location_default_port_is_same_origin() {
+        assert_eq!(
+            origin("https://example.com:443/"),
+            origin("https://example.com/")
+        );
+        assert_eq!(robots_for("https://example.com:443/"), ROBOTS);
+    }
+
+    #[test]
+    fn location_ip_host_only_its_own_origin() {
+        let ip = origin("https://212.96.82.21/");
+        assert_eq!(ip, origin("https://212.96.82.21/folder/file"));
+        assert_eq!(ip.robots_url().as_str(), "https://212.96.82.21/robots.txt");
+        assert_ne!(ip, origin("https://example.com/"));
+        assert_ne!(ip, origin("http://212.96.82.21/"));
+        assert_ne!(ip, origin("https://212.96.82.21:8181/"));
+    }
+}
