@@ -254,8 +254,10 @@ impl OriginCache {
             return snapshot;
         }
         // Nothing known: one check fetches, the others wait for it.
-        let coalesced = slot.fetching.try_lock().is_err();
-        let _fetching = Arc::clone(&slot.fetching).lock_owned().await;
+        let (_fetching, coalesced) = match Arc::clone(&slot.fetching).try_lock_owned() {
+            Ok(guard) => (guard, false),
+            Err(_) => (Arc::clone(&slot.fetching).lock_owned().await, true),
+        };
         let lookup = if coalesced {
             Lookup::Coalesced
         } else {

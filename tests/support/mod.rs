@@ -1,0 +1,242 @@
+//! Real local HTTP origins and helpers for the integration tests. Every server binds a loopback
+//! address (127.0.0.0/8); nothing here sends traffic anywhere else.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Response, StatusCode};
+use robotsd::cache::{CacheConfig, Clock, OriginCache};
+use robotsd::checker::Checker;
+use robotsd::destination::DestinationPolicy;
+use robotsd::fetch::{FetchConfig, Fetcher};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// What an origin answers for `/robots.txt`: status, headers, body.
+pub type Reply = (u16, Vec<(&'static str, String)>, Vec<u8>);
+
+/// A running origin that counts the requests it receives.
+pub struct OriginServer {
+    pub addr: SocketAddr,
+    pub hits: Arc<AtomicUsize>,
+    reply: Arc<Mutex<Arc<dyn Fn() -> Reply + Send + Sync>>>,
+    delay: Arc<Mutex<Duration>>,
+}
+
+impl OriginServer {
+    /// The origin's base URL, `http://127.0.0.1:port`.
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A URL on this origin.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base())
+    }
+
+    /// Makes every answer wait this long before it is sent.
+    pub fn set_delay(&self, delay: Duration) {
+        *self.delay.lock().unwrap() = delay;
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+
+    /// Changes what the origin answers from now on.
+    pub fn set_reply(&self, reply: impl Fn() -> Reply + Send + Sync + 'static) {
+        *self.reply.lock().unwrap() = Arc::new(reply);
+    }
+}
+
+/// Starts an origin on `ip` (a loopback address) answering every path with `reply`.
+pub async fn origin_on(
+    ip: &str,
+    reply: impl Fn() -> Reply + Send + Sync + 'static,
+) -> OriginServer {
+    let listener = TcpListener::bind((ip, 0)).await.expect("bind loopback");
+    let addr = listener.local_addr().unwrap();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let reply: Arc<Mutex<Arc<dyn Fn() -> Reply + Send + Sync>>> =
+        Arc::new(Mutex::new(Arc::new(reply)));
+    let delay = Arc::new(Mutex::new(Duration::ZERO));
+    let (h, r, d) = (Arc::clone(&hits), Arc::clone(&reply), Arc::clone(&delay));
+    let app = Router::new().fallback(move |_headers: HeaderMap| {
+        let (h, r, d) = (Arc::clone(&h), Arc::clone(&r), Arc::clone(&d));
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            let wait = *d.lock().unwrap();
+            tokio::time::sleep(wait).await;
+            let f = Arc::clone(&*r.lock().unwrap());
+            let (status, headers, body) = f();
+            let mut response = Response::builder().status(StatusCode::from_u16(status).unwrap());
+            for (name, value) in headers {
+                response = response.header(name, value);
+            }
+            response.body(Body::from(body)).unwrap()
+        }
+    });
+    tokio::spawn(async move {
+        axum::serve(listener, app).await.ok();
+    });
+    OriginServer {
+        addr,
+        hits,
+        reply,
+        delay,
+    }
+}
+
+/// An origin on 127.0.0.1.
+pub async fn origin(reply: impl Fn() -> Reply + Send + Sync + 'static) -> OriginServer {
+    origin_on("127.0.0.1", reply).await
+}
+
+pub fn ok(body: &str) -> Reply {
+    (200, vec![], body.as_bytes().to_vec())
+}
+
+pub fn status(code: u16) -> Reply {
+    (code, vec![], Vec::new())
+}
+
+pub fn redirect(location: String) -> Reply {
+    (301, vec![("location", location)], Vec::new())
+}
+
+/// A raw TCP server that runs `serve` on each connection and counts connections.
+pub async fn raw_server<F, Fut>(serve: F) -> (SocketAddr, Arc<AtomicUsize>)
+where
+    F: Fn(tokio::net::TcpStream) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    let serve = Arc::new(serve);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            c.fetch_add(1, Ordering::SeqCst);
+            let serve = Arc::clone(&serve);
+            tokio::spawn(async move { serve(stream).await });
+        }
+    });
+    (addr, count)
+}
+
+/// Reads a request head (up to the blank line) from a raw connection.
+pub async fn read_head(stream: &mut tokio::net::TcpStream) -> String {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") && head.len() < 65_536 {
+        if stream.read(&mut byte).await.unwrap_or(0) == 0 {
+            break;
+        }
+        head.push(byte[0]);
+    }
+    String::from_utf8_lossy(&head).into_owned()
+}
+
+/// A listener that must never be reached: it counts every connection it accepts.
+pub async fn canary(ip: &str) -> Option<(SocketAddr, Arc<AtomicUsize>)> {
+    let listener = TcpListener::bind((ip, 0)).await.ok()?;
+    let addr = listener.local_addr().unwrap();
+    let count = Arc::new(AtomicUsize::new(0));
+    let c = Arc::clone(&count);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            c.fetch_add(1, Ordering::SeqCst);
+            let _ = stream
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 24\r\n\r\nuser-agent: *\ndisallow: /\n",
+                )
+                .await;
+        }
+    });
+    Some((addr, count))
+}
+
+/// A clock the test moves by hand.
+#[derive(Debug)]
+pub struct ManualClock(Mutex<Instant>);
+
+impl ManualClock {
+    pub fn new() -> Arc<ManualClock> {
+        Arc::new(ManualClock(Mutex::new(Instant::now())))
+    }
+    pub fn advance(&self, by: Duration) {
+        *self.0.lock().unwrap() += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// Fetch limits for tests: the defaults with a short total time limit.
+pub fn fetch_config() -> FetchConfig {
+    FetchConfig {
+        total_timeout: Duration::from_secs(2),
+        connect_timeout: Duration::from_secs(1),
+        ..FetchConfig::default()
+    }
+}
+
+/// Loopback origins are private: the tests' own servers need the operator's permission.
+pub fn loopback_allowed() -> DestinationPolicy {
+    DestinationPolicy::new(true, vec![], vec![])
+}
+
+pub fn checker_with(
+    policy: DestinationPolicy,
+    fetch: FetchConfig,
+    cache: CacheConfig,
+    clock: Option<Arc<dyn Clock>>,
+) -> Checker {
+    let fetcher = Fetcher::new(fetch, policy).expect("fetcher");
+    let cache = match clock {
+        Some(clock) => OriginCache::with_clock(cache, fetcher, clock),
+        None => OriginCache::new(cache, fetcher),
+    };
+    Checker::new(cache)
+}
+
+/// A checker that may reach loopback origins, with default cache settings.
+pub fn checker() -> Checker {
+    checker_with(
+        loopback_allowed(),
+        fetch_config(),
+        CacheConfig::default(),
+        None,
+    )
+}
+
+/// A checker on a hand-moved clock.
+pub fn checker_on(clock: Arc<ManualClock>) -> Checker {
+    checker_with(
+        loopback_allowed(),
+        fetch_config(),
+        CacheConfig::default(),
+        Some(clock),
+    )
+}
+
+/// Waits (up to 5 s) until `cond` holds.
+pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while tokio::time::Instant::now() < deadline {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    cond()
+}
