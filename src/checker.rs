@@ -36,7 +36,7 @@ impl From<DestinationError> for CheckError {
 }
 
 /// Why the verdict is what it is: a closed set, documented in README.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// A rule matched and decided.
@@ -188,6 +188,22 @@ impl Checker {
         &self.cache
     }
 
+    /// What the cache holds for `url`'s origin now, fetching it if nothing is known.
+    pub async fn lookup(&self, url: &str) -> Result<(Target, Snapshot), CheckError> {
+        let target = parse_target(url)?;
+        self.cache
+            .fetcher()
+            .check_destination(&target.origin.robots_url())
+            .await?;
+        let snapshot = self.cache.lookup(&target.origin).await;
+        Ok((target, snapshot))
+    }
+
+    /// Wall-clock time of a cache instant (for display).
+    pub fn wall_time(&self, at: Instant) -> SystemTime {
+        wall(at, (self.cache.now(), SystemTime::now()))
+    }
+
     /// May any of `user_agents` fetch `url`? Each `ua` may be a whole `User-Agent` header or a
     /// product token.
     pub async fn check<S: AsRef<str>>(
@@ -332,7 +348,8 @@ fn wall(at: Instant, (now, wall_now): (Instant, SystemTime)) -> SystemTime {
     }
 }
 
-fn source(snapshot: &Snapshot, clock: (Instant, SystemTime)) -> Source {
+/// Where a snapshot's robots.txt came from, with wall-clock times.
+pub fn source(snapshot: &Snapshot, clock: (Instant, SystemTime)) -> Source {
     let copy = snapshot.copy.as_ref();
     let backoff = snapshot.backoff.as_ref();
     let meta = copy.map(|c| &c.meta).or(backoff.map(|b| &b.last));

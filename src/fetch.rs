@@ -10,8 +10,9 @@
 //! Destinations: names are resolved by [`PolicyResolver`], which fails a name if any of its
 //! addresses is forbidden and hands back only vetted addresses, so the connection goes to a
 //! checked address and DNS rebinding fails; IP literals never reach a resolver, so every hop's
-//! host is checked here first. Environment proxies are ignored; with a configured proxy the
-//! proxy resolves names, so robotsd also resolves and checks each name itself before sending.
+//! host is checked here first. Environment proxies are ignored; with a configured proxy,
+//! literals are still checked before anything is sent, and the proxy resolves names (so its own
+//! egress rules govern them).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -172,7 +173,6 @@ pub struct Fetcher {
     client: reqwest::Client,
     config: Arc<FetchConfig>,
     policy: DestinationPolicy,
-    resolver: Arc<PolicyResolver>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -202,7 +202,7 @@ impl Fetcher {
             .connect_timeout(config.connect_timeout)
             .timeout(config.total_timeout)
             .pool_idle_timeout(Duration::from_secs(30))
-            .dns_resolver(Arc::clone(&resolver));
+            .dns_resolver(resolver);
         builder = match &config.proxy {
             Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.as_str())?),
             None => builder.no_proxy(),
@@ -211,7 +211,6 @@ impl Fetcher {
             client: builder.build()?,
             config: Arc::new(config),
             policy,
-            resolver,
         })
     }
 
@@ -220,21 +219,16 @@ impl Fetcher {
         &self.config
     }
 
-    /// Checks a URL's host against the destination policy, before anything is sent.
+    /// Checks a URL's host against the destination policy, before anything is sent. Names are
+    /// checked when they are resolved; through a proxy, the proxy resolves them, and its own
+    /// egress rules govern where names lead (robotsd sends no DNS query of its own then).
     pub async fn check_destination(&self, url: &Url) -> Result<(), DestinationError> {
         let Some(host) = url.host() else {
             return Err(DestinationError::NoAddresses {
                 host: String::new(),
             });
         };
-        self.policy.check_url_host(&host)?;
-        if self.config.proxy.is_some()
-            && let url::Host::Domain(name) = host
-        {
-            // The proxy resolves the name, so robotsd's resolver would never see it.
-            self.resolver.resolve_checked(name).await?;
-        }
-        Ok(())
+        self.policy.check_url_host(&host)
     }
 
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.

@@ -2,15 +2,24 @@
 //!
 //! The crate is layered so that the decision can be tested without a network:
 //! - [`robots`]: the pure robots.txt engine (parse once, check many times from many threads).
-//! - [`cli`]: the offline `robotsd eval` tool over the engine.
+//! - [`origin`], [`user_agent`]: which robots.txt and which agent token a check is about.
+//! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
+//! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`].
+//! - [`checker`]: URL + agents → answer, joining the above.
+//! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service.
+//! - [`cli`]: the command line (`robotsd serve`, `robotsd eval`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod api;
 pub mod cache;
 pub mod checker;
 pub mod cli;
+pub mod config;
 pub mod destination;
 pub mod fetch;
+pub mod metrics;
 pub mod origin;
 pub mod robots;
+pub mod server;
 pub mod user_agent;

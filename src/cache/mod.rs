@@ -54,7 +54,7 @@ impl Default for CacheConfig {
 }
 
 /// How the answer was obtained from the cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Lookup {
     /// A fresh copy, or a backoff answer, was there.

@@ -4,6 +4,8 @@
 mod eval;
 
 use std::io::{BufRead, Write};
+
+use crate::config::{LogFormat, ServeArgs};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -11,17 +13,25 @@ use clap::{Parser, Subcommand};
 pub use eval::{EvalError, EvalRequest, EvalResult, GroupJson, RuleJson, evaluate_request};
 
 /// robots.txt as a service: may this user-agent fetch this URL?
+///
+/// Without a subcommand, robotsd serves (the same as `robotsd serve`).
 #[derive(Debug, Parser)]
-#[command(name = "robotsd", version, about, long_about = None)]
+#[command(name = "robotsd", version, about, long_about = None, args_conflicts_with_subcommands = true)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (default: serve).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// Settings for serving without the `serve` subcommand.
+    #[command(flatten)]
+    pub serve: crate::config::ServeArgs,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Serve the HTTP API (the default): `/v1/check`, `/v1/robots`, `/v1/evaluate`, probes,
+    /// metrics and the OpenAPI document. Every flag can also be set by its `ROBOTSD_*` variable.
+    Serve(crate::config::ServeArgs),
     /// Evaluate URLs against a robots.txt offline, exactly as the engine decides (no network).
     ///
     /// Agents are used verbatim (pass product tokens such as `Googlebot`, not whole User-Agent
@@ -65,8 +75,10 @@ pub fn run(
     stderr: &mut dyn Write,
 ) -> u8 {
     let result = match cli.command {
-        Command::Eval(args) if args.jsonl => eval::run_jsonl(stdin, stdout),
-        Command::Eval(args) => eval::run_file(&args, stdout),
+        Some(Command::Eval(args)) if args.jsonl => eval::run_jsonl(stdin, stdout),
+        Some(Command::Eval(args)) => eval::run_file(&args, stdout),
+        Some(Command::Serve(args)) => return serve(&args, stderr),
+        None => return serve(&cli.serve, stderr),
     };
     match result {
         Ok(()) => 0,
@@ -74,6 +86,60 @@ pub fn run(
             // Nothing more useful can be done if stderr itself is closed.
             let _ = writeln!(stderr, "robotsd: {error}");
             2
+        }
+    }
+}
+
+/// Validates the settings, starts the service and serves until SIGTERM or SIGINT.
+fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
+    let settings = match args.settings() {
+        Ok(settings) => settings,
+        Err(error) => {
+            let _ = writeln!(stderr, "robotsd: invalid settings: {error}");
+            return 2;
+        }
+    };
+    let filter = match tracing_subscriber::EnvFilter::try_new(&settings.log.level) {
+        Ok(filter) => filter,
+        Err(error) => {
+            let _ = writeln!(stderr, "robotsd: invalid --log-level: {error}");
+            return 2;
+        }
+    };
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    // A second initialisation (in tests) keeps the first subscriber.
+    let _ = match settings.log.format {
+        LogFormat::Json => subscriber.json().try_init(),
+        LogFormat::Text => subscriber.try_init(),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            let _ = writeln!(stderr, "robotsd: cannot start the runtime: {error}");
+            return 1;
+        }
+    };
+    let result = runtime.block_on(async {
+        let state = crate::server::state(&settings)?;
+        let listener = tokio::net::TcpListener::bind(settings.listen).await?;
+        let admin = match settings.admin_listen {
+            Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
+            None => None,
+        };
+        tracing::info!(listen = %settings.listen, admin = ?settings.admin_listen, "robotsd serving");
+        crate::server::run(state, listener, admin, crate::server::shutdown_signal()).await
+    });
+    match result {
+        Ok(()) => {
+            tracing::info!("robotsd stopped");
+            0
+        }
+        Err(error) => {
+            let _ = writeln!(stderr, "robotsd: {error}");
+            1
         }
     }
 }

@@ -1,0 +1,425 @@
+//! The HTTP API (axum): `/v1/check`, `/v1/robots`, `/v1/evaluate`, probes, metrics and the
+//! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
+//! answer; every error leaves through [`ApiError`] as problem+json.
+
+pub mod problem;
+pub mod types;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{RawQuery, State};
+use axum::http::{Method, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use futures_util::StreamExt;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::cache::policy::{BackoffBasis, Rules};
+use crate::cache::{Basis, Lookup};
+use crate::checker::{self, Checker, Reason};
+use crate::config::Limits;
+use crate::metrics::Metrics;
+use crate::origin::{TargetError, parse_target};
+use crate::robots::RobotsTxt;
+use problem::{ApiError, Problem};
+use types::*;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// Answers checks.
+    pub checker: Checker,
+    /// Counts them.
+    pub metrics: Metrics,
+    /// Request limits.
+    pub limits: Arc<Limits>,
+    /// False while draining: `/readyz` then answers 503.
+    pub ready: Arc<AtomicBool>,
+}
+
+/// The cache result of a check, left in the response's extensions for the request log.
+#[derive(Debug, Clone, Copy)]
+pub struct CacheResult(pub Lookup);
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "robotsd",
+        description = "robots.txt as a service: may this user-agent fetch this URL? Verdicts follow \
+            Google's reference parser (RFC 9309 and Google's documented handling), with the rule \
+            and group that decided and where the robots.txt came from.",
+        license(name = "Apache-2.0", identifier = "Apache-2.0"),
+    ),
+    components(schemas(Problem)),
+    tags((name = "check", description = "Verdicts"), (name = "robots", description = "Cached robots.txt"), (name = "operations", description = "Probes and metrics"))
+)]
+struct ApiDoc;
+
+/// The public API routes.
+pub fn api_router(state: AppState) -> Router {
+    api_routes().split_for_parts().0.with_state(state)
+}
+
+/// The API routes with their OpenAPI description: one list serves both, so the document cannot
+/// drift from what is served.
+fn api_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(check_get, check_post))
+        .routes(routes!(robots_get))
+        .routes(routes!(evaluate_post))
+}
+
+/// The probe and metrics routes (served on the admin listener when there is one).
+pub fn admin_router(state: AppState) -> Router {
+    Router::new()
+        .route("/livez", axum::routing::get(livez))
+        .route("/healthz", axum::routing::get(livez))
+        .route("/readyz", axum::routing::get(readyz))
+        .route("/metrics", axum::routing::get(metrics))
+        .with_state(state)
+}
+
+/// The OpenAPI document of the whole service, as committed under `openapi/`.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    let (_, mut api) = api_routes().split_for_parts();
+    let (_, ops) = OpenApiRouter::<AppState>::new()
+        .routes(routes!(livez_doc))
+        .routes(routes!(readyz_doc))
+        .routes(routes!(metrics_doc))
+        .split_for_parts();
+    api.merge(ops);
+    api
+}
+
+/// Answers unknown routes.
+pub async fn not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(uri.path().chars().take(256).collect())
+}
+
+/// Answers known routes asked with the wrong method.
+pub async fn method_not_allowed(method: Method) -> ApiError {
+    ApiError::MethodNotAllowed(method.to_string())
+}
+
+fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .into_owned()
+        .collect()
+}
+
+fn check_url_length(url: &str, limits: &Limits) -> Result<(), ApiError> {
+    if url.len() > limits.max_url_bytes {
+        return Err(ApiError::Url(TargetError::TooLong {
+            len: url.len(),
+            max: limits.max_url_bytes,
+        }));
+    }
+    Ok(())
+}
+
+fn check_agents(agents: &[String], limits: &Limits) -> Result<(), ApiError> {
+    match agents.iter().find(|ua| ua.len() > limits.max_user_agent_bytes) {
+        Some(ua) => Err(ApiError::UserAgent(format!(
+            "a ua value of {} bytes exceeds the limit of {} bytes",
+            ua.len(),
+            limits.max_user_agent_bytes
+        ))),
+        None if agents.is_empty() => Err(ApiError::Missing("ua")),
+        None => Ok(()),
+    }
+}
+
+async fn check_one(state: &AppState, url: &str, agents: &[String]) -> Result<CheckResponse, ApiError> {
+    check_url_length(url, &state.limits)?;
+    check_agents(agents, &state.limits)?;
+    let answer = state.checker.check(url, agents).await?;
+    state.metrics.observe_check(
+        answer.allowed,
+        answer.reason.as_str(),
+        lookup_name(answer.source.cache),
+    );
+    Ok(answer.into())
+}
+
+fn lookup_name(lookup: Lookup) -> &'static str {
+    match lookup {
+        Lookup::Hit => "hit",
+        Lookup::Miss => "miss",
+        Lookup::Stale => "stale",
+        Lookup::Coalesced => "coalesced",
+    }
+}
+
+/// May this user-agent fetch this URL?
+#[utoipa::path(
+    get,
+    path = "/v1/check",
+    tag = "check",
+    params(
+        ("url" = String, Query, description = "The absolute http(s) URL to check.", example = "https://example.com/private/page"),
+        ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat for a crawler that answers to several names.", example = json!(["Googlebot"])),
+    ),
+    responses(
+        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from.", body = CheckResponse),
+        (status = 400, description = "Missing or invalid url or ua.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Overloaded; retry after the Retry-After header.", body = Problem, content_type = "application/problem+json"),
+        (status = 504, description = "The check took longer than the request time limit.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn check_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    let url = pairs
+        .iter()
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v.clone())
+        .filter(|v| !v.is_empty())
+        .ok_or(ApiError::Missing("url"))?;
+    let agents: Vec<String> = pairs
+        .into_iter()
+        .filter(|(k, _)| k == "ua")
+        .map(|(_, v)| v)
+        .collect();
+    let answer = check_one(&state, &url, &agents).await?;
+    let lookup = answer.robots.as_ref().map(|r| r.cache);
+    let mut response = Json(answer).into_response();
+    if let Some(lookup) = lookup {
+        response.extensions_mut().insert(CacheResult(lookup));
+    }
+    Ok(response)
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(
+    body: Result<Bytes, BytesRejection>,
+    limits: &Limits,
+) -> Result<T, ApiError> {
+    let body = body.map_err(|rejection| match rejection {
+        BytesRejection::FailedToBufferBody(_) => ApiError::BodyTooLarge {
+            max: limits.max_body_bytes,
+        },
+        other => ApiError::InvalidBody(other.body_text()),
+    })?;
+    serde_json::from_slice(&body).map_err(|e| ApiError::InvalidBody(e.to_string()))
+}
+
+/// Many checks at once, answered in order; a bad item gets an error in its slot.
+#[utoipa::path(
+    post,
+    path = "/v1/check",
+    tag = "check",
+    request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
+    responses(
+        (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
+        (status = 400, description = "The body is not a batch.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Too many items, or too large a body.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "Overloaded.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn check_post(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<BatchResponse>, ApiError> {
+    let request: BatchRequest = read_json(body, &state.limits)?;
+    let items: Vec<(String, Vec<String>)> = match request {
+        BatchRequest::Urls { ua, urls } => {
+            let agents = ua.into_vec();
+            urls.into_iter().map(|url| (url, agents.clone())).collect()
+        }
+        BatchRequest::Checks { checks } => checks
+            .into_iter()
+            .map(|c| (c.url, c.ua.into_vec()))
+            .collect(),
+    };
+    if items.len() > state.limits.max_batch {
+        return Err(ApiError::BatchTooLarge {
+            len: items.len(),
+            max: state.limits.max_batch,
+        });
+    }
+    // Distinct origins are fetched concurrently, within a bound; checks of one origin share its
+    // single fetch through the cache. `buffered` keeps the answers in request order.
+    let results = futures_util::stream::iter(items)
+        .map(|(url, agents)| {
+            let state = state.clone();
+            async move {
+                match check_one(&state, &url, &agents).await {
+                    Ok(answer) => BatchItem::Answer(Box::new(answer)),
+                    Err(error) => BatchItem::Error {
+                        error: error.problem(),
+                    },
+                }
+            }
+        })
+        .buffered(state.limits.batch_concurrency.max(1))
+        .collect()
+        .await;
+    Ok(Json(BatchResponse { results }))
+}
+
+/// What robotsd holds for a URL's origin: the fetch, the backoff, the parsed robots.txt.
+#[utoipa::path(
+    get,
+    path = "/v1/robots",
+    tag = "robots",
+    params(("url" = String, Query, description = "Any URL of the origin (or its robots.txt).", example = "https://example.com/")),
+    responses(
+        (status = 200, description = "The origin's robots.txt as robotsd holds it (fetched now if it was not held).", body = RobotsResponse),
+        (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn robots_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Json<RobotsResponse>, ApiError> {
+    let url = query_pairs(query.as_deref())
+        .into_iter()
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+        .ok_or(ApiError::Missing("url"))?;
+    check_url_length(&url, &state.limits)?;
+    let (target, snapshot) = state.checker.lookup(&url).await?;
+    let source = checker::source(&snapshot, (state.checker.cache().now(), SystemTime::now()));
+    let (state_name, rules) = match &snapshot.basis {
+        Basis::Copy(Rules::Refused(why)) => return Err(ApiError::Destination(why.to_string())),
+        Basis::Copy(rules) => (if matches!(rules, Rules::NoRobots) { "no_robots_txt" } else { "parsed" }, Some(rules)),
+        Basis::Backoff { basis, rules } => (
+            "unreachable",
+            rules.as_ref().filter(|_| *basis == BackoffBasis::LastGoodCopy),
+        ),
+    };
+    let parsed = match rules {
+        Some(Rules::Parsed(robots)) => Some(ParsedJson::from(robots.as_ref())),
+        _ => None,
+    };
+    Ok(Json(RobotsResponse {
+        origin: target.origin.key().to_string(),
+        robots_url: target.origin.robots_url().to_string(),
+        state: state_name.to_string(),
+        robots: source.into(),
+        parsed,
+    }))
+}
+
+/// Checks URLs against a robots.txt given in the request: a tester that touches no network.
+#[utoipa::path(
+    post,
+    path = "/v1/evaluate",
+    tag = "check",
+    request_body = EvaluateRequest,
+    responses(
+        (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched).", body = BatchResponse),
+        (status = 400, description = "The body is not an evaluation request.", body = Problem, content_type = "application/problem+json"),
+        (status = 413, description = "Too many URLs, or too large a body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+async fn evaluate_post(
+    State(state): State<AppState>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<BatchResponse>, ApiError> {
+    let request: EvaluateRequest = read_json(body, &state.limits)?;
+    let urls = match (request.url, request.urls) {
+        (Some(url), None) => vec![url],
+        (None, Some(urls)) => urls,
+        (Some(_), Some(_)) => return Err(ApiError::InvalidBody("give url or urls, not both".into())),
+        (None, None) => return Err(ApiError::Missing("url")),
+    };
+    if urls.len() > state.limits.max_batch {
+        return Err(ApiError::BatchTooLarge {
+            len: urls.len(),
+            max: state.limits.max_batch,
+        });
+    }
+    let agents = request.ua.into_vec();
+    check_agents(&agents, &state.limits)?;
+    let tokens = checker::tokens(&agents).map_err(ApiError::from)?;
+    let robots = RobotsTxt::parse(request.robots_txt.as_bytes());
+    let results = urls
+        .iter()
+        .map(|url| match evaluate_one(&robots, &tokens, url, &state.limits) {
+            Ok(answer) => BatchItem::Answer(Box::new(answer)),
+            Err(error) => BatchItem::Error {
+                error: error.problem(),
+            },
+        })
+        .collect();
+    Ok(Json(BatchResponse { results }))
+}
+
+fn evaluate_one(
+    robots: &RobotsTxt,
+    tokens: &[checker::AgentToken],
+    url: &str,
+    limits: &Limits,
+) -> Result<CheckResponse, ApiError> {
+    check_url_length(url, limits)?;
+    // A tester is often given a path: it is evaluated as a path of some origin.
+    let (shown, path, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
+        let target = parse_target(&format!("http://robotsd.invalid{url}")).map_err(ApiError::Url)?;
+        (url.to_string(), target.path, String::new())
+    } else {
+        let target = parse_target(url).map_err(ApiError::Url)?;
+        (target.url.to_string(), target.path, target.origin.robots_url().to_string())
+    };
+    let (allowed, rule, group, crawl_delay) = checker::evaluate(robots, tokens, &path);
+    Ok(CheckResponse {
+        allowed,
+        verdict: if allowed { Verdict::Allow } else { Verdict::Disallow },
+        reason: if rule.is_some() { Reason::MatchedRule } else { Reason::NoMatchingRule },
+        url: shown,
+        robots_url,
+        agent: AgentJson {
+            input: tokens.iter().map(|t| t.input.clone()).collect(),
+            tokens: tokens.iter().map(|t| t.token.clone()).collect(),
+        },
+        rule: rule.map(Into::into),
+        group: group.map(Into::into),
+        crawl_delay,
+        robots: None,
+    })
+}
+
+async fn livez() -> &'static str {
+    "ok\n"
+}
+
+async fn readyz(State(state): State<AppState>) -> Response {
+    if state.ready.load(Ordering::Acquire) {
+        "ready\n".into_response()
+    } else {
+        (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
+    }
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    let text = state.metrics.render(state.checker.cache()).await;
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        text,
+    )
+        .into_response()
+}
+
+// The probe and metrics routes are plain axum routes (they may live on the admin listener);
+// these stubs only describe them in the OpenAPI document.
+
+/// Liveness: the process is up (`/healthz` is an alias).
+#[utoipa::path(get, path = "/livez", tag = "operations", responses((status = 200, description = "Alive.", body = String, content_type = "text/plain")))]
+#[allow(dead_code)]
+async fn livez_doc() {}
+
+/// Readiness: 503 while draining for shutdown.
+#[utoipa::path(get, path = "/readyz", tag = "operations", responses(
+    (status = 200, description = "Ready.", body = String, content_type = "text/plain"),
+    (status = 503, description = "Draining.", body = String, content_type = "text/plain")))]
+#[allow(dead_code)]
+async fn readyz_doc() {}
+
+/// Prometheus metrics (text exposition format).
+#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, description = "Metrics.", body = String, content_type = "text/plain")))]
+#[allow(dead_code)]
+async fn metrics_doc() {}

@@ -1,0 +1,198 @@
+//! RFC 9457 problem details: every error the API returns, in one place, each class with a
+//! stable `type`. Handlers return [`ApiError`]; nothing else builds an error response, so no
+//! error can leave as HTML or plain text, and internals (messages from the fetch layer, panics)
+//! are logged rather than shown beyond what helps the caller.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::checker::CheckError;
+use crate::origin::TargetError;
+
+/// The media type of problem details.
+pub const PROBLEM_JSON: &str = "application/problem+json";
+
+/// A problem details object (RFC 9457).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "type": "urn:robotsd:problem:unsupported-scheme",
+    "title": "Unsupported URL scheme",
+    "status": 400,
+    "detail": "unsupported scheme \"ftp\": robotsd answers for http and https URLs only",
+}))]
+pub struct Problem {
+    /// Identifies the class of problem; stable, see README.md.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Short summary of the class.
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What went wrong with this request.
+    pub detail: String,
+    /// For batch items and form fields: which input the problem is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameter: Option<String>,
+}
+
+/// Every error the API can answer with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApiError {
+    /// A required query parameter or field is missing.
+    #[error("missing {0}")]
+    Missing(&'static str),
+    /// The URL is not usable.
+    #[error("{0}")]
+    Url(TargetError),
+    /// A `ua` value has no product token, is empty or too long.
+    #[error("{0}")]
+    UserAgent(String),
+    /// robotsd will not contact this destination.
+    #[error("{0}")]
+    Destination(String),
+    /// A batch has more items than allowed.
+    #[error("a batch may hold at most {max} items; this one has {len}")]
+    BatchTooLarge {
+        /// Items given.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The request body exceeds the limit.
+    #[error("the request body exceeds {max} bytes")]
+    BodyTooLarge {
+        /// The limit.
+        max: usize,
+    },
+    /// The request body is not the JSON the endpoint expects.
+    #[error("{0}")]
+    InvalidBody(String),
+    /// Too many requests in flight: try again shortly.
+    #[error("robotsd is at its concurrency limit; retry after {retry_after} s")]
+    Overloaded {
+        /// Seconds, sent as `Retry-After`.
+        retry_after: u64,
+    },
+    /// The request took longer than the server's limit.
+    #[error("the request did not complete within {0} s")]
+    Timeout(u64),
+    /// No such route.
+    #[error("no such resource: {0}")]
+    NotFound(String),
+    /// The route exists but not with this method.
+    #[error("method {0} is not allowed here")]
+    MethodNotAllowed(String),
+    /// A bug: logged in full, shown only as this.
+    #[error("internal error")]
+    Internal,
+}
+
+impl From<CheckError> for ApiError {
+    fn from(error: CheckError) -> Self {
+        match error {
+            CheckError::Url(e) => ApiError::Url(e),
+            CheckError::UserAgent(e) => ApiError::UserAgent(e.to_string()),
+            CheckError::NoUserAgent => ApiError::Missing("ua"),
+            CheckError::Destination(e) => ApiError::Destination(e),
+        }
+    }
+}
+
+impl ApiError {
+    /// The class: (`type` slug, title, status).
+    pub fn class(&self) -> (&'static str, &'static str, StatusCode) {
+        use StatusCode as S;
+        match self {
+            ApiError::Missing("url") => ("missing-url", "Missing URL", S::BAD_REQUEST),
+            ApiError::Missing(_) => ("missing-user-agent", "Missing user agent", S::BAD_REQUEST),
+            ApiError::Url(TargetError::Relative) => ("relative-url", "Relative URL", S::BAD_REQUEST),
+            ApiError::Url(TargetError::UnsupportedScheme(_)) => {
+                ("unsupported-scheme", "Unsupported URL scheme", S::BAD_REQUEST)
+            }
+            ApiError::Url(TargetError::TooLong { .. }) => ("url-too-long", "URL too long", S::BAD_REQUEST),
+            ApiError::Url(_) => ("invalid-url", "Invalid URL", S::BAD_REQUEST),
+            ApiError::UserAgent(_) => ("invalid-user-agent", "Invalid user agent", S::BAD_REQUEST),
+            ApiError::Destination(_) => (
+                "destination-not-allowed",
+                "Destination not allowed",
+                S::UNPROCESSABLE_ENTITY,
+            ),
+            ApiError::BatchTooLarge { .. } => ("batch-too-large", "Batch too large", S::PAYLOAD_TOO_LARGE),
+            ApiError::BodyTooLarge { .. } => ("body-too-large", "Request body too large", S::PAYLOAD_TOO_LARGE),
+            ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
+            ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
+            ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
+            ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
+            ApiError::MethodNotAllowed(_) => ("method-not-allowed", "Method not allowed", S::METHOD_NOT_ALLOWED),
+            ApiError::Internal => ("internal", "Internal error", S::INTERNAL_SERVER_ERROR),
+        }
+    }
+
+    /// The problem details object.
+    pub fn problem(&self) -> Problem {
+        let (slug, title, status) = self.class();
+        Problem {
+            kind: format!("urn:robotsd:problem:{slug}"),
+            title: title.to_string(),
+            status: status.as_u16(),
+            detail: self.to_string(),
+            parameter: None,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let problem = self.problem();
+        let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let mut response = (status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
+        if let ApiError::Overloaded { retry_after } = self {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_has_a_distinct_type() {
+        let errors = [
+            ApiError::Missing("url"),
+            ApiError::Missing("ua"),
+            ApiError::Url(TargetError::Relative),
+            ApiError::Url(TargetError::UnsupportedScheme("ftp".into())),
+            ApiError::Url(TargetError::TooLong { len: 9000, max: 8192 }),
+            ApiError::Url(TargetError::NoHost),
+            ApiError::UserAgent("x".into()),
+            ApiError::Destination("x".into()),
+            ApiError::BatchTooLarge { len: 2, max: 1 },
+            ApiError::BodyTooLarge { max: 1 },
+            ApiError::InvalidBody("x".into()),
+            ApiError::Overloaded { retry_after: 1 },
+            ApiError::Timeout(1),
+            ApiError::NotFound("/x".into()),
+            ApiError::MethodNotAllowed("PUT".into()),
+            ApiError::Internal,
+        ];
+        let mut kinds: Vec<_> = errors.iter().map(|e| e.problem().kind).collect();
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds.len(), errors.len());
+    }
+
+    #[test]
+    fn overloaded_says_when_to_retry() {
+        let response = ApiError::Overloaded { retry_after: 2 }.into_response();
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()[header::RETRY_AFTER], "2");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROBLEM_JSON);
+    }
+}

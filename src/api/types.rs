@@ -1,0 +1,410 @@
+//! The JSON shapes of the API, documented for OpenAPI. They are built from the library's
+//! answers here so that the engine and the cache stay free of wire concerns (timestamps as RFC
+//! 3339 strings, enums as lower-case names).
+
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::cache::Lookup;
+use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source};
+use crate::robots::{self, DiagnosticKind};
+
+use super::problem::Problem;
+
+/// `allow` or `disallow`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Fetching is allowed.
+    Allow,
+    /// Fetching is disallowed.
+    Disallow,
+}
+
+/// `allow` or `disallow`, for a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Directive {
+    /// An `allow:` line.
+    Allow,
+    /// A `disallow:` line.
+    Disallow,
+}
+
+impl From<robots::Directive> for Directive {
+    fn from(d: robots::Directive) -> Self {
+        match d {
+            robots::Directive::Allow => Directive::Allow,
+            robots::Directive::Disallow => Directive::Disallow,
+        }
+    }
+}
+
+/// The rule that decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"directive": "disallow", "pattern": "/private", "line": 2}))]
+pub struct RuleJson {
+    /// `allow` or `disallow`.
+    pub directive: Directive,
+    /// The pattern as written in robots.txt.
+    pub pattern: String,
+    /// Its 1-based line number.
+    pub line: u32,
+}
+
+impl From<RuleInfo> for RuleJson {
+    fn from(r: RuleInfo) -> Self {
+        RuleJson {
+            directive: r.directive.into(),
+            pattern: r.pattern,
+            line: r.line,
+        }
+    }
+}
+
+/// The groups whose rules were considered (all groups naming the agent, merged; or all `*`
+/// groups, merged).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"agents": ["*"], "lines": [1], "global": true}))]
+pub struct GroupJson {
+    /// Their `user-agent` values as written.
+    pub agents: Vec<String>,
+    /// The line of each `user-agent` value (parallel to `agents`).
+    pub lines: Vec<u32>,
+    /// Whether these are the `*` groups.
+    pub global: bool,
+}
+
+impl From<GroupInfo> for GroupJson {
+    fn from(g: GroupInfo) -> Self {
+        GroupJson {
+            agents: g.agents,
+            lines: g.lines,
+            global: g.global,
+        }
+    }
+}
+
+/// The agents asked about.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"input": ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"], "tokens": ["Googlebot"]}))]
+pub struct AgentJson {
+    /// The `ua` values as given.
+    pub input: Vec<String>,
+    /// The product token used for each (parallel to `input`).
+    pub tokens: Vec<String>,
+}
+
+/// A run of failures to fetch robots.txt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct BackoffJson {
+    /// The first failure of the run (RFC 3339).
+    pub since: String,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request to the origin before this (RFC 3339).
+    pub next_retry: String,
+    /// Why the last fetch failed.
+    pub last_error: String,
+}
+
+/// Where the robots.txt behind the answer came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "hit", "backoff": null}))]
+pub struct RobotsSourceJson {
+    /// HTTP status of the fetch, if a response was received.
+    pub status: Option<u16>,
+    /// When it was fetched (RFC 3339).
+    pub fetched_at: Option<String>,
+    /// When the cached copy expires (RFC 3339).
+    pub expires_at: Option<String>,
+    /// Decoded body bytes kept (at most 512,000).
+    pub bytes: Option<usize>,
+    /// The URL it came from, after redirects.
+    pub final_url: Option<String>,
+    /// How the cache was used.
+    pub cache: Lookup,
+    /// The current backoff, while robots.txt is unreachable.
+    pub backoff: Option<BackoffJson>,
+}
+
+/// RFC 3339 in UTC, to the second.
+pub fn rfc3339(at: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(at).to_string()
+}
+
+impl From<Source> for RobotsSourceJson {
+    fn from(s: Source) -> Self {
+        RobotsSourceJson {
+            status: s.status,
+            fetched_at: s.fetched_at.map(rfc3339),
+            expires_at: s.expires_at.map(rfc3339),
+            bytes: s.bytes,
+            final_url: s.final_url,
+            cache: s.cache,
+            backoff: s.backoff.map(|b| BackoffJson {
+                since: rfc3339(b.since),
+                failures: b.failures,
+                next_retry: rfc3339(b.next_retry),
+                last_error: b.last_error,
+            }),
+        }
+    }
+}
+
+/// The answer to a check.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({
+    "allowed": false, "verdict": "disallow", "reason": "matched_rule",
+    "url": "https://example.com/private/page", "robots_url": "https://example.com/robots.txt",
+    "agent": {"input": ["Googlebot"], "tokens": ["Googlebot"]},
+    "rule": {"directive": "disallow", "pattern": "/private", "line": 2},
+    "group": {"agents": ["*"], "lines": [1], "global": true}, "crawl_delay": null,
+    "robots": {"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "miss", "backoff": null}
+}))]
+pub struct CheckResponse {
+    /// Whether fetching the URL is allowed.
+    pub allowed: bool,
+    /// The same as a word.
+    pub verdict: Verdict,
+    /// Why (a closed set; see README.md).
+    pub reason: Reason,
+    /// The URL as normalised for matching.
+    pub url: String,
+    /// The robots.txt that applies.
+    pub robots_url: String,
+    /// The agents asked about and the product tokens used.
+    pub agent: AgentJson,
+    /// The rule that decided, or null when none matched.
+    pub rule: Option<RuleJson>,
+    /// The groups that applied, or null when none did.
+    pub group: Option<GroupJson>,
+    /// The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
+    pub crawl_delay: Option<f64>,
+    /// Where the robots.txt came from; null for `/v1/evaluate`, which fetches nothing.
+    pub robots: Option<RobotsSourceJson>,
+}
+
+impl From<Answer> for CheckResponse {
+    fn from(a: Answer) -> Self {
+        let (input, tokens) = a.agents.into_iter().map(|t| (t.input, t.token)).unzip();
+        CheckResponse {
+            allowed: a.allowed,
+            verdict: if a.allowed { Verdict::Allow } else { Verdict::Disallow },
+            reason: a.reason,
+            url: a.url,
+            robots_url: a.robots_url,
+            agent: AgentJson { input, tokens },
+            rule: a.rule.map(Into::into),
+            group: a.group.map(Into::into),
+            crawl_delay: a.crawl_delay,
+            robots: Some(a.source.into()),
+        }
+    }
+}
+
+/// One or several `ua` values.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum UserAgents {
+    /// One value.
+    One(String),
+    /// Several values (a crawler that answers to several names).
+    Many(Vec<String>),
+}
+
+impl UserAgents {
+    /// As a list.
+    pub fn into_vec(self) -> Vec<String> {
+        match self {
+            UserAgents::One(ua) => vec![ua],
+            UserAgents::Many(uas) => uas,
+        }
+    }
+}
+
+/// One item of a batch in its `checks` form.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckItem {
+    /// The URL to check.
+    pub url: String,
+    /// The agent(s) to check for.
+    pub ua: UserAgents,
+}
+
+/// A batch of checks: one agent and many URLs, or a list of (url, ua) pairs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(untagged)]
+#[schema(example = json!({"ua": "Googlebot", "urls": ["https://example.com/a", "https://example.com/private/b"]}))]
+pub enum BatchRequest {
+    /// The same agent(s) for every URL.
+    Urls {
+        /// The agent(s).
+        ua: UserAgents,
+        /// The URLs, answered in this order.
+        urls: Vec<String>,
+    },
+    /// A list of checks, answered in this order.
+    Checks {
+        /// The checks.
+        checks: Vec<CheckItem>,
+    },
+}
+
+/// One answer of a batch: the answer, or the problem with that item.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum BatchItem {
+    /// The item's answer.
+    Answer(Box<CheckResponse>),
+    /// What was wrong with the item; the rest of the batch is unaffected.
+    Error {
+        /// The problem, as the single-check endpoint would have answered it.
+        error: Problem,
+    },
+}
+
+/// Answers of a batch, in the order of the request.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct BatchResponse {
+    /// One per item.
+    pub results: Vec<BatchItem>,
+}
+
+/// `POST /v1/evaluate`: a robots.txt tester that touches no network.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"robots_txt": "User-agent: *\nDisallow: /private\n", "ua": "Googlebot", "urls": ["https://example.com/private/x", "https://example.com/ok"]}))]
+pub struct EvaluateRequest {
+    /// The robots.txt body.
+    pub robots_txt: String,
+    /// The agent(s).
+    pub ua: UserAgents,
+    /// One URL.
+    pub url: Option<String>,
+    /// Several URLs.
+    pub urls: Option<Vec<String>>,
+}
+
+/// A `user-agent` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct AgentLineJson {
+    /// The value as written.
+    pub value: String,
+    /// Its line.
+    pub line: u32,
+}
+
+/// A group of robots.txt.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct GroupDetailJson {
+    /// Its `user-agent` lines.
+    pub agents: Vec<AgentLineJson>,
+    /// Its `allow`/`disallow` lines, in file order.
+    pub rules: Vec<RuleJson>,
+    /// Its first valid `crawl-delay`, in seconds.
+    pub crawl_delay: Option<f64>,
+}
+
+/// A `sitemap:` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct SitemapJson {
+    /// The URL as written.
+    pub url: String,
+    /// Its line.
+    pub line: u32,
+}
+
+/// What was found on a line of robots.txt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct DiagnosticJson {
+    /// The line.
+    pub line: u32,
+    /// One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
+    /// `unsupported_key`, `not_a_directive`, `rule_outside_group`.
+    pub kind: String,
+    /// The key concerned, if any (cut to 64 bytes).
+    pub key: Option<String>,
+}
+
+fn diagnostic_kind(kind: DiagnosticKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// A parsed robots.txt, as the tester and `/v1/robots` show it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ParsedJson {
+    /// The groups, in file order.
+    pub groups: Vec<GroupDetailJson>,
+    /// The sitemaps.
+    pub sitemaps: Vec<SitemapJson>,
+    /// Per-line findings (at most 1,024 kept).
+    pub diagnostics: Vec<DiagnosticJson>,
+    /// Number of lines.
+    pub lines: u32,
+}
+
+impl From<&robots::RobotsTxt> for ParsedJson {
+    fn from(r: &robots::RobotsTxt) -> Self {
+        ParsedJson {
+            groups: r
+                .groups()
+                .map(|g| GroupDetailJson {
+                    agents: g
+                        .agents()
+                        .map(|a| AgentLineJson {
+                            value: a.value.into_owned(),
+                            line: a.line,
+                        })
+                        .collect(),
+                    rules: g
+                        .rules()
+                        .map(|rule| RuleJson {
+                            directive: rule.directive().into(),
+                            pattern: rule.pattern().into_owned(),
+                            line: rule.line(),
+                        })
+                        .collect(),
+                    crawl_delay: g.crawl_delay().map(|d| d.seconds),
+                })
+                .collect(),
+            sitemaps: r
+                .sitemaps()
+                .map(|s| SitemapJson {
+                    url: s.url.into_owned(),
+                    line: s.line,
+                })
+                .collect(),
+            diagnostics: r
+                .diagnostics()
+                .map(|d| DiagnosticJson {
+                    line: d.line,
+                    kind: diagnostic_kind(d.kind),
+                    key: d.key.map(|k| k.into_owned()),
+                })
+                .collect(),
+            lines: r.stats().lines,
+        }
+    }
+}
+
+/// What robotsd holds for an origin.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct RobotsResponse {
+    /// The origin (scheme, host, port).
+    pub origin: String,
+    /// Its robots.txt.
+    pub robots_url: String,
+    /// `parsed`, `no_robots_txt`, `unreachable` or `refused`.
+    pub state: String,
+    /// The fetch behind it, and the backoff if any.
+    pub robots: RobotsSourceJson,
+    /// The parsed file, when there is one (in backoff: the last good copy, if any).
+    pub parsed: Option<ParsedJson>,
+}

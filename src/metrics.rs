@@ -1,0 +1,615 @@
+//! Prometheus metrics for the service: HTTP traffic, check verdicts, the origin cache and
+//! robots.txt fetches, rendered in the text exposition format for a `/metrics` endpoint.
+//!
+//! Series names and labels are a public contract (listed in the README), so they are spelled out
+//! here once and never derived from input. Every label takes its value from a small closed set:
+//! routes are matched path templates, methods outside the standard ones collapse to `other`, and
+//! verdicts, reasons, cache results and fetch outcomes are checked against their known names. A
+//! URL, origin or user agent can therefore never become a label, which keeps both the series
+//! count bounded and what clients send out of the metrics.
+//!
+//! [`Metrics`] owns its own [`Registry`] rather than using the process-wide default one, so tests
+//! and several instances in one process never see each other's series.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::Response;
+use prometheus::{
+    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
+    TextEncoder,
+};
+
+use crate::cache::OriginCache;
+use crate::checker::Reason;
+
+/// The route label of requests no route matched (404s from the fallback): the raw path would let
+/// any client mint new series.
+pub const UNMATCHED_ROUTE: &str = "unmatched";
+
+/// The label used when a caller passes a value outside the label's known set; seeing it in the
+/// output means a caller bug, but it keeps the series count bounded meanwhile.
+pub const OTHER_LABEL: &str = "other";
+
+/// The `result` label values of `robotsd_cache_lookups_total`, as `cache::Lookup` serialises.
+const LOOKUP_RESULTS: [&str; 4] = ["hit", "miss", "stale", "coalesced"];
+
+/// The `outcome` label values of `robotsd_robots_fetches_total`, one per `fetch::FetchOutcome`.
+const FETCH_OUTCOMES: [&str; 4] = ["parsed", "no_robots", "unreachable", "refused"];
+
+/// Methods kept as their own label value; anything else (extension methods are legal HTTP and
+/// client-chosen) becomes [`OTHER_LABEL`].
+const METHODS: [&str; 9] = [
+    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
+];
+
+/// The service's metrics. Cheap to clone; clones share the same series.
+#[derive(Clone)]
+pub struct Metrics {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: Registry,
+    http_requests: IntCounterVec,
+    http_duration: HistogramVec,
+    checks: IntCounterVec,
+    cache_lookups: IntCounterVec,
+    cache_entries: IntGauge,
+    cache_weight_bytes: IntGauge,
+    cache_evictions: IntCounter,
+    /// The eviction count last copied into `cache_evictions`; see [`sync_counter`].
+    evictions_seen: AtomicU64,
+    origins_in_backoff: IntGauge,
+    fetches: IntCounterVec,
+    fetch_duration: prometheus::Histogram,
+    fetches_in_flight: IntGauge,
+}
+
+impl fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// A fresh set of series in a registry of its own, with `robotsd_build_info` set and, on
+    /// Linux, the standard `process_*` series.
+    pub fn new() -> Metrics {
+        let registry = Registry::new();
+
+        let http_requests = IntCounterVec::new(
+            Opts::new("robotsd_http_requests_total", "HTTP requests served."),
+            &["route", "method", "status"],
+        )
+        .expect("valid metric");
+        // 50 µs to ~13 s doubling: a cached check answers in microseconds, one that waits for a
+        // fetch can take up to the fetch timeout (10 s by default).
+        let http_duration = HistogramVec::new(
+            HistogramOpts::new(
+                "robotsd_http_request_duration_seconds",
+                "Time to produce an HTTP response (until headers), by route.",
+            )
+            .buckets(prometheus::exponential_buckets(0.000_05, 2.0, 19).expect("valid buckets")),
+            &["route"],
+        )
+        .expect("valid metric");
+        let checks = IntCounterVec::new(
+            Opts::new(
+                "robotsd_checks_total",
+                "Checks answered, by verdict and reason.",
+            ),
+            &["verdict", "reason"],
+        )
+        .expect("valid metric");
+        let cache_lookups = IntCounterVec::new(
+            Opts::new(
+                "robotsd_cache_lookups_total",
+                "Origin cache lookups made by checks, by result.",
+            ),
+            &["result"],
+        )
+        .expect("valid metric");
+        let cache_entries =
+            IntGauge::new("robotsd_cache_entries", "Origins held in the cache.").expect("valid");
+        let cache_weight_bytes = IntGauge::new(
+            "robotsd_cache_weight_bytes",
+            "Approximate bytes held by the cache, as weighed against its capacity.",
+        )
+        .expect("valid metric");
+        let cache_evictions = IntCounter::new(
+            "robotsd_cache_evictions_total",
+            "Origins evicted from the cache to respect its capacity.",
+        )
+        .expect("valid metric");
+        let origins_in_backoff = IntGauge::new(
+            "robotsd_origins_in_backoff",
+            "Origins whose robots.txt is currently unreachable and in backoff.",
+        )
+        .expect("valid metric");
+        let fetches = IntCounterVec::new(
+            Opts::new(
+                "robotsd_robots_fetches_total",
+                "robots.txt fetches completed, by outcome.",
+            ),
+            &["outcome"],
+        )
+        .expect("valid metric");
+        // 1 ms to ~33 s doubling: covers a nearby origin up to a raised fetch timeout.
+        let fetch_duration = prometheus::Histogram::with_opts(
+            HistogramOpts::new(
+                "robotsd_robots_fetch_duration_seconds",
+                "Time taken by robots.txt fetches, redirects and body included.",
+            )
+            .buckets(prometheus::exponential_buckets(0.001, 2.0, 16).expect("valid buckets")),
+        )
+        .expect("valid metric");
+        let fetches_in_flight = IntGauge::new(
+            "robotsd_robots_fetches_in_flight",
+            "robots.txt fetches running now.",
+        )
+        .expect("valid metric");
+        let build_info = IntGaugeVec::new(
+            Opts::new(
+                "robotsd_build_info",
+                "Always 1; the labels describe the running build.",
+            ),
+            &["version"],
+        )
+        .expect("valid metric");
+        build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION")])
+            .set(1);
+
+        // Zero-valued series from the start, so `rate()` and absence alerts work before the
+        // first event of each kind; the sets are small and closed.
+        for result in LOOKUP_RESULTS {
+            cache_lookups.with_label_values(&[result]);
+        }
+        for outcome in FETCH_OUTCOMES {
+            fetches.with_label_values(&[outcome]);
+        }
+
+        let collectors: [Box<dyn prometheus::core::Collector>; 12] = [
+            Box::new(http_requests.clone()),
+            Box::new(http_duration.clone()),
+            Box::new(checks.clone()),
+            Box::new(cache_lookups.clone()),
+            Box::new(cache_entries.clone()),
+            Box::new(cache_weight_bytes.clone()),
+            Box::new(cache_evictions.clone()),
+            Box::new(origins_in_backoff.clone()),
+            Box::new(fetches.clone()),
+            Box::new(fetch_duration.clone()),
+            Box::new(fetches_in_flight.clone()),
+            Box::new(build_info),
+        ];
+        for collector in collectors {
+            // Only a duplicate or malformed descriptor fails, which the fixed names above rule out.
+            registry
+                .register(collector)
+                .expect("metric names are unique");
+        }
+        #[cfg(target_os = "linux")]
+        registry
+            .register(Box::new(
+                prometheus::process_collector::ProcessCollector::for_self(),
+            ))
+            .expect("process metric names are unique");
+
+        Metrics {
+            inner: Arc::new(Inner {
+                registry,
+                http_requests,
+                http_duration,
+                checks,
+                cache_lookups,
+                cache_entries,
+                cache_weight_bytes,
+                cache_evictions,
+                evictions_seen: AtomicU64::new(0),
+                origins_in_backoff,
+                fetches,
+                fetch_duration,
+                fetches_in_flight,
+            }),
+        }
+    }
+
+    /// Records one HTTP response: `robotsd_http_requests_total{route,method,status}` and
+    /// `robotsd_http_request_duration_seconds{route}`.
+    ///
+    /// `route` must be a route template (e.g. `/v1/check`) or [`UNMATCHED_ROUTE`], never a raw
+    /// path; [`track_http`] takes care of that. Non-standard methods are recorded as
+    /// [`OTHER_LABEL`].
+    pub fn observe_http(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
+        let status = StatusCode::from_u16(status);
+        let status = status.as_ref().map_or(OTHER_LABEL, StatusCode::as_str);
+        self.inner
+            .http_requests
+            .with_label_values(&[route, method_label(method), status])
+            .inc();
+        self.inner
+            .http_duration
+            .with_label_values(&[route])
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// Records one answered check: `robotsd_checks_total{verdict,reason}` and
+    /// `robotsd_cache_lookups_total{result}`.
+    ///
+    /// `reason` is a `checker::Reason::as_str()` name and `lookup` a `cache::Lookup` name (`hit`,
+    /// `miss`, `stale`, `coalesced`); anything else is recorded as [`OTHER_LABEL`].
+    pub fn observe_check(&self, allowed: bool, reason: &str, lookup: &str) {
+        let verdict = if allowed { "allow" } else { "disallow" };
+        let reason = Reason::ALL
+            .iter()
+            .map(|r| r.as_str())
+            .find(|r| *r == reason)
+            .unwrap_or(OTHER_LABEL);
+        self.inner
+            .checks
+            .with_label_values(&[verdict, reason])
+            .inc();
+        self.inner
+            .cache_lookups
+            .with_label_values(&[known_or_other(&LOOKUP_RESULTS, lookup)])
+            .inc();
+    }
+
+    /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and
+    /// `robotsd_robots_fetch_duration_seconds`.
+    ///
+    /// `outcome` is one of `parsed`, `no_robots`, `unreachable`, `refused` (the
+    /// `fetch::FetchOutcome` variants); anything else is recorded as [`OTHER_LABEL`]. Fetches in
+    /// flight are not reported here: [`Metrics::render`] reads them from the cache's counters.
+    pub fn observe_fetch(&self, outcome: &str, elapsed: Duration) {
+        self.inner
+            .fetches
+            .with_label_values(&[known_or_other(&FETCH_OUTCOMES, outcome)])
+            .inc();
+        self.inner.fetch_duration.observe(elapsed.as_secs_f64());
+    }
+
+    /// Refreshes the cache series from `cache` (entries, weight, evictions, origins in backoff,
+    /// fetches in flight) and returns every series in the Prometheus text exposition format
+    /// (content type [`prometheus::TEXT_FORMAT`]).
+    ///
+    /// A `Metrics` is meant to be rendered against one cache for its whole life: the evictions
+    /// counter follows that cache's running total.
+    pub async fn render(&self, cache: &OriginCache) -> String {
+        let inner = &self.inner;
+        let (entries, bytes) = cache.usage().await;
+        inner.cache_entries.set(saturating_i64(entries));
+        inner.cache_weight_bytes.set(saturating_i64(bytes));
+        inner
+            .origins_in_backoff
+            .set(saturating_i64(cache.origins_in_backoff() as u64));
+        let stats = cache.stats();
+        inner.fetches_in_flight.set(saturating_i64(
+            stats.fetches_in_flight.load(Ordering::Relaxed),
+        ));
+        sync_counter(
+            &inner.cache_evictions,
+            &inner.evictions_seen,
+            stats.evictions.load(Ordering::Relaxed),
+        );
+
+        let families = inner.registry.gather();
+        let mut out = String::new();
+        if let Err(error) = TextEncoder::new().encode_utf8(&families, &mut out) {
+            // Only malformed metric families fail to encode; serve what was written rather than
+            // losing the whole scrape.
+            tracing::error!(%error, "encoding metrics failed");
+        }
+        out
+    }
+}
+
+/// Axum middleware recording every response with [`Metrics::observe_http`]. Install it with
+/// `Router::layer(axum::middleware::from_fn_with_state(metrics.clone(), track_http))` after the
+/// routes are added: the route label is the matched path template (`/v1/items/{id}`, never
+/// `/v1/items/123`), which axum only knows inside the router, and [`UNMATCHED_ROUTE`] for
+/// requests no route matched.
+///
+/// The duration runs until the response headers are ready, not until the body is sent.
+pub async fn track_http(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    // Taken before the request moves into the handler; `MatchedPath` clones an `Arc`.
+    let route = request.extensions().get::<MatchedPath>().cloned();
+    let method = method_label(request.method().as_str());
+    let response = next.run(request).await;
+    let route = route.as_ref().map_or(UNMATCHED_ROUTE, MatchedPath::as_str);
+    metrics.observe_http(route, method, response.status().as_u16(), started.elapsed());
+    response
+}
+
+/// Adds to `counter` whatever `total` gained since the last call, so a counter we cannot set
+/// follows a running total kept elsewhere (`CacheStats::evictions`).
+///
+/// Chosen over a custom collector because the total lives in the cache, which is built apart
+/// from [`Metrics`] and only reachable at scrape time; this keeps the series a plain counter.
+/// `fetch_max` makes concurrent scrapes add each eviction exactly once, even when they read the
+/// total in one order and get here in the other.
+fn sync_counter(counter: &IntCounter, seen: &AtomicU64, total: u64) {
+    let previous = seen.fetch_max(total, Ordering::Relaxed);
+    if total > previous {
+        counter.inc_by(total - previous);
+    }
+}
+
+/// `value` if it is one of `known`, else [`OTHER_LABEL`]; the result is always `'static`, so no
+/// caller-supplied text can reach a label.
+fn known_or_other(known: &[&'static str], value: &str) -> &'static str {
+    known
+        .iter()
+        .copied()
+        .find(|k| *k == value)
+        .unwrap_or(OTHER_LABEL)
+}
+
+fn method_label(method: &str) -> &'static str {
+    known_or_other(&METHODS, method)
+}
+
+fn saturating_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::Router;
+    use axum::body::Body;
+    use axum::routing::get;
+    use tower::ServiceExt as _;
+
+    use crate::cache::{CacheConfig, OriginCache};
+    use crate::destination::DestinationPolicy;
+    use crate::fetch::{FetchConfig, Fetcher};
+
+    fn cache() -> OriginCache {
+        let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
+            .expect("default fetcher");
+        OriginCache::new(CacheConfig::default(), fetcher)
+    }
+
+    fn app(metrics: &Metrics) -> Router {
+        Router::new()
+            .route("/v1/items/{id}", get(|| async { "ok" }))
+            .layer(axum::middleware::from_fn_with_state(
+                metrics.clone(),
+                track_http,
+            ))
+    }
+
+    async fn call(app: Router, method: &str, uri: &str) -> StatusCode {
+        let request = axum::http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("user-agent", "SecretBot/9.9 (+https://bot.example/ua)")
+            .body(Body::empty())
+            .expect("request");
+        app.oneshot(request).await.expect("infallible").status()
+    }
+
+    #[tokio::test]
+    async fn every_series_is_rendered_after_observations() {
+        let metrics = Metrics::new();
+        metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
+        metrics.observe_check(true, Reason::NoMatchingRule.as_str(), "hit");
+        metrics.observe_check(false, Reason::MatchedRule.as_str(), "miss");
+        metrics.observe_fetch("parsed", Duration::from_millis(120));
+
+        let text = metrics.render(&cache()).await;
+        for name in [
+            "robotsd_http_requests_total",
+            "robotsd_http_request_duration_seconds_bucket",
+            "robotsd_checks_total",
+            "robotsd_cache_lookups_total",
+            "robotsd_cache_entries",
+            "robotsd_cache_weight_bytes",
+            "robotsd_cache_evictions_total",
+            "robotsd_origins_in_backoff",
+            "robotsd_robots_fetches_total",
+            "robotsd_robots_fetch_duration_seconds_bucket",
+            "robotsd_robots_fetches_in_flight",
+            "robotsd_build_info",
+        ] {
+            assert!(
+                text.contains(&format!("\n{name}")),
+                "{name} missing:\n{text}"
+            );
+        }
+        #[cfg(target_os = "linux")]
+        assert!(text.contains("process_resident_memory_bytes"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn labels_are_right() {
+        let metrics = Metrics::new();
+        metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
+        metrics.observe_check(true, "no_matching_rule", "hit");
+        metrics.observe_check(false, "matched_rule", "coalesced");
+        metrics.observe_check(false, "matched_rule", "stale");
+        metrics.observe_fetch("no_robots", Duration::from_millis(10));
+        metrics.observe_fetch("refused", Duration::from_millis(1));
+
+        let text = metrics.render(&cache()).await;
+        for line in [
+            r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="200"} 1"#,
+            r#"robotsd_http_request_duration_seconds_count{route="/v1/check"} 1"#,
+            r#"robotsd_checks_total{reason="no_matching_rule",verdict="allow"} 1"#,
+            r#"robotsd_checks_total{reason="matched_rule",verdict="disallow"} 2"#,
+            r#"robotsd_cache_lookups_total{result="hit"} 1"#,
+            r#"robotsd_cache_lookups_total{result="miss"} 0"#,
+            r#"robotsd_cache_lookups_total{result="stale"} 1"#,
+            r#"robotsd_cache_lookups_total{result="coalesced"} 1"#,
+            r#"robotsd_robots_fetches_total{outcome="parsed"} 0"#,
+            r#"robotsd_robots_fetches_total{outcome="no_robots"} 1"#,
+            r#"robotsd_robots_fetches_total{outcome="unreachable"} 0"#,
+            r#"robotsd_robots_fetches_total{outcome="refused"} 1"#,
+            "robotsd_robots_fetch_duration_seconds_count 2",
+            "robotsd_cache_entries 0",
+            "robotsd_cache_weight_bytes 0",
+            "robotsd_cache_evictions_total 0",
+            "robotsd_origins_in_backoff 0",
+            "robotsd_robots_fetches_in_flight 0",
+            &format!(
+                r#"robotsd_build_info{{version="{}"}} 1"#,
+                env!("CARGO_PKG_VERSION")
+            ),
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing `{line}` in:\n{text}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn route_label_is_the_template_not_the_path() {
+        let metrics = Metrics::new();
+        assert_eq!(
+            call(
+                app(&metrics),
+                "GET",
+                "/v1/items/123?url=https://secret.example/x"
+            )
+            .await,
+            StatusCode::OK
+        );
+        assert_eq!(
+            call(app(&metrics), "GET", "/nope").await,
+            StatusCode::NOT_FOUND
+        );
+
+        let text = metrics.render(&cache()).await;
+        assert!(
+            text.contains(
+                r#"robotsd_http_requests_total{method="GET",route="/v1/items/{id}",status="200"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"robotsd_http_requests_total{method="GET",route="unmatched",status="404"} 1"#
+            ),
+            "{text}"
+        );
+        // Only label sets are searched: sample values (memory, sums) may contain the digits.
+        let labels: Vec<&str> = text
+            .lines()
+            .filter_map(|l| Some(&l[l.find('{')?..=l.rfind('}')?]))
+            .collect();
+        assert!(!labels.is_empty());
+        for secret in ["123", "/nope", "secret.example"] {
+            assert!(!labels.iter().any(|l| l.contains(secret)), "{text}");
+        }
+    }
+
+    #[tokio::test]
+    async fn custom_fallbacks_and_nested_routers_are_unmatched() {
+        let metrics = Metrics::new();
+        let app = Router::new()
+            .nest(
+                "/v2",
+                Router::new().route("/things/{id}", get(|| async { "ok" })),
+            )
+            .fallback(|| async { StatusCode::NOT_FOUND })
+            .layer(axum::middleware::from_fn_with_state(
+                metrics.clone(),
+                track_http,
+            ));
+        call(app.clone(), "GET", "/v2/things/77").await;
+        call(app.clone(), "GET", "/v2/nope/88").await;
+        call(app, "GET", "/elsewhere/99").await;
+
+        let text = metrics.render(&cache()).await;
+        assert!(
+            text.contains(
+                r#"robotsd_http_requests_total{method="GET",route="/v2/things/{id}",status="200"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                r#"robotsd_http_requests_total{method="GET",route="unmatched",status="404"} 2"#
+            ),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn no_client_text_reaches_a_label() {
+        let metrics = Metrics::new();
+        call(
+            app(&metrics),
+            "BREW",
+            "/v1/items/https%3A%2F%2Fsecret.example%2Fpage",
+        )
+        .await;
+        // Callers passing the wrong thing still cannot leak it.
+        metrics.observe_check(true, "https://secret.example/page", "SecretBot/9.9");
+        metrics.observe_fetch("https://secret.example/robots.txt", Duration::ZERO);
+
+        let text = metrics.render(&cache()).await;
+        for secret in ["secret.example", "SecretBot", "bot.example", "BREW"] {
+            assert!(!text.contains(secret), "{secret} leaked:\n{text}");
+        }
+        assert!(
+            text.contains(
+                r#"robotsd_http_requests_total{method="other",route="/v1/items/{id}",status="405"} 1"#
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"robotsd_checks_total{reason="other",verdict="allow"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"robotsd_cache_lookups_total{result="other"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"robotsd_robots_fetches_total{outcome="other"} 1"#),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn counter_follows_a_running_total_once() {
+        let counter = IntCounter::new("t", "t").expect("valid");
+        let seen = AtomicU64::new(0);
+        sync_counter(&counter, &seen, 5);
+        // A slower concurrent scrape that read an older total adds nothing.
+        sync_counter(&counter, &seen, 3);
+        sync_counter(&counter, &seen, 5);
+        assert_eq!(counter.get(), 5);
+        sync_counter(&counter, &seen, 7);
+        assert_eq!(counter.get(), 7);
+    }
+
+    #[test]
+    fn separate_instances_do_not_share_series() {
+        let a = Metrics::new();
+        let b = Metrics::new();
+        a.observe_fetch("parsed", Duration::ZERO);
+        assert_eq!(b.inner.fetches.with_label_values(&["parsed"]).get(), 0);
+        assert_eq!(
+            a.clone().inner.fetches.with_label_values(&["parsed"]).get(),
+            1
+        );
+    }
+}

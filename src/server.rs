@@ -1,0 +1,191 @@
+//! Running the service: the axum app with its limits (request time limit, a concurrency limit
+//! that sheds load with 503 + `Retry-After`, body size), request logs and metrics, on bound
+//! listeners, with graceful shutdown: `/readyz` turns 503, no new connections are accepted, and
+//! requests in flight drain within a bound. [`run`] takes bound listeners so tests can bind
+//! `127.0.0.1:0`.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::middleware::{Next, from_fn, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::api::problem::ApiError;
+use crate::api::{self, AppState, CacheResult};
+use crate::cache::OriginCache;
+use crate::checker::Checker;
+use crate::config::Settings;
+use crate::fetch::Fetcher;
+use crate::metrics::{Metrics, track_http};
+
+/// Why the service could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The fetcher could not be built from the settings.
+    #[error(transparent)]
+    Fetcher(#[from] crate::fetch::FetcherError),
+    /// Serving failed.
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The shared state for the settings.
+pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
+    let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
+    let cache = OriginCache::new(settings.cache.clone(), fetcher);
+    Ok(AppState {
+        checker: Checker::new(cache),
+        metrics: Metrics::new(),
+        limits: Arc::new(settings.limits.clone()),
+        ready: Arc::new(AtomicBool::new(true)),
+    })
+}
+
+/// The public app: API, docs and OpenAPI, and the probes and metrics unless they have their
+/// own listener.
+pub fn app(state: AppState, with_admin: bool) -> Router {
+    let api = api::api_router(state.clone());
+    let limits = Arc::clone(&state.limits);
+    let api = api
+        .layer(from_fn_with_state(
+            Arc::new(Semaphore::new(limits.concurrency_limit)),
+            shed_load,
+        ))
+        .layer(from_fn_with_state(limits.request_timeout, time_limit))
+        .layer(DefaultBodyLimit::max(limits.max_body_bytes));
+    let mut app = Router::new()
+        .merge(api)
+        .merge(SwaggerUi::new("/docs").url("/openapi.json", api::openapi()));
+    if with_admin {
+        app = app.merge(api::admin_router(state.clone()));
+    }
+    finish(app, state)
+}
+
+/// The admin app: probes and metrics only.
+pub fn admin_app(state: AppState) -> Router {
+    finish(api::admin_router(state.clone()), state)
+}
+
+/// Fallbacks, logs, metrics and panic handling, common to both apps.
+fn finish(app: Router, state: AppState) -> Router {
+    app.fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
+        .layer(from_fn(log_request))
+        .layer(from_fn_with_state(state.metrics.clone(), track_http))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_panic| {
+            tracing::error!("a handler panicked");
+            ApiError::Internal.into_response()
+        }))
+}
+
+async fn shed_load(State(permits): State<Arc<Semaphore>>, request: Request, next: Next) -> Response {
+    match permits.try_acquire_owned() {
+        Ok(_permit) => next.run(request).await,
+        Err(_) => ApiError::Overloaded { retry_after: 1 }.into_response(),
+    }
+}
+
+async fn time_limit(State(limit): State<Duration>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Timeout(limit.as_secs().max(1)).into_response(),
+    }
+}
+
+/// One log line per request: route template, method, status, latency, cache result. Never the
+/// query string (it holds URLs and user agents).
+async fn log_request(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "unmatched".to_string());
+    let response = next.run(request).await;
+    let cache = response.extensions().get::<CacheResult>().map(|c| format!("{:?}", c.0).to_lowercase());
+    tracing::info!(
+        route = %route,
+        method = %method,
+        status = response.status().as_u16(),
+        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
+        cache = cache.as_deref().unwrap_or("-"),
+        "request"
+    );
+    response
+}
+
+/// Serves until `shutdown` completes, then drains within `limits.shutdown_grace`.
+pub async fn run(
+    state: AppState,
+    listener: TcpListener,
+    admin: Option<TcpListener>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let grace = state.limits.shutdown_grace;
+    let ready = Arc::clone(&state.ready);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        // Readiness fails first, so that load balancers stop sending before the listener closes.
+        ready.store(false, Ordering::Release);
+        tracing::info!("shutting down: draining requests in flight");
+        let _ = stop_tx.send(true);
+    });
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|stop| *stop).await;
+    };
+    let main = axum::serve(listener, app(state.clone(), admin.is_none()))
+        .with_graceful_shutdown(stopped(stop_rx.clone()));
+    let admin_server = admin.map(|admin| {
+        axum::serve(admin, admin_app(state.clone())).with_graceful_shutdown(stopped(stop_rx.clone()))
+    });
+    let drained = async {
+        match admin_server {
+            Some(admin_server) => {
+                let (a, b) = tokio::join!(main, admin_server);
+                a.and(b)
+            }
+            None => main.await,
+        }
+    };
+    let deadline = async {
+        stopped(stop_rx.clone()).await;
+        tokio::time::sleep(grace).await;
+    };
+    tokio::select! {
+        result = drained => result?,
+        () = deadline => tracing::warn!(grace_s = grace.as_secs_f64(), "drain bound reached: closing remaining connections"),
+    }
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,330 @@
+//! The HTTP service as its callers use it: a real server on 127.0.0.1:0, a real HTTP client,
+//! real local origins.
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use robotsd::config::Settings;
+use robotsd::destination::DestinationPolicy;
+use serde_json::{Value, json};
+use support::*;
+
+struct Service {
+    base: String,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<Result<(), robotsd::server::ServeError>>,
+    ready: Arc<AtomicBool>,
+}
+
+impl Service {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+fn settings() -> Settings {
+    let mut settings = Settings::default();
+    settings.destinations = DestinationPolicy::new(true, vec![], vec![]);
+    settings.fetch.total_timeout = Duration::from_secs(2);
+    settings
+}
+
+async fn start(settings: Settings) -> Service {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let state = robotsd::server::state(&settings).unwrap();
+    let ready = Arc::clone(&state.ready);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(robotsd::server::run(state, listener, None, async move {
+        let _ = rx.await;
+    }));
+    Service {
+        base,
+        stop: Some(tx),
+        done,
+        ready,
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+async fn get_json(url: &str) -> (u16, String, Value) {
+    let response = client().get(url).send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let body = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null);
+    (status, content_type, body)
+}
+
+async fn post_json(url: &str, body: &str) -> (u16, String, Value) {
+    let response = client()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (status, content_type, serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null))
+}
+
+const RULES: &str = "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n\nUser-agent: Googlebot\nAllow: /\n";
+
+fn encode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[tokio::test]
+async fn get_check_answers_with_rule_group_and_source() {
+    let origin = origin(|| ok(RULES)).await;
+    let service = start(settings()).await;
+    let url = service.url(&format!("/v1/check?url={}&ua=SomeBot", encode(&origin.url("/private/x"))));
+    let (status, _, body) = get_json(&url).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["allowed"], false);
+    assert_eq!(body["verdict"], "disallow");
+    assert_eq!(body["reason"], "matched_rule");
+    assert_eq!(body["rule"], json!({"directive": "disallow", "pattern": "/private", "line": 2}));
+    assert_eq!(body["group"], json!({"agents": ["*"], "lines": [1], "global": true}));
+    assert_eq!(body["crawl_delay"], 2.0);
+    assert_eq!(body["robots_url"], origin.url("/robots.txt"));
+    assert_eq!(body["robots"]["status"], 200);
+    assert_eq!(body["robots"]["cache"], "miss");
+
+    // A whole User-Agent header and a repeated ua.
+    let ua = encode("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
+    let url = service.url(&format!("/v1/check?url={}&ua={ua}&ua=Other", encode(&origin.url("/private/x"))));
+    let (_, _, body) = get_json(&url).await;
+    assert_eq!(body["allowed"], true);
+    assert_eq!(body["agent"]["tokens"], json!(["Googlebot", "Other"]));
+    assert_eq!(body["robots"]["cache"], "hit");
+    assert_eq!(origin.hits(), 1);
+}
+
+#[tokio::test]
+async fn each_error_class_is_problem_json_with_its_type() {
+    let slow = origin(|| ok(RULES)).await;
+    slow.set_delay(Duration::from_secs(3));
+    let mut limited = settings();
+    limited.limits.max_batch = 2;
+    limited.limits.max_body_bytes = 1024;
+    limited.limits.request_timeout = Duration::from_secs(1);
+    limited.fetch.total_timeout = Duration::from_secs(5);
+    let service = start(limited).await;
+    let check = |query: String| service.url(&format!("/v1/check?{query}"));
+    let long = format!("http://example.com/{}", "a".repeat(9000));
+    let cases: Vec<(String, u16, &str)> = vec![
+        (check("ua=a".into()), 400, "missing-url"),
+        (check("url=http%3A%2F%2F&ua=a".into()), 400, "invalid-url"),
+        (check("url=%2Fpath&ua=a".into()), 400, "relative-url"),
+        (check("url=ftp%3A%2F%2Fexample.com%2F&ua=a".into()), 400, "unsupported-scheme"),
+        (check(format!("url={}&ua=a", encode(&long))), 400, "url-too-long"),
+        (check("url=http%3A%2F%2Fexample.com%2F".into()), 400, "missing-user-agent"),
+        (check("url=http%3A%2F%2Fexample.com%2F&ua=1234".into()), 400, "invalid-user-agent"),
+        (check(format!("url={}&ua=a", encode(&slow.url("/x")))), 504, "timeout"),
+        (service.url("/nope"), 404, "not-found"),
+    ];
+    for (url, want_status, want_type) in cases {
+        let (status, content_type, body) = get_json(&url).await;
+        assert_eq!(status, want_status, "{url}");
+        assert_eq!(content_type, "application/problem+json", "{url}");
+        assert_eq!(body["type"], format!("urn:robotsd:problem:{want_type}"), "{url}");
+        assert_eq!(body["status"], want_status);
+        assert!(body["title"].is_string() && body["detail"].is_string());
+    }
+    let batch = json!({"ua": "a", "urls": ["http://a.test/", "http://b.test/", "http://c.test/"]});
+    let (status, _, body) = post_json(&service.url("/v1/check"), &batch.to_string()).await;
+    assert_eq!((status, body["type"].as_str()), (413, Some("urn:robotsd:problem:batch-too-large")));
+    let big = json!({"ua": "a", "urls": ["x".repeat(2000)]});
+    let (status, _, body) = post_json(&service.url("/v1/check"), &big.to_string()).await;
+    assert_eq!((status, body["type"].as_str()), (413, Some("urn:robotsd:problem:body-too-large")));
+    let (status, _, body) = post_json(&service.url("/v1/check"), "{not json").await;
+    assert_eq!((status, body["type"].as_str()), (400, Some("urn:robotsd:problem:invalid-body")));
+    let response = client().put(service.url("/v1/check")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["type"], "urn:robotsd:problem:method-not-allowed");
+}
+
+#[tokio::test]
+async fn a_refused_destination_is_422() {
+    let service = start(Settings {
+        destinations: DestinationPolicy::default(),
+        ..settings()
+    })
+    .await;
+    let url = service.url("/v1/check?url=http%3A%2F%2F127.0.0.1%3A9%2F&ua=a");
+    let (status, content_type, body) = get_json(&url).await;
+    assert_eq!((status, content_type.as_str()), (422, "application/problem+json"));
+    assert_eq!(body["type"], "urn:robotsd:problem:destination-not-allowed");
+}
+
+#[tokio::test]
+async fn load_beyond_the_concurrency_limit_is_shed_with_retry_after() {
+    let slow = origin(|| ok(RULES)).await;
+    slow.set_delay(Duration::from_millis(800));
+    let mut limited = settings();
+    limited.limits.concurrency_limit = 1;
+    let service = start(limited).await;
+    let first_url = service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/x"))));
+    let first = tokio::spawn(async move { client().get(first_url).send().await.unwrap().status() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let response = client()
+        .get(service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/y")))))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 503);
+    assert_eq!(response.headers()["retry-after"], "1");
+    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["type"], "urn:robotsd:problem:overloaded");
+    assert_eq!(first.await.unwrap().as_u16(), 200);
+    // Probes are not shed.
+    assert_eq!(client().get(service.url("/livez")).send().await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn post_check_answers_in_order_with_errors_in_their_slots() {
+    let origin = origin(|| ok(RULES)).await;
+    let service = start(settings()).await;
+    let batch = json!({"checks": [
+        {"url": origin.url("/private/1"), "ua": "a"},
+        {"url": "not a url", "ua": "a"},
+        {"url": origin.url("/public"), "ua": ["Googlebot", "b"]},
+    ]});
+    let (status, _, body) = post_json(&service.url("/v1/check"), &batch.to_string()).await;
+    assert_eq!(status, 200);
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    assert_eq!(results[0]["allowed"], false);
+    assert_eq!(results[1]["error"]["type"], "urn:robotsd:problem:relative-url");
+    assert_eq!(results[2]["allowed"], true);
+    let simple = json!({"ua": "a", "urls": [origin.url("/private"), origin.url("/ok")]});
+    let (_, _, body) = post_json(&service.url("/v1/check"), &simple.to_string()).await;
+    let verdicts: Vec<_> = body["results"].as_array().unwrap().iter().map(|r| r["verdict"].clone()).collect();
+    assert_eq!(verdicts, [json!("disallow"), json!("allow")]);
+    assert_eq!(origin.hits(), 1);
+}
+
+#[tokio::test]
+async fn get_robots_shows_what_robotsd_holds() {
+    let origin = origin(|| ok(&format!("{RULES}Sitemap: /s.xml\nunicorns: yes\n"))).await;
+    let service = start(settings()).await;
+    let (status, _, body) = get_json(&service.url(&format!("/v1/robots?url={}", encode(&origin.url("/"))))).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["state"], "parsed");
+    assert_eq!(body["origin"], origin.base());
+    let groups = body["parsed"]["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 2);
+    assert_eq!(groups[0]["rules"][0], json!({"directive": "disallow", "pattern": "/private", "line": 2}));
+    assert_eq!(groups[0]["crawl_delay"], 2.0);
+    assert_eq!(body["parsed"]["sitemaps"][0]["url"], "/s.xml");
+    let kinds: Vec<_> = body["parsed"]["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].clone()).collect();
+    assert!(kinds.contains(&json!("unknown_key")));
+    assert_eq!(body["robots"]["status"], 200);
+}
+
+#[tokio::test]
+async fn post_evaluate_fetches_nothing() {
+    let service = start(settings()).await;
+    let request = json!({"robots_txt": "User-agent: *\nDisallow: /x\n", "ua": "a", "urls": ["/x", "https://example.com/y", "ftp://nope/"]});
+    let (status, _, body) = post_json(&service.url("/v1/evaluate"), &request.to_string()).await;
+    assert_eq!(status, 200);
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(results[0]["allowed"], false);
+    assert_eq!(results[0]["rule"]["line"], 2);
+    assert_eq!(results[0]["robots"], Value::Null);
+    assert_eq!(results[1]["allowed"], true);
+    assert_eq!(results[1]["robots_url"], "https://example.com/robots.txt");
+    assert_eq!(results[2]["error"]["type"], "urn:robotsd:problem:unsupported-scheme");
+}
+
+#[tokio::test]
+async fn probes_answer_and_metrics_move() {
+    let origin = origin(|| ok(RULES)).await;
+    let service = start(settings()).await;
+    for path in ["/livez", "/healthz", "/readyz"] {
+        assert_eq!(client().get(service.url(path)).send().await.unwrap().status(), 200, "{path}");
+    }
+    let metrics = || async { client().get(service.url("/metrics")).send().await.unwrap().text().await.unwrap() };
+    let before = metrics().await;
+    for name in [
+        "robotsd_build_info",
+        "robotsd_cache_entries",
+        "robotsd_cache_weight_bytes",
+        "robotsd_cache_evictions_total",
+        "robotsd_origins_in_backoff",
+        "robotsd_robots_fetches_in_flight",
+        "process_resident_memory_bytes",
+    ] {
+        assert!(before.contains(name), "{name} missing");
+    }
+    get_json(&service.url(&format!("/v1/check?url={}&ua=a", encode(&origin.url("/private/secret"))))).await;
+    let after = metrics().await;
+    assert!(after.contains(r#"robotsd_checks_total{reason="matched_rule",verdict="disallow"} 1"#), "{after}");
+    assert!(after.contains(r#"robotsd_cache_lookups_total{result="miss"} 1"#));
+    assert!(after.contains(r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="200"} 1"#));
+    assert!(after.contains("robotsd_robots_fetch_duration_seconds"));
+    assert!(after.contains("robotsd_cache_entries 1"));
+    assert!(!after.contains("secret") && !after.contains("127.0.0.1"), "no URL in labels");
+}
+
+#[tokio::test]
+async fn docs_and_openapi_are_served() {
+    let service = start(settings()).await;
+    let (status, _, body) = get_json(&service.url("/openapi.json")).await;
+    assert_eq!(status, 200);
+    assert!(body["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert!(body["paths"]["/v1/check"]["get"].is_object());
+    let page = client().get(service.url("/docs/")).send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().to_lowercase().contains("swagger"));
+}
+
+#[tokio::test]
+async fn shutdown_drains_a_request_in_flight() {
+    let slow = origin(|| ok(RULES)).await;
+    slow.set_delay(Duration::from_millis(700));
+    let mut service = start(settings()).await;
+    let url = service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/private"))));
+    let in_flight = tokio::spawn(async move { client().get(url).send().await.unwrap() });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    service.stop.take().unwrap().send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!service.ready.load(Ordering::SeqCst), "readiness turns off first");
+    let response = in_flight.await.unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+    assert_eq!(body["allowed"], false);
+    tokio::time::timeout(Duration::from_secs(5), service.done).await.unwrap().unwrap().unwrap();
+    assert!(client().get(format!("{}/livez", service.base)).send().await.is_err(), "no new connections");
+}
+
+#[test]
+fn committed_openapi_matches_the_code() {
+    let generated = robotsd::api::openapi().to_pretty_json().unwrap() + "\n";
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi/openapi.json");
+    if std::env::var_os("UPDATE_OPENAPI").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &generated).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test api committed_openapi` and review the diff"
+    );
+}
