@@ -39,10 +39,14 @@ pub enum ServeError {
 /// The shared state for the settings.
 pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
-    let cache = OriginCache::new(settings.cache.clone(), fetcher);
+    let metrics = Metrics::new();
+    let observed = metrics.clone();
+    let cache = OriginCache::new(settings.cache.clone(), fetcher).with_fetch_observer(Arc::new(
+        move |outcome, took| observed.observe_fetch(outcome, took),
+    ));
     Ok(AppState {
         checker: Checker::new(cache),
-        metrics: Metrics::new(),
+        metrics,
         limits: Arc::new(settings.limits.clone()),
         ready: Arc::new(AtomicBool::new(true)),
     })
@@ -76,17 +80,22 @@ pub fn admin_app(state: AppState) -> Router {
 
 /// Fallbacks, logs, metrics and panic handling, common to both apps.
 fn finish(app: Router, state: AppState) -> Router {
+    // Outermost first: metrics and the log see every response, the panic's 500 included.
     app.fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed)
-        .layer(from_fn(log_request))
-        .layer(from_fn_with_state(state.metrics.clone(), track_http))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_panic| {
             tracing::error!("a handler panicked");
             ApiError::Internal.into_response()
         }))
+        .layer(from_fn(log_request))
+        .layer(from_fn_with_state(state.metrics.clone(), track_http))
 }
 
-async fn shed_load(State(permits): State<Arc<Semaphore>>, request: Request, next: Next) -> Response {
+async fn shed_load(
+    State(permits): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
     match permits.try_acquire_owned() {
         Ok(_permit) => next.run(request).await,
         Err(_) => ApiError::Overloaded { retry_after: 1 }.into_response(),
@@ -111,7 +120,10 @@ async fn log_request(request: Request, next: Next) -> Response {
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "unmatched".to_string());
     let response = next.run(request).await;
-    let cache = response.extensions().get::<CacheResult>().map(|c| format!("{:?}", c.0).to_lowercase());
+    let cache = response
+        .extensions()
+        .get::<CacheResult>()
+        .map(|c| format!("{:?}", c.0).to_lowercase());
     tracing::info!(
         route = %route,
         method = %method,
@@ -146,7 +158,8 @@ pub async fn run(
     let main = axum::serve(listener, app(state.clone(), admin.is_none()))
         .with_graceful_shutdown(stopped(stop_rx.clone()));
     let admin_server = admin.map(|admin| {
-        axum::serve(admin, admin_app(state.clone())).with_graceful_shutdown(stopped(stop_rx.clone()))
+        axum::serve(admin, admin_app(state.clone()))
+            .with_graceful_shutdown(stopped(stop_rx.clone()))
     });
     let drained = async {
         match admin_server {

@@ -3,8 +3,8 @@
 
 mod support;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use robotsd::config::Settings;
@@ -26,10 +26,15 @@ impl Service {
 }
 
 fn settings() -> Settings {
-    let mut settings = Settings::default();
-    settings.destinations = DestinationPolicy::new(true, vec![], vec![]);
-    settings.fetch.total_timeout = Duration::from_secs(2);
-    settings
+    let defaults = Settings::default();
+    Settings {
+        destinations: DestinationPolicy::new(true, vec![], vec![]),
+        fetch: robotsd::fetch::FetchConfig {
+            total_timeout: Duration::from_secs(2),
+            ..defaults.fetch.clone()
+        },
+        ..defaults
+    }
 }
 
 async fn start(settings: Settings) -> Service {
@@ -79,10 +84,15 @@ async fn post_json(url: &str, body: &str) -> (u16, String, Value) {
         .get("content-type")
         .map(|v| v.to_str().unwrap().to_string())
         .unwrap_or_default();
-    (status, content_type, serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null))
+    (
+        status,
+        content_type,
+        serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null),
+    )
 }
 
-const RULES: &str = "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n\nUser-agent: Googlebot\nAllow: /\n";
+const RULES: &str =
+    "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n\nUser-agent: Googlebot\nAllow: /\n";
 
 fn encode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
@@ -92,14 +102,23 @@ fn encode(s: &str) -> String {
 async fn get_check_answers_with_rule_group_and_source() {
     let origin = origin(|| ok(RULES)).await;
     let service = start(settings()).await;
-    let url = service.url(&format!("/v1/check?url={}&ua=SomeBot", encode(&origin.url("/private/x"))));
+    let url = service.url(&format!(
+        "/v1/check?url={}&ua=SomeBot",
+        encode(&origin.url("/private/x"))
+    ));
     let (status, _, body) = get_json(&url).await;
     assert_eq!(status, 200);
     assert_eq!(body["allowed"], false);
     assert_eq!(body["verdict"], "disallow");
     assert_eq!(body["reason"], "matched_rule");
-    assert_eq!(body["rule"], json!({"directive": "disallow", "pattern": "/private", "line": 2}));
-    assert_eq!(body["group"], json!({"agents": ["*"], "lines": [1], "global": true}));
+    assert_eq!(
+        body["rule"],
+        json!({"directive": "disallow", "pattern": "/private", "line": 2})
+    );
+    assert_eq!(
+        body["group"],
+        json!({"agents": ["*"], "lines": [1], "global": true})
+    );
     assert_eq!(body["crawl_delay"], 2.0);
     assert_eq!(body["robots_url"], origin.url("/robots.txt"));
     assert_eq!(body["robots"]["status"], 200);
@@ -107,7 +126,10 @@ async fn get_check_answers_with_rule_group_and_source() {
 
     // A whole User-Agent header and a repeated ua.
     let ua = encode("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
-    let url = service.url(&format!("/v1/check?url={}&ua={ua}&ua=Other", encode(&origin.url("/private/x"))));
+    let url = service.url(&format!(
+        "/v1/check?url={}&ua={ua}&ua=Other",
+        encode(&origin.url("/private/x"))
+    ));
     let (_, _, body) = get_json(&url).await;
     assert_eq!(body["allowed"], true);
     assert_eq!(body["agent"]["tokens"], json!(["Googlebot", "Other"]));
@@ -131,29 +153,62 @@ async fn each_error_class_is_problem_json_with_its_type() {
         (check("ua=a".into()), 400, "missing-url"),
         (check("url=http%3A%2F%2F&ua=a".into()), 400, "invalid-url"),
         (check("url=%2Fpath&ua=a".into()), 400, "relative-url"),
-        (check("url=ftp%3A%2F%2Fexample.com%2F&ua=a".into()), 400, "unsupported-scheme"),
-        (check(format!("url={}&ua=a", encode(&long))), 400, "url-too-long"),
-        (check("url=http%3A%2F%2Fexample.com%2F".into()), 400, "missing-user-agent"),
-        (check("url=http%3A%2F%2Fexample.com%2F&ua=1234".into()), 400, "invalid-user-agent"),
-        (check(format!("url={}&ua=a", encode(&slow.url("/x")))), 504, "timeout"),
+        (
+            check("url=ftp%3A%2F%2Fexample.com%2F&ua=a".into()),
+            400,
+            "unsupported-scheme",
+        ),
+        (
+            check(format!("url={}&ua=a", encode(&long))),
+            400,
+            "url-too-long",
+        ),
+        (
+            check("url=http%3A%2F%2Fexample.com%2F".into()),
+            400,
+            "missing-user-agent",
+        ),
+        (
+            check("url=http%3A%2F%2Fexample.com%2F&ua=1234".into()),
+            400,
+            "invalid-user-agent",
+        ),
+        (
+            check(format!("url={}&ua=a", encode(&slow.url("/x")))),
+            504,
+            "timeout",
+        ),
         (service.url("/nope"), 404, "not-found"),
     ];
     for (url, want_status, want_type) in cases {
         let (status, content_type, body) = get_json(&url).await;
         assert_eq!(status, want_status, "{url}");
         assert_eq!(content_type, "application/problem+json", "{url}");
-        assert_eq!(body["type"], format!("urn:robotsd:problem:{want_type}"), "{url}");
+        assert_eq!(
+            body["type"],
+            format!("urn:robotsd:problem:{want_type}"),
+            "{url}"
+        );
         assert_eq!(body["status"], want_status);
         assert!(body["title"].is_string() && body["detail"].is_string());
     }
     let batch = json!({"ua": "a", "urls": ["http://a.test/", "http://b.test/", "http://c.test/"]});
     let (status, _, body) = post_json(&service.url("/v1/check"), &batch.to_string()).await;
-    assert_eq!((status, body["type"].as_str()), (413, Some("urn:robotsd:problem:batch-too-large")));
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (413, Some("urn:robotsd:problem:batch-too-large"))
+    );
     let big = json!({"ua": "a", "urls": ["x".repeat(2000)]});
     let (status, _, body) = post_json(&service.url("/v1/check"), &big.to_string()).await;
-    assert_eq!((status, body["type"].as_str()), (413, Some("urn:robotsd:problem:body-too-large")));
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (413, Some("urn:robotsd:problem:body-too-large"))
+    );
     let (status, _, body) = post_json(&service.url("/v1/check"), "{not json").await;
-    assert_eq!((status, body["type"].as_str()), (400, Some("urn:robotsd:problem:invalid-body")));
+    assert_eq!(
+        (status, body["type"].as_str()),
+        (400, Some("urn:robotsd:problem:invalid-body"))
+    );
     let response = client().put(service.url("/v1/check")).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 405);
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
@@ -169,7 +224,10 @@ async fn a_refused_destination_is_422() {
     .await;
     let url = service.url("/v1/check?url=http%3A%2F%2F127.0.0.1%3A9%2F&ua=a");
     let (status, content_type, body) = get_json(&url).await;
-    assert_eq!((status, content_type.as_str()), (422, "application/problem+json"));
+    assert_eq!(
+        (status, content_type.as_str()),
+        (422, "application/problem+json")
+    );
     assert_eq!(body["type"], "urn:robotsd:problem:destination-not-allowed");
 }
 
@@ -194,7 +252,15 @@ async fn load_beyond_the_concurrency_limit_is_shed_with_retry_after() {
     assert_eq!(body["type"], "urn:robotsd:problem:overloaded");
     assert_eq!(first.await.unwrap().as_u16(), 200);
     // Probes are not shed.
-    assert_eq!(client().get(service.url("/livez")).send().await.unwrap().status(), 200);
+    assert_eq!(
+        client()
+            .get(service.url("/livez"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
 }
 
 #[tokio::test]
@@ -211,11 +277,19 @@ async fn post_check_answers_in_order_with_errors_in_their_slots() {
     let results = body["results"].as_array().unwrap();
     assert_eq!(results.len(), 3);
     assert_eq!(results[0]["allowed"], false);
-    assert_eq!(results[1]["error"]["type"], "urn:robotsd:problem:relative-url");
+    assert_eq!(
+        results[1]["error"]["type"],
+        "urn:robotsd:problem:relative-url"
+    );
     assert_eq!(results[2]["allowed"], true);
     let simple = json!({"ua": "a", "urls": [origin.url("/private"), origin.url("/ok")]});
     let (_, _, body) = post_json(&service.url("/v1/check"), &simple.to_string()).await;
-    let verdicts: Vec<_> = body["results"].as_array().unwrap().iter().map(|r| r["verdict"].clone()).collect();
+    let verdicts: Vec<_> = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"].clone())
+        .collect();
     assert_eq!(verdicts, [json!("disallow"), json!("allow")]);
     assert_eq!(origin.hits(), 1);
 }
@@ -224,16 +298,25 @@ async fn post_check_answers_in_order_with_errors_in_their_slots() {
 async fn get_robots_shows_what_robotsd_holds() {
     let origin = origin(|| ok(&format!("{RULES}Sitemap: /s.xml\nunicorns: yes\n"))).await;
     let service = start(settings()).await;
-    let (status, _, body) = get_json(&service.url(&format!("/v1/robots?url={}", encode(&origin.url("/"))))).await;
+    let (status, _, body) =
+        get_json(&service.url(&format!("/v1/robots?url={}", encode(&origin.url("/"))))).await;
     assert_eq!(status, 200);
     assert_eq!(body["state"], "parsed");
     assert_eq!(body["origin"], origin.base());
     let groups = body["parsed"]["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 2);
-    assert_eq!(groups[0]["rules"][0], json!({"directive": "disallow", "pattern": "/private", "line": 2}));
+    assert_eq!(
+        groups[0]["rules"][0],
+        json!({"directive": "disallow", "pattern": "/private", "line": 2})
+    );
     assert_eq!(groups[0]["crawl_delay"], 2.0);
     assert_eq!(body["parsed"]["sitemaps"][0]["url"], "/s.xml");
-    let kinds: Vec<_> = body["parsed"]["diagnostics"].as_array().unwrap().iter().map(|d| d["kind"].clone()).collect();
+    let kinds: Vec<_> = body["parsed"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].clone())
+        .collect();
     assert!(kinds.contains(&json!("unknown_key")));
     assert_eq!(body["robots"]["status"], 200);
 }
@@ -250,7 +333,10 @@ async fn post_evaluate_fetches_nothing() {
     assert_eq!(results[0]["robots"], Value::Null);
     assert_eq!(results[1]["allowed"], true);
     assert_eq!(results[1]["robots_url"], "https://example.com/robots.txt");
-    assert_eq!(results[2]["error"]["type"], "urn:robotsd:problem:unsupported-scheme");
+    assert_eq!(
+        results[2]["error"]["type"],
+        "urn:robotsd:problem:unsupported-scheme"
+    );
 }
 
 #[tokio::test]
@@ -258,9 +344,27 @@ async fn probes_answer_and_metrics_move() {
     let origin = origin(|| ok(RULES)).await;
     let service = start(settings()).await;
     for path in ["/livez", "/healthz", "/readyz"] {
-        assert_eq!(client().get(service.url(path)).send().await.unwrap().status(), 200, "{path}");
+        assert_eq!(
+            client()
+                .get(service.url(path))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            200,
+            "{path}"
+        );
     }
-    let metrics = || async { client().get(service.url("/metrics")).send().await.unwrap().text().await.unwrap() };
+    let metrics = || async {
+        client()
+            .get(service.url("/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
     let before = metrics().await;
     for name in [
         "robotsd_build_info",
@@ -273,14 +377,32 @@ async fn probes_answer_and_metrics_move() {
     ] {
         assert!(before.contains(name), "{name} missing");
     }
-    get_json(&service.url(&format!("/v1/check?url={}&ua=a", encode(&origin.url("/private/secret"))))).await;
+    get_json(&service.url(&format!(
+        "/v1/check?url={}&ua=a",
+        encode(&origin.url("/private/secret"))
+    )))
+    .await;
     let after = metrics().await;
-    assert!(after.contains(r#"robotsd_checks_total{reason="matched_rule",verdict="disallow"} 1"#), "{after}");
+    assert!(
+        after.contains(r#"robotsd_checks_total{reason="matched_rule",verdict="disallow"} 1"#),
+        "{after}"
+    );
     assert!(after.contains(r#"robotsd_cache_lookups_total{result="miss"} 1"#));
-    assert!(after.contains(r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="200"} 1"#));
-    assert!(after.contains("robotsd_robots_fetch_duration_seconds"));
+    assert!(
+        after.contains(
+            r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="200"} 1"#
+        )
+    );
+    assert!(
+        after.contains("robotsd_robots_fetch_duration_seconds_count 1"),
+        "{after}"
+    );
+    assert!(after.contains(r#"robotsd_robots_fetches_total{outcome="parsed"} 1"#));
     assert!(after.contains("robotsd_cache_entries 1"));
-    assert!(!after.contains("secret") && !after.contains("127.0.0.1"), "no URL in labels");
+    assert!(
+        !after.contains("secret") && !after.contains("127.0.0.1"),
+        "no URL in labels"
+    );
 }
 
 #[tokio::test]
@@ -292,7 +414,13 @@ async fn docs_and_openapi_are_served() {
     assert!(body["paths"]["/v1/check"]["get"].is_object());
     let page = client().get(service.url("/docs/")).send().await.unwrap();
     assert_eq!(page.status(), 200);
-    assert!(page.text().await.unwrap().to_lowercase().contains("swagger"));
+    assert!(
+        page.text()
+            .await
+            .unwrap()
+            .to_lowercase()
+            .contains("swagger")
+    );
 }
 
 #[tokio::test]
@@ -300,18 +428,35 @@ async fn shutdown_drains_a_request_in_flight() {
     let slow = origin(|| ok(RULES)).await;
     slow.set_delay(Duration::from_millis(700));
     let mut service = start(settings()).await;
-    let url = service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/private"))));
+    let url = service.url(&format!(
+        "/v1/check?url={}&ua=a",
+        encode(&slow.url("/private"))
+    ));
     let in_flight = tokio::spawn(async move { client().get(url).send().await.unwrap() });
     tokio::time::sleep(Duration::from_millis(200)).await;
     service.stop.take().unwrap().send(()).unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
-    assert!(!service.ready.load(Ordering::SeqCst), "readiness turns off first");
+    assert!(
+        !service.ready.load(Ordering::SeqCst),
+        "readiness turns off first"
+    );
     let response = in_flight.await.unwrap();
     assert_eq!(response.status(), 200);
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     assert_eq!(body["allowed"], false);
-    tokio::time::timeout(Duration::from_secs(5), service.done).await.unwrap().unwrap().unwrap();
-    assert!(client().get(format!("{}/livez", service.base)).send().await.is_err(), "no new connections");
+    tokio::time::timeout(Duration::from_secs(5), service.done)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        client()
+            .get(format!("{}/livez", service.base))
+            .send()
+            .await
+            .is_err(),
+        "no new connections"
+    );
 }
 
 #[test]

@@ -124,7 +124,10 @@ fn check_url_length(url: &str, limits: &Limits) -> Result<(), ApiError> {
 }
 
 fn check_agents(agents: &[String], limits: &Limits) -> Result<(), ApiError> {
-    match agents.iter().find(|ua| ua.len() > limits.max_user_agent_bytes) {
+    match agents
+        .iter()
+        .find(|ua| ua.len() > limits.max_user_agent_bytes)
+    {
         Some(ua) => Err(ApiError::UserAgent(format!(
             "a ua value of {} bytes exceeds the limit of {} bytes",
             ua.len(),
@@ -135,7 +138,11 @@ fn check_agents(agents: &[String], limits: &Limits) -> Result<(), ApiError> {
     }
 }
 
-async fn check_one(state: &AppState, url: &str, agents: &[String]) -> Result<CheckResponse, ApiError> {
+async fn check_one(
+    state: &AppState,
+    url: &str,
+    agents: &[String],
+) -> Result<CheckResponse, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state.checker.check(url, agents).await?;
@@ -173,7 +180,10 @@ fn lookup_name(lookup: Lookup) -> &'static str {
         (status = 504, description = "The check took longer than the request time limit.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn check_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+async fn check_get(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
     let url = pairs
         .iter()
@@ -274,7 +284,10 @@ async fn check_post(
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-async fn robots_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Json<RobotsResponse>, ApiError> {
+async fn robots_get(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<RobotsResponse>, ApiError> {
     let url = query_pairs(query.as_deref())
         .into_iter()
         .find(|(k, _)| k == "url")
@@ -286,10 +299,19 @@ async fn robots_get(State(state): State<AppState>, RawQuery(query): RawQuery) ->
     let source = checker::source(&snapshot, (state.checker.cache().now(), SystemTime::now()));
     let (state_name, rules) = match &snapshot.basis {
         Basis::Copy(Rules::Refused(why)) => return Err(ApiError::Destination(why.to_string())),
-        Basis::Copy(rules) => (if matches!(rules, Rules::NoRobots) { "no_robots_txt" } else { "parsed" }, Some(rules)),
+        Basis::Copy(rules) => (
+            if matches!(rules, Rules::NoRobots) {
+                "no_robots_txt"
+            } else {
+                "parsed"
+            },
+            Some(rules),
+        ),
         Basis::Backoff { basis, rules } => (
             "unreachable",
-            rules.as_ref().filter(|_| *basis == BackoffBasis::LastGoodCopy),
+            rules
+                .as_ref()
+                .filter(|_| *basis == BackoffBasis::LastGoodCopy),
         ),
     };
     let parsed = match rules {
@@ -325,7 +347,9 @@ async fn evaluate_post(
     let urls = match (request.url, request.urls) {
         (Some(url), None) => vec![url],
         (None, Some(urls)) => urls,
-        (Some(_), Some(_)) => return Err(ApiError::InvalidBody("give url or urls, not both".into())),
+        (Some(_), Some(_)) => {
+            return Err(ApiError::InvalidBody("give url or urls, not both".into()));
+        }
         (None, None) => return Err(ApiError::Missing("url")),
     };
     if urls.len() > state.limits.max_batch {
@@ -340,12 +364,14 @@ async fn evaluate_post(
     let robots = RobotsTxt::parse(request.robots_txt.as_bytes());
     let results = urls
         .iter()
-        .map(|url| match evaluate_one(&robots, &tokens, url, &state.limits) {
-            Ok(answer) => BatchItem::Answer(Box::new(answer)),
-            Err(error) => BatchItem::Error {
-                error: error.problem(),
+        .map(
+            |url| match evaluate_one(&robots, &tokens, url, &state.limits) {
+                Ok(answer) => BatchItem::Answer(Box::new(answer)),
+                Err(error) => BatchItem::Error {
+                    error: error.problem(),
+                },
             },
-        })
+        )
         .collect();
     Ok(Json(BatchResponse { results }))
 }
@@ -359,17 +385,30 @@ fn evaluate_one(
     check_url_length(url, limits)?;
     // A tester is often given a path: it is evaluated as a path of some origin.
     let (shown, path, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
-        let target = parse_target(&format!("http://robotsd.invalid{url}")).map_err(ApiError::Url)?;
+        let target =
+            parse_target(&format!("http://robotsd.invalid{url}")).map_err(ApiError::Url)?;
         (url.to_string(), target.path, String::new())
     } else {
         let target = parse_target(url).map_err(ApiError::Url)?;
-        (target.url.to_string(), target.path, target.origin.robots_url().to_string())
+        (
+            target.url.to_string(),
+            target.path,
+            target.origin.robots_url().to_string(),
+        )
     };
     let (allowed, rule, group, crawl_delay) = checker::evaluate(robots, tokens, &path);
     Ok(CheckResponse {
         allowed,
-        verdict: if allowed { Verdict::Allow } else { Verdict::Disallow },
-        reason: if rule.is_some() { Reason::MatchedRule } else { Reason::NoMatchingRule },
+        verdict: if allowed {
+            Verdict::Allow
+        } else {
+            Verdict::Disallow
+        },
+        reason: if rule.is_some() {
+            Reason::MatchedRule
+        } else {
+            Reason::NoMatchingRule
+        },
         url: shown,
         robots_url,
         agent: AgentJson {
@@ -398,7 +437,10 @@ async fn readyz(State(state): State<AppState>) -> Response {
 async fn metrics(State(state): State<AppState>) -> Response {
     let text = state.metrics.render(state.checker.cache()).await;
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
         text,
     )
         .into_response()

@@ -107,11 +107,17 @@ impl ApiError {
         match self {
             ApiError::Missing("url") => ("missing-url", "Missing URL", S::BAD_REQUEST),
             ApiError::Missing(_) => ("missing-user-agent", "Missing user agent", S::BAD_REQUEST),
-            ApiError::Url(TargetError::Relative) => ("relative-url", "Relative URL", S::BAD_REQUEST),
-            ApiError::Url(TargetError::UnsupportedScheme(_)) => {
-                ("unsupported-scheme", "Unsupported URL scheme", S::BAD_REQUEST)
+            ApiError::Url(TargetError::Relative) => {
+                ("relative-url", "Relative URL", S::BAD_REQUEST)
             }
-            ApiError::Url(TargetError::TooLong { .. }) => ("url-too-long", "URL too long", S::BAD_REQUEST),
+            ApiError::Url(TargetError::UnsupportedScheme(_)) => (
+                "unsupported-scheme",
+                "Unsupported URL scheme",
+                S::BAD_REQUEST,
+            ),
+            ApiError::Url(TargetError::TooLong { .. }) => {
+                ("url-too-long", "URL too long", S::BAD_REQUEST)
+            }
             ApiError::Url(_) => ("invalid-url", "Invalid URL", S::BAD_REQUEST),
             ApiError::UserAgent(_) => ("invalid-user-agent", "Invalid user agent", S::BAD_REQUEST),
             ApiError::Destination(_) => (
@@ -119,13 +125,23 @@ impl ApiError {
                 "Destination not allowed",
                 S::UNPROCESSABLE_ENTITY,
             ),
-            ApiError::BatchTooLarge { .. } => ("batch-too-large", "Batch too large", S::PAYLOAD_TOO_LARGE),
-            ApiError::BodyTooLarge { .. } => ("body-too-large", "Request body too large", S::PAYLOAD_TOO_LARGE),
+            ApiError::BatchTooLarge { .. } => {
+                ("batch-too-large", "Batch too large", S::PAYLOAD_TOO_LARGE)
+            }
+            ApiError::BodyTooLarge { .. } => (
+                "body-too-large",
+                "Request body too large",
+                S::PAYLOAD_TOO_LARGE,
+            ),
             ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
-            ApiError::MethodNotAllowed(_) => ("method-not-allowed", "Method not allowed", S::METHOD_NOT_ALLOWED),
+            ApiError::MethodNotAllowed(_) => (
+                "method-not-allowed",
+                "Method not allowed",
+                S::METHOD_NOT_ALLOWED,
+            ),
             ApiError::Internal => ("internal", "Internal error", S::INTERNAL_SERVER_ERROR),
         }
     }
@@ -146,7 +162,8 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let problem = self.problem();
-        let status = StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let status =
+            StatusCode::from_u16(problem.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let body = serde_json::to_vec(&problem).unwrap_or_default();
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
@@ -169,7 +186,10 @@ mod tests {
             ApiError::Missing("ua"),
             ApiError::Url(TargetError::Relative),
             ApiError::Url(TargetError::UnsupportedScheme("ftp".into())),
-            ApiError::Url(TargetError::TooLong { len: 9000, max: 8192 }),
+            ApiError::Url(TargetError::TooLong {
+                len: 9000,
+                max: 8192,
+            }),
             ApiError::Url(TargetError::NoHost),
             ApiError::UserAgent("x".into()),
             ApiError::Destination("x".into()),

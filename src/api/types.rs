@@ -192,7 +192,11 @@ impl From<Answer> for CheckResponse {
         let (input, tokens) = a.agents.into_iter().map(|t| (t.input, t.token)).unzip();
         CheckResponse {
             allowed: a.allowed,
-            verdict: if a.allowed { Verdict::Allow } else { Verdict::Disallow },
+            verdict: if a.allowed {
+                Verdict::Allow
+            } else {
+                Verdict::Disallow
+            },
             reason: a.reason,
             url: a.url,
             robots_url: a.robots_url,

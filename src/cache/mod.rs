@@ -174,14 +174,28 @@ pub struct CacheStats {
     pub fetches_in_flight: AtomicU64,
 }
 
+/// Told of every fetch: its outcome (`parsed`, `no_robots`, `unreachable`, `refused`) and how
+/// long it took. The metrics layer installs one.
+pub type FetchObserver = Arc<dyn Fn(&'static str, Duration) + Send + Sync>;
+
 /// The shared origin cache. Cheap to clone; clones share everything.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct OriginCache {
     slots: moka::future::Cache<Origin, Arc<Slot>>,
     fetcher: Fetcher,
     policy: Arc<PolicyConfig>,
     clock: Arc<dyn Clock>,
     stats: Arc<CacheStats>,
+    observer: Option<FetchObserver>,
+}
+
+impl std::fmt::Debug for OriginCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OriginCache")
+            .field("policy", &self.policy)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
 }
 
 impl OriginCache {
@@ -212,7 +226,14 @@ impl OriginCache {
             policy: Arc::new(config.policy),
             clock,
             stats,
+            observer: None,
         }
+    }
+
+    /// The same cache, telling `observer` of every fetch.
+    pub fn with_fetch_observer(mut self, observer: FetchObserver) -> OriginCache {
+        self.observer = Some(observer);
+        self
     }
 
     /// Now, on the cache's clock.
@@ -364,6 +385,15 @@ impl OriginCache {
         self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
         let outcome = self.fetcher.fetch(&origin.robots_url()).await;
         self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
+        if let Some(observer) = &self.observer {
+            let (name, meta) = match &outcome {
+                FetchOutcome::Parsed { meta, .. } => ("parsed", meta),
+                FetchOutcome::NoRobots { meta, .. } => ("no_robots", meta),
+                FetchOutcome::Unreachable { meta, .. } => ("unreachable", meta),
+                FetchOutcome::Refused { meta, .. } => ("refused", meta),
+            };
+            observer(name, meta.duration);
+        }
         let weight = SLOT_OVERHEAD_BYTES.saturating_add(match &outcome {
             FetchOutcome::Parsed { robots, .. } => {
                 u32::try_from(robots.heap_size()).unwrap_or(u32::MAX)

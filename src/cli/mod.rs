@@ -28,6 +28,8 @@ pub struct Cli {
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
+// Parsed once per process: the size of `Serve` does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Serve the HTTP API (the default): `/v1/check`, `/v1/robots`, `/v1/evaluate`, probes,
     /// metrics and the OpenAPI document. Every flag can also be set by its `ROBOTSD_*` variable.
@@ -115,7 +117,10 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
         LogFormat::Json => subscriber.json().try_init(),
         LogFormat::Text => subscriber.try_init(),
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             let _ = writeln!(stderr, "robotsd: cannot start the runtime: {error}");
