@@ -237,11 +237,11 @@ async fn check_post(
 ) -> Result<Json<BatchResponse>, ApiError> {
     let request: BatchRequest = read_json(body, &state.limits)?;
     let items: Vec<(String, Vec<String>)> = match request {
-        BatchRequest::Urls { ua, urls } => {
+        BatchRequest::Urls(UrlsBatch { ua, urls }) => {
             let agents = ua.into_vec();
             urls.into_iter().map(|url| (url, agents.clone())).collect()
         }
-        BatchRequest::Checks { checks } => checks
+        BatchRequest::Checks(ChecksBatch { checks }) => checks
             .into_iter()
             .map(|c| (c.url, c.ua.into_vec()))
             .collect(),

@@ -239,23 +239,34 @@ pub struct CheckItem {
     pub ua: UserAgents,
 }
 
-/// A batch of checks: one agent and many URLs, or a list of (url, ua) pairs.
+/// The same agent(s) for every URL.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UrlsBatch {
+    /// The agent(s).
+    pub ua: UserAgents,
+    /// The URLs, answered in this order.
+    pub urls: Vec<String>,
+}
+
+/// A list of checks, answered in this order.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChecksBatch {
+    /// The checks.
+    pub checks: Vec<CheckItem>,
+}
+
+/// A batch of checks: one agent and many URLs, or a list of (url, ua) pairs. Unknown fields
+/// are refused, so that a request matches exactly one form.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(untagged)]
 #[schema(example = json!({"ua": "Googlebot", "urls": ["https://example.com/a", "https://example.com/private/b"]}))]
 pub enum BatchRequest {
     /// The same agent(s) for every URL.
-    Urls {
-        /// The agent(s).
-        ua: UserAgents,
-        /// The URLs, answered in this order.
-        urls: Vec<String>,
-    },
-    /// A list of checks, answered in this order.
-    Checks {
-        /// The checks.
-        checks: Vec<CheckItem>,
-    },
+    Urls(UrlsBatch),
+    /// A list of checks.
+    Checks(ChecksBatch),
 }
 
 /// One answer of a batch: the answer, or the problem with that item.
