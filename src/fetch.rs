@@ -172,7 +172,7 @@ pub enum FetchOutcome {
 pub struct Fetcher {
     client: reqwest::Client,
     config: Arc<FetchConfig>,
-    policy: DestinationPolicy,
+    policy: Arc<DestinationPolicy>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -201,7 +201,9 @@ impl Fetcher {
             .retry(reqwest::retry::never())
             .connect_timeout(config.connect_timeout)
             .timeout(config.total_timeout)
-            .pool_idle_timeout(Duration::from_secs(30))
+            // One fetch per origin a day: idle connections would only hold file descriptors and
+            // buffers for origins that will not be asked again soon (100k of them, in a fleet).
+            .pool_max_idle_per_host(0)
             .dns_resolver(resolver);
         builder = match &config.proxy {
             Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.as_str())?),
@@ -210,7 +212,7 @@ impl Fetcher {
         Ok(Fetcher {
             client: builder.build()?,
             config: Arc::new(config),
-            policy,
+            policy: Arc::new(policy),
         })
     }
 

@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::api::problem::ApiError;
-use crate::api::{self, AppState, CacheResult};
+use crate::api::{self, AppState, CacheResult, Shared};
 use crate::cache::OriginCache;
 use crate::checker::Checker;
 use crate::config::Settings;
@@ -44,19 +44,19 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     let cache = OriginCache::new(settings.cache.clone(), fetcher).with_fetch_observer(Arc::new(
         move |outcome, took| observed.observe_fetch(outcome, took),
     ));
-    Ok(AppState {
+    Ok(AppState::new(Shared {
         checker: Checker::new(cache),
         metrics,
-        limits: Arc::new(settings.limits.clone()),
+        limits: settings.limits.clone(),
         ready: Arc::new(AtomicBool::new(true)),
-    })
+    }))
 }
 
 /// The public app: API, docs and OpenAPI, and the probes and metrics unless they have their
 /// own listener.
 pub fn app(state: AppState, with_admin: bool) -> Router {
     let api = api::api_router(state.clone());
-    let limits = Arc::clone(&state.limits);
+    let limits = &state.limits;
     let api = api
         .layer(from_fn_with_state(
             Arc::new(Semaphore::new(limits.concurrency_limit)),
