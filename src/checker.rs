@@ -191,17 +191,14 @@ impl Checker {
     /// What the cache holds for `url`'s origin now, fetching it if nothing is known.
     pub async fn lookup(&self, url: &str) -> Result<(Target, Snapshot), CheckError> {
         let target = parse_target(url)?;
-        self.cache
-            .fetcher()
-            .check_destination(&target.origin.robots_url())
-            .await?;
-        let snapshot = self.cache.lookup(&target.origin).await;
+        let snapshot = self.lookup_target(&target).await?;
         Ok((target, snapshot))
     }
 
-    /// Wall-clock time of a cache instant (for display).
-    pub fn wall_time(&self, at: Instant) -> SystemTime {
-        wall(at, (self.cache.now(), SystemTime::now()))
+    /// The destination check, then the cache (which fetches when it holds nothing).
+    async fn lookup_target(&self, target: &Target) -> Result<Snapshot, CheckError> {
+        self.cache.fetcher().check_destination(&target.url).await?;
+        Ok(self.cache.lookup(&target.origin).await)
     }
 
     /// May any of `user_agents` fetch `url`? Each `ua` may be a whole `User-Agent` header or a
@@ -212,12 +209,9 @@ impl Checker {
         user_agents: &[S],
     ) -> Result<Answer, CheckError> {
         let target = parse_target(url)?;
+        // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
-        self.cache
-            .fetcher()
-            .check_destination(&target.origin.robots_url())
-            .await?;
-        let snapshot = self.cache.lookup(&target.origin).await;
+        let snapshot = self.lookup_target(&target).await?;
         answer(
             &target,
             agents,
@@ -284,7 +278,7 @@ fn answer(
         allowed: true,
         reason: Reason::NoMatchingRule,
         url: target.url.to_string(),
-        robots_url: target.origin.robots_url().to_string(),
+        robots_url: target.origin.robots_url_string(),
         agents,
         rule: None,
         group: None,

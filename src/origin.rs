@@ -112,7 +112,8 @@ struct OriginInner {
     port: Option<u16>,
     /// `scheme://host[:port]`, the key and the `Display` form.
     key: Box<str>,
-    robots_url: Url,
+    /// Built on first use: most checks are cache hits that never need it.
+    robots_url: std::sync::OnceLock<Url>,
 }
 
 impl Origin {
@@ -131,14 +132,12 @@ impl Origin {
             Some(port) => format!("{scheme}://{host_str}:{port}"),
             None => format!("{scheme}://{host_str}"),
         };
-        let robots_url = Url::parse(&format!("{key}/robots.txt"))
-            .map_err(|err| TargetError::Malformed(err.to_string()))?;
         Ok(Origin(Arc::new(OriginInner {
             scheme,
             host,
             port,
             key: key.into_boxed_str(),
-            robots_url,
+            robots_url: std::sync::OnceLock::new(),
         })))
     }
 
@@ -180,7 +179,21 @@ impl Origin {
 
     /// `<origin>/robots.txt`, the file that applies to every URL of this origin.
     pub fn robots_url(&self) -> Url {
-        self.0.robots_url.clone()
+        self.0
+            .robots_url
+            .get_or_init(|| {
+                // The key is a serialised scheme and host (and port) that the URL parser produced,
+                // so this parse cannot fail; the fallback only keeps the signature total.
+                Url::parse(&self.robots_url_string()).unwrap_or_else(|_| {
+                    Url::parse("http://invalid./robots.txt").expect("literal URL")
+                })
+            })
+            .clone()
+    }
+
+    /// The robots.txt URL as text, without building a [`Url`].
+    pub fn robots_url_string(&self) -> String {
+        format!("{}/robots.txt", self.0.key)
     }
 }
 
@@ -231,19 +244,26 @@ pub fn parse_target(input: &str) -> Result<Target, TargetError> {
         return Err(TargetError::Relative);
     }
     let origin = Origin::from_url(&url)?;
-    // These only fail for URLs without a host, which `from_url` has ruled out.
-    if url.set_username("").is_err() || url.set_password(None).is_err() {
+    // Each setter re-serialises the URL, so only what is present is removed. These only fail
+    // for URLs without a host, which `from_url` has ruled out.
+    if (!url.username().is_empty() || url.password().is_some())
+        && (url.set_username("").is_err() || url.set_password(None).is_err())
+    {
         return Err(TargetError::NoHost);
     }
-    url.set_fragment(None);
+    if url.fragment().is_some() {
+        url.set_fragment(None);
+    }
     // The parser keeps the case of existing escapes; upper-case them so the engine sees one
     // spelling. Re-setting is safe: the serialised path and query are already encoded, and
     // changing hex case cannot create new dot segments (`%2e` is matched case-insensitively and
     // was resolved on the first parse).
-    let path = upper_case_escapes(url.path());
-    url.set_path(&path);
-    let query = url.query().map(upper_case_escapes);
-    url.set_query(query.as_deref());
+    if let Some(path) = upper_case_escapes(url.path()) {
+        url.set_path(&path);
+    }
+    if let Some(query) = url.query().and_then(upper_case_escapes) {
+        url.set_query(Some(&query));
+    }
     check_len(url.as_str().len())?;
     let path = url[Position::BeforePath..Position::AfterQuery].to_owned();
     Ok(Target { origin, url, path })
@@ -313,20 +333,27 @@ fn looks_like_missing_scheme(url: &Url) -> bool {
 
 /// `s` with the hex digits of every `%xx` escape upper-cased; a `%` not followed by two hex
 /// digits is left alone, as the parser leaves it.
-fn upper_case_escapes(s: &str) -> String {
-    let mut out = s.as_bytes().to_vec();
+/// `s` with the hex digits of every `%xx` escape upper-cased, or `None` when that changes
+/// nothing (the usual case, which then costs no copy and no re-serialisation of the URL).
+fn upper_case_escapes(s: &str) -> Option<String> {
+    let bytes = s.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
     let mut i = 0;
-    while i + 2 < out.len() {
-        if out[i] == b'%' && out[i + 1].is_ascii_hexdigit() && out[i + 2].is_ascii_hexdigit() {
-            out[i + 1].make_ascii_uppercase();
-            out[i + 2].make_ascii_uppercase();
+    while i + 2 < bytes.len() {
+        if bytes[i] == b'%' && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit()
+        {
+            if bytes[i + 1].is_ascii_lowercase() || bytes[i + 2].is_ascii_lowercase() {
+                let out = out.get_or_insert_with(|| bytes.to_vec());
+                out[i + 1].make_ascii_uppercase();
+                out[i + 2].make_ascii_uppercase();
+            }
             i += 3;
         } else {
             i += 1;
         }
     }
     // Only ASCII letters changed case, so the bytes are still UTF-8.
-    String::from_utf8(out).unwrap_or_else(|_| s.to_owned())
+    out.and_then(|out| String::from_utf8(out).ok())
 }
 
 #[cfg(test)]

@@ -338,7 +338,7 @@ async fn robots_get(
     };
     Ok(Json(RobotsResponse {
         origin: target.origin.key().to_string(),
-        robots_url: target.origin.robots_url().to_string(),
+        robots_url: target.origin.robots_url_string(),
         state: state_name.to_string(),
         robots: source.into(),
         parsed,
@@ -411,7 +411,7 @@ fn evaluate_one(
         (
             target.url.to_string(),
             target.path,
-            target.origin.robots_url().to_string(),
+            target.origin.robots_url_string(),
         )
     };
     let (allowed, rule, group, crawl_delay) = checker::evaluate(robots, tokens, &path);
