@@ -58,8 +58,8 @@ fn client() -> reqwest::Client {
     reqwest::Client::builder().no_proxy().build().unwrap()
 }
 
-async fn get_json(url: &str) -> (u16, String, Value) {
-    let response = client().get(url).send().await.unwrap();
+/// Status, content type and JSON body (null when the body is not JSON).
+async fn parts(response: reqwest::Response) -> (u16, String, Value) {
     let status = response.status().as_u16();
     let content_type = response
         .headers()
@@ -70,25 +70,16 @@ async fn get_json(url: &str) -> (u16, String, Value) {
     (status, content_type, body)
 }
 
+async fn get_json(url: &str) -> (u16, String, Value) {
+    parts(client().get(url).send().await.unwrap()).await
+}
+
 async fn post_json(url: &str, body: &str) -> (u16, String, Value) {
-    let response = client()
+    let request = client()
         .post(url)
         .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (
-        status,
-        content_type,
-        serde_json::from_slice(&response.bytes().await.unwrap()).unwrap_or(Value::Null),
-    )
+        .body(body.to_string());
+    parts(request.send().await.unwrap()).await
 }
 
 const RULES: &str =

@@ -131,6 +131,26 @@ fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The `url` query parameter, which every GET endpoint requires.
+fn required_url(pairs: &[(String, String)]) -> Result<String, ApiError> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == "url")
+        .map(|(_, v)| v.clone())
+        .filter(|v| !v.is_empty())
+        .ok_or(ApiError::Missing("url"))
+}
+
+fn check_batch_len(len: usize, limits: &Limits) -> Result<(), ApiError> {
+    if len > limits.max_batch {
+        return Err(ApiError::BatchTooLarge {
+            len,
+            max: limits.max_batch,
+        });
+    }
+    Ok(())
+}
+
 fn check_url_length(url: &str, limits: &Limits) -> Result<(), ApiError> {
     if url.len() > limits.max_url_bytes {
         return Err(ApiError::Url(TargetError::TooLong {
@@ -203,12 +223,7 @@ async fn check_get(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    let url = pairs
-        .iter()
-        .find(|(k, _)| k == "url")
-        .map(|(_, v)| v.clone())
-        .filter(|v| !v.is_empty())
-        .ok_or(ApiError::Missing("url"))?;
+    let url = required_url(&pairs)?;
     let agents: Vec<String> = pairs
         .into_iter()
         .filter(|(k, _)| k == "ua")
@@ -264,12 +279,7 @@ async fn check_post(
             .map(|c| (c.url, c.ua.into_vec()))
             .collect(),
     };
-    if items.len() > state.limits.max_batch {
-        return Err(ApiError::BatchTooLarge {
-            len: items.len(),
-            max: state.limits.max_batch,
-        });
-    }
+    check_batch_len(items.len(), &state.limits)?;
     // Distinct origins are fetched concurrently, within a bound; checks of one origin share its
     // single fetch through the cache. `buffered` keeps the answers in request order.
     let results = futures_util::stream::iter(items)
@@ -306,12 +316,7 @@ async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<RobotsResponse>, ApiError> {
-    let url = query_pairs(query.as_deref())
-        .into_iter()
-        .find(|(k, _)| k == "url")
-        .map(|(_, v)| v)
-        .filter(|v| !v.is_empty())
-        .ok_or(ApiError::Missing("url"))?;
+    let url = required_url(&query_pairs(query.as_deref()))?;
     check_url_length(&url, &state.limits)?;
     let (target, snapshot) = state.checker.lookup(&url).await?;
     let source = checker::source(&snapshot, (state.checker.cache().now(), SystemTime::now()));
@@ -370,12 +375,7 @@ async fn evaluate_post(
         }
         (None, None) => return Err(ApiError::Missing("url")),
     };
-    if urls.len() > state.limits.max_batch {
-        return Err(ApiError::BatchTooLarge {
-            len: urls.len(),
-            max: state.limits.max_batch,
-        });
-    }
+    check_batch_len(urls.len(), &state.limits)?;
     let agents = request.ua.into_vec();
     check_agents(&agents, &state.limits)?;
     let tokens = checker::tokens(&agents).map_err(ApiError::from)?;
