@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::middleware::{Next, from_fn, from_fn_with_state};
+use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
@@ -23,7 +23,7 @@ use crate::cache::OriginCache;
 use crate::checker::Checker;
 use crate::config::Settings;
 use crate::fetch::Fetcher;
-use crate::metrics::{Metrics, track_http};
+use crate::metrics::Metrics;
 
 /// Why the service could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -57,12 +57,12 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
 pub fn app(state: AppState, with_admin: bool) -> Router {
     let api = api::api_router(state.clone());
     let limits = &state.limits;
+    let guard = Guard {
+        permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
+        time_limit: limits.request_timeout,
+    };
     let api = api
-        .layer(from_fn_with_state(
-            Arc::new(Semaphore::new(limits.concurrency_limit)),
-            shed_load,
-        ))
-        .layer(from_fn_with_state(limits.request_timeout, time_limit))
+        .layer(from_fn_with_state(guard, limit))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes));
     let mut app = Router::new()
         .merge(api)
@@ -87,51 +87,57 @@ fn finish(app: Router, state: AppState) -> Router {
             tracing::error!("a handler panicked");
             ApiError::Internal.into_response()
         }))
-        .layer(from_fn(log_request))
-        .layer(from_fn_with_state(state.metrics.clone(), track_http))
+        .layer(from_fn_with_state(state.metrics.clone(), observe))
 }
 
-async fn shed_load(
-    State(permits): State<Arc<Semaphore>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match permits.try_acquire_owned() {
-        Ok(_permit) => next.run(request).await,
-        Err(_) => ApiError::Overloaded { retry_after: 1 }.into_response(),
-    }
+/// The API's limits, applied by one middleware (each middleware layer costs a service clone
+/// per request).
+#[derive(Clone)]
+struct Guard {
+    permits: Arc<Semaphore>,
+    time_limit: Duration,
 }
 
-async fn time_limit(State(limit): State<Duration>, request: Request, next: Next) -> Response {
-    match tokio::time::timeout(limit, next.run(request)).await {
+/// Sheds load beyond the concurrency limit with 503 + `Retry-After`, and answers 504 past the
+/// request time limit.
+async fn limit(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    let Ok(_permit) = guard.permits.try_acquire_owned() else {
+        return ApiError::Overloaded { retry_after: 1 }.into_response();
+    };
+    match tokio::time::timeout(guard.time_limit, next.run(request)).await {
         Ok(response) => response,
-        Err(_) => ApiError::Timeout(limit.as_secs().max(1)).into_response(),
+        Err(_) => ApiError::Timeout(guard.time_limit.as_secs().max(1)).into_response(),
     }
 }
 
-/// One log line per request: route template, method, status, latency, cache result. Never the
-/// query string (it holds URLs and user agents).
-async fn log_request(request: Request, next: Next) -> Response {
+/// Metrics and one log line per request: route template, method, status, latency, cache result.
+/// Never the query string (it holds URLs and user agents).
+async fn observe(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let route = request
         .extensions()
         .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| "unmatched".to_string());
+        .map(|p| p.as_str().to_string());
+    let route = route.as_deref().unwrap_or(crate::metrics::UNMATCHED_ROUTE);
     let response = next.run(request).await;
-    let cache = response
-        .extensions()
-        .get::<CacheResult>()
-        .map(|c| format!("{:?}", c.0).to_lowercase());
-    tracing::info!(
-        route = %route,
-        method = %method,
-        status = response.status().as_u16(),
-        latency_ms = started.elapsed().as_secs_f64() * 1000.0,
-        cache = cache.as_deref().unwrap_or("-"),
-        "request"
-    );
+    let elapsed = started.elapsed();
+    let status = response.status().as_u16();
+    metrics.observe_http(route, method.as_str(), status, elapsed);
+    if tracing::enabled!(tracing::Level::INFO) {
+        let cache = response
+            .extensions()
+            .get::<CacheResult>()
+            .map(|c| format!("{:?}", c.0).to_lowercase());
+        tracing::info!(
+            route,
+            method = %method,
+            status,
+            latency_ms = elapsed.as_secs_f64() * 1000.0,
+            cache = cache.as_deref().unwrap_or("-"),
+            "request"
+        );
+    }
     response
 }
 

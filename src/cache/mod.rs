@@ -104,8 +104,8 @@ pub struct CopyInfo {
     pub expires_at: Instant,
     /// Why there is no robots.txt, when there is none.
     pub no_robots: Option<NoRobotsReason>,
-    /// What the fetch observed.
-    pub meta: FetchMeta,
+    /// What the fetch observed (shared: every answer from this copy points at it).
+    pub meta: Arc<FetchMeta>,
 }
 
 /// A run of failures.
@@ -117,8 +117,8 @@ pub struct BackoffInfo {
     pub failures: u32,
     /// No request before this (monotonic).
     pub next_retry: Instant,
-    /// What the last failed fetch observed, and why it failed.
-    pub last: FetchMeta,
+    /// What the last failed fetch observed.
+    pub last: Arc<FetchMeta>,
     /// Why the last fetch failed.
     pub reason: String,
 }
@@ -127,7 +127,7 @@ pub struct BackoffInfo {
 /// does not model.
 #[derive(Debug, Clone)]
 struct Remembered {
-    meta: FetchMeta,
+    meta: Arc<FetchMeta>,
     no_robots: Option<NoRobotsReason>,
     failure: Option<String>,
 }
@@ -339,7 +339,7 @@ impl OriginCache {
                         since: backoff.since,
                         failures: backoff.failures,
                         next_retry: backoff.next_retry,
-                        last: backoff.last.meta.clone(),
+                        last: Arc::clone(&backoff.last.meta),
                         reason: backoff.last.failure.clone().unwrap_or_default(),
                     }),
                 },
@@ -417,7 +417,7 @@ fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
         fetched_at: copy.fetched_at,
         expires_at: copy.expires_at,
         no_robots: copy.meta.no_robots,
-        meta: copy.meta.meta.clone(),
+        meta: Arc::clone(&copy.meta.meta),
     }
 }
 
@@ -444,7 +444,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
             rules: Rules::Parsed(robots),
             max_age,
             meta: Remembered {
-                meta,
+                meta: Arc::new(meta),
                 no_robots: None,
                 failure: None,
             },
@@ -457,7 +457,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
             rules: Rules::NoRobots,
             max_age,
             meta: Remembered {
-                meta,
+                meta: Arc::new(meta),
                 no_robots: Some(reason),
                 failure: None,
             },
@@ -466,7 +466,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
             rules: Rules::Refused(error.to_string().into()),
             max_age: Some(Duration::ZERO),
             meta: Remembered {
-                meta,
+                meta: Arc::new(meta),
                 no_robots: None,
                 failure: None,
             },
@@ -481,7 +481,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
                 retry_after,
                 short,
                 meta: Remembered {
-                    meta,
+                    meta: Arc::new(meta),
                     no_robots: None,
                     failure: Some(reason.to_string()),
                 },
