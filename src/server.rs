@@ -115,12 +115,12 @@ async fn limit(State(guard): State<Guard>, request: Request, next: Next) -> Resp
 async fn observe(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
-    let route = request
-        .extensions()
-        .get::<MatchedPath>()
-        .map(|p| p.as_str().to_string());
-    let route = route.as_deref().unwrap_or(crate::metrics::UNMATCHED_ROUTE);
+    // Cloning `MatchedPath` clones an `Arc`, not the path.
+    let route = request.extensions().get::<MatchedPath>().cloned();
     let response = next.run(request).await;
+    let route = route
+        .as_ref()
+        .map_or(crate::metrics::UNMATCHED_ROUTE, MatchedPath::as_str);
     let elapsed = started.elapsed();
     let status = response.status().as_u16();
     metrics.observe_http(route, method.as_str(), status, elapsed);
