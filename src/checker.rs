@@ -197,7 +197,7 @@ impl Checker {
 
     /// The destination check, then the cache (which fetches when it holds nothing).
     async fn lookup_target(&self, target: &Target) -> Result<Snapshot, CheckError> {
-        self.cache.fetcher().check_destination(&target.url).await?;
+        self.cache.fetcher().check_destination(&target.url)?;
         Ok(self.cache.lookup(&target.origin).await)
     }
 

@@ -224,7 +224,7 @@ impl Fetcher {
     /// Checks a URL's host against the destination policy, before anything is sent. Names are
     /// checked when they are resolved; through a proxy, the proxy resolves them, and its own
     /// egress rules govern where names lead (robotsd sends no DNS query of its own then).
-    pub async fn check_destination(&self, url: &Url) -> Result<(), DestinationError> {
+    pub fn check_destination(&self, url: &Url) -> Result<(), DestinationError> {
         let Some(host) = url.host() else {
             return Err(DestinationError::NoAddresses {
                 host: String::new(),
@@ -280,7 +280,7 @@ impl Fetcher {
         let mut visited = vec![start.clone()];
         loop {
             meta.final_url = url.clone();
-            if let Err(error) = self.check_destination(&url).await {
+            if let Err(error) = self.check_destination(&url) {
                 return Ok(Done::Refused(error));
             }
             let response = match self.client.get(url.clone()).send().await {
