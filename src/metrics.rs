@@ -56,6 +56,9 @@ pub struct Metrics {
 
 struct Inner {
     registry: Registry,
+    /// Every family name the registry can export, kept from registration because `gather()`
+    /// leaves out labelled families that have no series yet.
+    family_names: Vec<String>,
     http_requests: IntCounterVec,
     http_duration: HistogramVec,
     checks: IntCounterVec,
@@ -195,22 +198,29 @@ impl Metrics {
             Box::new(fetches_in_flight.clone()),
             Box::new(build_info),
         ];
+        let mut family_names = Vec::new();
         for collector in collectors {
+            family_names.extend(collector.desc().iter().map(|desc| desc.fq_name.clone()));
             // Only a duplicate or malformed descriptor fails, which the fixed names above rule out.
             registry
                 .register(collector)
                 .expect("metric names are unique");
         }
         #[cfg(target_os = "linux")]
-        registry
-            .register(Box::new(
-                prometheus::process_collector::ProcessCollector::for_self(),
-            ))
-            .expect("process metric names are unique");
+        {
+            use prometheus::core::Collector as _;
+            let process = prometheus::process_collector::ProcessCollector::for_self();
+            family_names.extend(process.desc().iter().map(|desc| desc.fq_name.clone()));
+            registry
+                .register(Box::new(process))
+                .expect("process metric names are unique");
+        }
+        family_names.sort();
 
         Metrics {
             inner: Arc::new(Inner {
                 registry,
+                family_names,
                 http_requests,
                 http_duration,
                 checks,
@@ -225,6 +235,13 @@ impl Metrics {
                 fetches_in_flight,
             }),
         }
+    }
+
+    /// The name of every metric family `/metrics` can show, sorted; a histogram's samples add
+    /// `_bucket`, `_sum` and `_count` to its name. Deployment artefacts (alerts, dashboards) are
+    /// checked against this list so they never query a series robotsd does not export.
+    pub fn family_names(&self) -> &[String] {
+        &self.inner.family_names
     }
 
     /// Records one HTTP response: `robotsd_http_requests_total{route,method,status}` and
@@ -611,5 +628,26 @@ mod tests {
             a.clone().inner.fetches.with_label_values(&["parsed"]).get(),
             1
         );
+    }
+
+    #[test]
+    fn family_names_cover_series_not_yet_seen() {
+        let metrics = Metrics::new();
+        let names = metrics.family_names();
+        // No check has been answered, so gather() has no `robotsd_checks_total` yet; the name is
+        // still listed because dashboards and alerts may query it from the start.
+        for expected in [
+            "robotsd_checks_total",
+            "robotsd_http_request_duration_seconds",
+            "robotsd_build_info",
+        ] {
+            assert!(
+                names.iter().any(|n| n == expected),
+                "{expected} in {names:?}"
+            );
+        }
+        #[cfg(target_os = "linux")]
+        assert!(names.iter().any(|n| n == "process_resident_memory_bytes"));
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted and unique");
     }
 }
