@@ -2,6 +2,7 @@
 //! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
 //! answer; every error leaves through [`ApiError`] as problem+json.
 
+mod json;
 pub mod problem;
 pub mod types;
 
@@ -9,12 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::http::{Method, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::{Json, Router};
 use futures_util::StreamExt;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -27,6 +28,7 @@ use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::{TargetError, parse_target};
 use crate::robots::RobotsTxt;
+use json::JsonBody;
 use problem::{ApiError, Problem};
 use types::*;
 
@@ -231,7 +233,7 @@ async fn check_get(
         .collect();
     let answer = check_one(&state, &url, &agents).await?;
     let lookup = answer.robots.as_ref().map(|r| r.cache);
-    let mut response = Json(answer).into_response();
+    let mut response = JsonBody(answer).into_response();
     if let Some(lookup) = lookup {
         response.extensions_mut().insert(CacheResult(lookup));
     }
@@ -267,7 +269,7 @@ fn read_json<T: serde::de::DeserializeOwned>(
 async fn check_post(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<BatchResponse>, ApiError> {
+) -> Result<JsonBody<BatchResponse>, ApiError> {
     let request: BatchRequest = read_json(body, &state.limits)?;
     let items: Vec<(String, Vec<String>)> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
@@ -297,7 +299,7 @@ async fn check_post(
         .buffered(state.limits.batch_concurrency.max(1))
         .collect()
         .await;
-    Ok(Json(BatchResponse { results }))
+    Ok(JsonBody(BatchResponse { results }))
 }
 
 /// What robotsd holds for a URL's origin: the fetch, the backoff, the parsed robots.txt.
@@ -315,7 +317,7 @@ async fn check_post(
 async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
-) -> Result<Json<RobotsResponse>, ApiError> {
+) -> Result<JsonBody<RobotsResponse>, ApiError> {
     let url = required_url(&query_pairs(query.as_deref()))?;
     check_url_length(&url, &state.limits)?;
     let (target, snapshot) = state.checker.lookup(&url).await?;
@@ -341,7 +343,7 @@ async fn robots_get(
         Some(Rules::Parsed(robots)) => Some(ParsedJson::from(robots.as_ref())),
         _ => None,
     };
-    Ok(Json(RobotsResponse {
+    Ok(JsonBody(RobotsResponse {
         origin: target.origin.key().to_string(),
         robots_url: target.origin.robots_url_string(),
         state: state_name.to_string(),
@@ -365,7 +367,7 @@ async fn robots_get(
 async fn evaluate_post(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<BatchResponse>, ApiError> {
+) -> Result<JsonBody<BatchResponse>, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
     let urls = match (request.url, request.urls) {
         (Some(url), None) => vec![url],
@@ -391,7 +393,7 @@ async fn evaluate_post(
             },
         )
         .collect();
-    Ok(Json(BatchResponse { results }))
+    Ok(JsonBody(BatchResponse { results }))
 }
 
 fn evaluate_one(
