@@ -54,6 +54,8 @@ pub enum Reason {
     /// robots.txt unreachable for 12 hours to 30 days and never fetched: allowed.
     UnreachableNoCopy,
     /// robots.txt unreachable for 30 days or more: as if there were none, allowed.
+    // serde's snake_case would spell it `unreachable30_days`, unlike README and the metrics.
+    #[serde(rename = "unreachable_30_days")]
     Unreachable30Days,
 }
 

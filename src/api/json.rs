@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::problem::ApiError;
 
 /// Room for a typical check answer (about 500 bytes), so most answers take one allocation.
-const INITIAL_CAPACITY: usize = 1024;
+pub const INITIAL_CAPACITY: usize = 1024;
 
 /// A `200 OK` `application/json` response of the wrapped value.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,15 +27,20 @@ impl<T: Serialize> IntoResponse for JsonBody<T> {
             tracing::error!(%error, "serialising a response failed");
             return ApiError::Internal.into_response();
         }
-        (
-            [(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            )],
-            body,
-        )
-            .into_response()
+        response(body)
     }
+}
+
+/// A `200 OK` response with `body`, which must be a JSON document.
+pub fn response(body: Vec<u8>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
 }
 
 #[cfg(test)]

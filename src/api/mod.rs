@@ -2,10 +2,12 @@
 //! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
 //! answer; every error leaves through [`ApiError`] as problem+json.
 
+mod answer_json;
 mod json;
 pub mod problem;
 pub mod types;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
@@ -67,6 +69,19 @@ impl std::ops::Deref for AppState {
 #[derive(Debug, Clone, Copy)]
 pub struct CacheResult(pub Lookup);
 
+impl CacheResult {
+    /// `hit`, `miss`, `stale` or `coalesced`.
+    pub fn name(self) -> &'static str {
+        self.0.as_str()
+    }
+}
+
+/// The API's paths: the routes behind the request limits.
+pub const API_PATHS: [&str; 3] = ["/v1/check", "/v1/robots", "/v1/evaluate"];
+
+/// The probe and metrics paths (on the admin listener when there is one).
+pub const ADMIN_PATHS: [&str; 4] = ["/livez", "/healthz", "/readyz", "/metrics"];
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -97,11 +112,12 @@ fn api_routes() -> OpenApiRouter<AppState> {
 
 /// The probe and metrics routes (served on the admin listener when there is one).
 pub fn admin_router(state: AppState) -> Router {
+    let [live, health, ready, metrics_path] = ADMIN_PATHS;
     Router::new()
-        .route("/livez", axum::routing::get(livez))
-        .route("/healthz", axum::routing::get(livez))
-        .route("/readyz", axum::routing::get(readyz))
-        .route("/metrics", axum::routing::get(metrics))
+        .route(live, axum::routing::get(livez))
+        .route(health, axum::routing::get(livez))
+        .route(ready, axum::routing::get(readyz))
+        .route(metrics_path, axum::routing::get(metrics))
         .with_state(state)
 }
 
@@ -127,18 +143,17 @@ pub async fn method_not_allowed(method: Method) -> ApiError {
     ApiError::MethodNotAllowed(method.to_string())
 }
 
-fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
-    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .into_owned()
-        .collect()
+/// The decoded query parameters; values are borrowed from the query unless they had escapes.
+fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
+    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).collect()
 }
 
 /// The `url` query parameter, which every GET endpoint requires.
-fn required_url(pairs: &[(String, String)]) -> Result<String, ApiError> {
+fn required_url<'q>(pairs: &'q [(Cow<'_, str>, Cow<'_, str>)]) -> Result<&'q str, ApiError> {
     pairs
         .iter()
         .find(|(k, _)| k == "url")
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| v.as_ref())
         .filter(|v| !v.is_empty())
         .ok_or(ApiError::Missing("url"))
 }
@@ -163,9 +178,10 @@ fn check_url_length(url: &str, limits: &Limits) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn check_agents(agents: &[String], limits: &Limits) -> Result<(), ApiError> {
+fn check_agents(agents: &[impl AsRef<str>], limits: &Limits) -> Result<(), ApiError> {
     match agents
         .iter()
+        .map(AsRef::as_ref)
         .find(|ua| ua.len() > limits.max_user_agent_bytes)
     {
         Some(ua) => Err(ApiError::UserAgent(format!(
@@ -181,26 +197,17 @@ fn check_agents(agents: &[String], limits: &Limits) -> Result<(), ApiError> {
 async fn check_one(
     state: &AppState,
     url: &str,
-    agents: &[String],
-) -> Result<CheckResponse, ApiError> {
+    agents: &[impl AsRef<str>],
+) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state.checker.check(url, agents).await?;
     state.metrics.observe_check(
         answer.allowed,
         answer.reason.as_str(),
-        lookup_name(answer.source.cache),
+        answer.source.cache.as_str(),
     );
-    Ok(answer.into())
-}
-
-fn lookup_name(lookup: Lookup) -> &'static str {
-    match lookup {
-        Lookup::Hit => "hit",
-        Lookup::Miss => "miss",
-        Lookup::Stale => "stale",
-        Lookup::Coalesced => "coalesced",
-    }
+    Ok(answer)
 }
 
 /// May this user-agent fetch this URL?
@@ -226,17 +233,18 @@ async fn check_get(
 ) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
     let url = required_url(&pairs)?;
-    let agents: Vec<String> = pairs
-        .into_iter()
+    let agents: Vec<&str> = pairs
+        .iter()
         .filter(|(k, _)| k == "ua")
-        .map(|(_, v)| v)
+        .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(&state, &url, &agents).await?;
-    let lookup = answer.robots.as_ref().map(|r| r.cache);
-    let mut response = JsonBody(answer).into_response();
-    if let Some(lookup) = lookup {
-        response.extensions_mut().insert(CacheResult(lookup));
-    }
+    let answer = check_one(&state, url, &agents).await?;
+    let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
+    answer_json::write_answer(&mut body, &answer);
+    let mut response = json::response(body);
+    response
+        .extensions_mut()
+        .insert(CacheResult(answer.source.cache));
     Ok(response)
 }
 
@@ -289,7 +297,7 @@ async fn check_post(
             let state = state.clone();
             async move {
                 match check_one(&state, &url, &agents).await {
-                    Ok(answer) => BatchItem::Answer(Box::new(answer)),
+                    Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
                     Err(error) => BatchItem::Error {
                         error: error.problem(),
                     },
@@ -318,9 +326,10 @@ async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    let url = required_url(&query_pairs(query.as_deref()))?;
-    check_url_length(&url, &state.limits)?;
-    let (target, snapshot) = state.checker.lookup(&url).await?;
+    let pairs = query_pairs(query.as_deref());
+    let url = required_url(&pairs)?;
+    check_url_length(url, &state.limits)?;
+    let (target, snapshot) = state.checker.lookup(url).await?;
     let source = checker::source(&snapshot, (state.checker.cache().now(), SystemTime::now()));
     let (state_name, rules) = match &snapshot.basis {
         Basis::Copy(Rules::Refused(why)) => return Err(ApiError::Destination(why.to_string())),

@@ -67,6 +67,18 @@ pub enum Lookup {
     Coalesced,
 }
 
+impl Lookup {
+    /// The name used in answers, metric labels and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lookup::Hit => "hit",
+            Lookup::Miss => "miss",
+            Lookup::Stale => "stale",
+            Lookup::Coalesced => "coalesced",
+        }
+    }
+}
+
 /// What a check answers from, as the cache held it at that moment.
 #[derive(Debug, Clone)]
 pub struct Snapshot {

@@ -4,26 +4,28 @@
 //! requests in flight drain within a bound. [`run`] takes bound listeners so tests can bind
 //! `127.0.0.1:0`.
 
+mod edge;
+
+use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::middleware::{Next, from_fn_with_state};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::response::Response;
+use axum::{Router, ServiceExt as _};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower::Service;
 use utoipa_swagger_ui::SwaggerUi;
 
-use crate::api::problem::ApiError;
-use crate::api::{self, AppState, CacheResult, Shared};
+use crate::api::{self, AppState, Shared};
 use crate::cache::OriginCache;
 use crate::checker::Checker;
 use crate::config::Settings;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
+use edge::{EdgeLayer, Guard, RouteLabels};
 
 /// Why the service could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -52,93 +54,103 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     }))
 }
 
+/// The public app's routes outside the API.
+const DOCS_PATHS: [&str; 3] = ["/openapi.json", "/docs", "/docs/"];
+/// Swagger UI's assets.
+const DOCS_ASSETS: (&str, &str) = ("/docs/", "/docs/{*rest}");
+
+/// Route labels of the public app when it also serves the probes and metrics.
+const PUBLIC_WITH_ADMIN: RouteLabels = RouteLabels {
+    exact: &concat_paths::<10>(&[&api::API_PATHS, &DOCS_PATHS, &api::ADMIN_PATHS]),
+    prefixed: &[DOCS_ASSETS],
+    guarded: &api::API_PATHS,
+};
+/// Route labels of the public app when the probes and metrics have their own listener.
+const PUBLIC: RouteLabels = RouteLabels {
+    exact: &concat_paths::<6>(&[&api::API_PATHS, &DOCS_PATHS]),
+    prefixed: &[DOCS_ASSETS],
+    guarded: &api::API_PATHS,
+};
+/// Route labels of the admin app.
+const ADMIN: RouteLabels = RouteLabels {
+    exact: &api::ADMIN_PATHS,
+    prefixed: &[],
+    guarded: &[],
+};
+
+/// The path lists above, joined at compile time (a wrong `N` fails the build).
+const fn concat_paths<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut i, mut n) = (0, 0);
+    while i < lists.len() {
+        let mut j = 0;
+        while j < lists[i].len() {
+            out[n] = lists[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(n == N, "N must be the total number of paths");
+    out
+}
+
+/// A served app: what [`run`] hands to `axum::serve`.
+pub trait App:
+    Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+    + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> App for S where
+    S: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+        + Clone
+        + Send
+        + 'static
+{
+}
+
 /// The public app: API, docs and OpenAPI, and the probes and metrics unless they have their
 /// own listener.
-pub fn app(state: AppState, with_admin: bool) -> Router {
-    let api = api::api_router(state.clone());
+pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
     let limits = &state.limits;
     let guard = Guard {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
     };
-    let api = api
-        .layer(from_fn_with_state(guard, limit))
-        .layer(DefaultBodyLimit::max(limits.max_body_bytes));
-    let mut app = Router::new()
-        .merge(api)
+    let mut router = Router::new()
+        .merge(api::api_router(state.clone()))
         .merge(SwaggerUi::new("/docs").url("/openapi.json", api::openapi()));
+    let mut routes = PUBLIC;
     if with_admin {
-        app = app.merge(api::admin_router(state.clone()));
+        router = router.merge(api::admin_router(state.clone()));
+        routes = PUBLIC_WITH_ADMIN;
     }
-    finish(app, state)
+    finish(router, &state, routes, guard)
 }
 
 /// The admin app: probes and metrics only.
-pub fn admin_app(state: AppState) -> Router {
-    finish(api::admin_router(state.clone()), state)
-}
-
-/// Fallbacks, logs, metrics and panic handling, common to both apps.
-fn finish(app: Router, state: AppState) -> Router {
-    // Outermost first: metrics and the log see every response, the panic's 500 included.
-    app.fallback(api::not_found)
-        .method_not_allowed_fallback(api::method_not_allowed)
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(|_panic| {
-            tracing::error!("a handler panicked");
-            ApiError::Internal.into_response()
-        }))
-        .layer(from_fn_with_state(state.metrics.clone(), observe))
-}
-
-/// The API's limits, applied by one middleware (each middleware layer costs a service clone
-/// per request).
-#[derive(Clone)]
-struct Guard {
-    permits: Arc<Semaphore>,
-    time_limit: Duration,
-}
-
-/// Sheds load beyond the concurrency limit with 503 + `Retry-After`, and answers 504 past the
-/// request time limit.
-async fn limit(State(guard): State<Guard>, request: Request, next: Next) -> Response {
-    let Ok(_permit) = guard.permits.try_acquire_owned() else {
-        return ApiError::Overloaded { retry_after: 1 }.into_response();
+pub fn admin_app(state: AppState) -> impl App + use<> {
+    // Nothing is guarded here, so the guard is never used.
+    let guard = Guard {
+        permits: Arc::new(Semaphore::new(0)),
+        time_limit: state.limits.request_timeout,
     };
-    match tokio::time::timeout(guard.time_limit, next.run(request)).await {
-        Ok(response) => response,
-        Err(_) => ApiError::Timeout(guard.time_limit.as_secs().max(1)).into_response(),
-    }
+    finish(api::admin_router(state.clone()), &state, ADMIN, guard)
 }
 
-/// Metrics and one log line per request: route template, method, status, latency, cache result.
-/// Never the query string (it holds URLs and user agents).
-async fn observe(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = request.method().clone();
-    // Cloning `MatchedPath` clones an `Arc`, not the path.
-    let route = request.extensions().get::<MatchedPath>().cloned();
-    let response = next.run(request).await;
-    let route = route
-        .as_ref()
-        .map_or(crate::metrics::UNMATCHED_ROUTE, MatchedPath::as_str);
-    let elapsed = started.elapsed();
-    let status = response.status().as_u16();
-    metrics.observe_http(route, method.as_str(), status, elapsed);
-    if tracing::enabled!(tracing::Level::INFO) {
-        let cache = response
-            .extensions()
-            .get::<CacheResult>()
-            .map(|c| format!("{:?}", c.0).to_lowercase());
-        tracing::info!(
-            route,
-            method = %method,
-            status,
-            latency_ms = elapsed.as_secs_f64() * 1000.0,
-            cache = cache.as_deref().unwrap_or("-"),
-            "request"
-        );
-    }
-    response
+/// Fallbacks, the body limit and the edge (limits, panics, metrics, logs), common to both apps.
+/// The body limit and the edge wrap the router as a whole: see [`edge`] for why.
+fn finish(router: Router, state: &AppState, routes: RouteLabels, guard: Guard) -> impl App + use<> {
+    let router = router
+        .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed);
+    tower::ServiceBuilder::new()
+        .layer(EdgeLayer::new(state.metrics.clone(), routes, guard))
+        .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
+        .service(router)
 }
 
 /// Serves until `shutdown` completes, then drains within `limits.shutdown_grace`.
@@ -161,10 +173,13 @@ pub async fn run(
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
-    let main = axum::serve(listener, app(state.clone(), admin.is_none()))
-        .with_graceful_shutdown(stopped(stop_rx.clone()));
+    let main = axum::serve(
+        listener,
+        app(state.clone(), admin.is_none()).into_make_service(),
+    )
+    .with_graceful_shutdown(stopped(stop_rx.clone()));
     let admin_server = admin.map(|admin| {
-        axum::serve(admin, admin_app(state.clone()))
+        axum::serve(admin, admin_app(state.clone()).into_make_service())
             .with_graceful_shutdown(stopped(stop_rx.clone()))
     });
     let drained = async {

@@ -1,0 +1,294 @@
+//! The check answer written as JSON by hand: the hot path of the service.
+//!
+//! `serde_json` escapes every key and goes through its `Serializer` machinery field by field,
+//! and the answer first had to be converted into the documented [`CheckResponse`] shape, with its
+//! own strings. Writing the known shape straight from the library's [`Answer`] takes a fraction
+//! of the instructions (BENCHMARKS.md). The output is byte-for-byte what
+//! `serde_json::to_vec(&CheckResponse::from(answer))` produces, which the tests check over
+//! every variant and over arbitrary strings, so [`CheckResponse`] stays the one documented shape.
+//!
+//! [`CheckResponse`]: super::types::CheckResponse
+
+use std::time::SystemTime;
+
+use crate::checker::{Answer, Source};
+use crate::robots::Directive;
+
+/// Appends `answer` as the JSON of a `CheckResponse` to `out`.
+pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
+    out.extend_from_slice(if answer.allowed {
+        br#"{"allowed":true,"verdict":"allow","reason":""#
+    } else {
+        br#"{"allowed":false,"verdict":"disallow","reason":""#
+    });
+    out.extend_from_slice(answer.reason.as_str().as_bytes());
+    out.extend_from_slice(br#"","url":"#);
+    string(out, &answer.url);
+    out.extend_from_slice(br#","robots_url":"#);
+    string(out, &answer.robots_url);
+    out.extend_from_slice(br#","agent":{"input":["#);
+    list(out, answer.agents.iter().map(|a| a.input.as_str()));
+    out.extend_from_slice(br#"],"tokens":["#);
+    list(out, answer.agents.iter().map(|a| a.token.as_str()));
+    out.extend_from_slice(br#"]},"rule":"#);
+    match &answer.rule {
+        Some(rule) => {
+            out.extend_from_slice(match rule.directive {
+                Directive::Allow => br#"{"directive":"allow","pattern":"#,
+                Directive::Disallow => br#"{"directive":"disallow","pattern":"#,
+            });
+            string(out, &rule.pattern);
+            out.extend_from_slice(br#","line":"#);
+            number(out, rule.line);
+            out.push(b'}');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","group":"#);
+    match &answer.group {
+        Some(group) => {
+            out.extend_from_slice(br#"{"agents":["#);
+            list(out, group.agents.iter().map(String::as_str));
+            out.extend_from_slice(br#"],"lines":["#);
+            for (i, line) in group.lines.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                number(out, *line);
+            }
+            out.extend_from_slice(if group.global {
+                br#"],"global":true}"#
+            } else {
+                br#"],"global":false}"#
+            });
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","crawl_delay":"#);
+    match answer.crawl_delay {
+        // Rare, and float formatting is serde_json's to get exactly right.
+        Some(delay) => serde_json_value(out, &delay),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(br#","robots":"#);
+    source(out, &answer.source);
+    out.push(b'}');
+}
+
+fn source(out: &mut Vec<u8>, source: &Source) {
+    out.extend_from_slice(br#"{"status":"#);
+    optional(out, source.status, number);
+    out.extend_from_slice(br#","fetched_at":"#);
+    optional(out, source.fetched_at, timestamp);
+    out.extend_from_slice(br#","expires_at":"#);
+    optional(out, source.expires_at, timestamp);
+    out.extend_from_slice(br#","bytes":"#);
+    optional(out, source.bytes, number);
+    out.extend_from_slice(br#","final_url":"#);
+    optional(out, source.final_url.as_deref(), string);
+    out.extend_from_slice(br#","cache":""#);
+    out.extend_from_slice(source.cache.as_str().as_bytes());
+    out.extend_from_slice(br#"","backoff":"#);
+    match &source.backoff {
+        Some(backoff) => {
+            out.extend_from_slice(br#"{"since":"#);
+            timestamp(out, backoff.since);
+            out.extend_from_slice(br#","failures":"#);
+            number(out, backoff.failures);
+            out.extend_from_slice(br#","next_retry":"#);
+            timestamp(out, backoff.next_retry);
+            out.extend_from_slice(br#","last_error":"#);
+            string(out, &backoff.last_error);
+            out.push(b'}');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+}
+
+fn optional<T>(out: &mut Vec<u8>, value: Option<T>, write: impl FnOnce(&mut Vec<u8>, T)) {
+    match value {
+        Some(value) => write(out, value),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, item);
+    }
+}
+
+/// A JSON string. Most values (URLs, tokens, patterns) need no escape and are copied whole; the
+/// others are left to serde_json, so escapes are spelt exactly as everywhere else in the API.
+fn string(out: &mut Vec<u8>, value: &str) {
+    if value.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        serde_json_value(out, value);
+    } else {
+        out.push(b'"');
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'"');
+    }
+}
+
+fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
+    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+}
+
+/// RFC 3339 in UTC to the second, as `types::rfc3339` spells it.
+fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
+    use std::io::Write as _;
+    // Writing to a Vec cannot fail.
+    let _ = write!(out, "\"{}\"", humantime::format_rfc3339_seconds(at));
+}
+
+fn serde_json_value<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Strings and finite or non-finite floats always serialise; a Vec cannot fail to grow.
+    let _ = serde_json::to_writer(out, value);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, UNIX_EPOCH};
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::api::types::CheckResponse;
+    use crate::cache::Lookup;
+    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo};
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    fn full() -> Answer {
+        Answer {
+            allowed: false,
+            reason: Reason::MatchedRule,
+            url: "https://example.com/private/x?q=1".into(),
+            robots_url: "https://example.com/robots.txt".into(),
+            agents: vec![
+                AgentToken {
+                    input: "Mozilla/5.0 (compatible; Googlebot/2.1)".into(),
+                    token: "Googlebot".into(),
+                },
+                AgentToken {
+                    input: "Other".into(),
+                    token: "Other".into(),
+                },
+            ],
+            rule: Some(RuleInfo {
+                directive: Directive::Disallow,
+                pattern: "/private".into(),
+                line: 7,
+            }),
+            group: Some(GroupInfo {
+                agents: vec!["googlebot".into(), "other".into()],
+                lines: vec![3, 4],
+                global: false,
+            }),
+            crawl_delay: Some(2.5),
+            source: Source {
+                cache: Lookup::Stale,
+                status: Some(200),
+                fetched_at: Some(at(1_795_000_000)),
+                expires_at: Some(at(1_795_086_400)),
+                bytes: Some(512_000),
+                final_url: Some("https://www.example.com/robots.txt".into()),
+                backoff: Some(BackoffState {
+                    since: at(1_795_000_100),
+                    failures: 3,
+                    next_retry: at(1_795_003_700),
+                    last_error: "connection refused".into(),
+                }),
+            },
+        }
+    }
+
+    fn assert_same(answer: &Answer) {
+        let mut fast = Vec::new();
+        write_answer(&mut fast, answer);
+        let documented = serde_json::to_vec(&CheckResponse::from(answer.clone())).unwrap();
+        assert_eq!(
+            String::from_utf8(fast).unwrap(),
+            String::from_utf8(documented).unwrap()
+        );
+    }
+
+    #[test]
+    fn every_field_set() {
+        assert_same(&full());
+    }
+
+    #[test]
+    fn every_optional_field_null() {
+        let mut answer = full();
+        answer.allowed = true;
+        answer.reason = Reason::NoRobotsTxt;
+        answer.rule = None;
+        answer.group = None;
+        answer.crawl_delay = None;
+        answer.source = Source {
+            cache: Lookup::Miss,
+            status: None,
+            fetched_at: None,
+            expires_at: None,
+            bytes: None,
+            final_url: None,
+            backoff: None,
+        };
+        assert_same(&answer);
+    }
+
+    #[test]
+    fn every_variant() {
+        for (i, reason) in Reason::ALL.into_iter().enumerate() {
+            let mut answer = full();
+            answer.reason = reason;
+            answer.allowed = i % 2 == 0;
+            answer.source.cache =
+                [Lookup::Hit, Lookup::Miss, Lookup::Stale, Lookup::Coalesced][i % 4];
+            answer.rule.as_mut().unwrap().directive = if i % 2 == 0 {
+                Directive::Allow
+            } else {
+                Directive::Disallow
+            };
+            answer.group.as_mut().unwrap().global = i % 3 == 0;
+            answer.crawl_delay = [None, Some(0.0), Some(1e-7), Some(86400.0)][i % 4];
+            answer.agents.truncate(i % 3);
+            answer.group.as_mut().unwrap().lines.truncate(i % 3);
+            assert_same(&answer);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_strings_and_numbers(
+            texts in proptest::collection::vec(any::<String>(), 6),
+            line in any::<u32>(),
+            status in any::<u16>(),
+            bytes in any::<usize>(),
+            secs in 0u64..253_402_300_799,
+            delay in any::<f64>(),
+        ) {
+            let mut answer = full();
+            answer.url = texts[0].clone();
+            answer.agents[0].input = texts[1].clone();
+            answer.agents[1].token = texts[2].clone();
+            let rule = answer.rule.as_mut().unwrap();
+            rule.pattern = texts[3].clone();
+            rule.line = line;
+            answer.group.as_mut().unwrap().agents[0] = texts[4].clone();
+            answer.crawl_delay = Some(delay);
+            answer.source.status = Some(status);
+            answer.source.bytes = Some(bytes);
+            answer.source.fetched_at = Some(at(secs));
+            answer.source.backoff.as_mut().unwrap().last_error = texts[5].clone();
+            assert_same(&answer);
+        }
+    }
+}
