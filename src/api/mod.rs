@@ -5,6 +5,7 @@
 mod answer_json;
 mod json;
 pub mod problem;
+mod query;
 pub mod types;
 
 use std::borrow::Cow;
@@ -145,7 +146,7 @@ pub async fn method_not_allowed(method: Method) -> ApiError {
 
 /// The decoded query parameters; values are borrowed from the query unless they had escapes.
 fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
-    url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()).collect()
+    query::pairs(query.unwrap_or_default()).collect()
 }
 
 /// The `url` query parameter, which every GET endpoint requires.
