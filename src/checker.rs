@@ -199,7 +199,7 @@ impl Checker {
 
     /// The destination check, then the cache (which fetches when it holds nothing).
     async fn lookup_target(&self, target: &Target) -> Result<Snapshot, CheckError> {
-        self.cache.fetcher().check_destination(&target.url)?;
+        self.cache.fetcher().check_origin(&target.origin)?;
         Ok(self.cache.lookup(&target.origin).await)
     }
 
@@ -279,7 +279,7 @@ fn answer(
     let mut answer = Answer {
         allowed: true,
         reason: Reason::NoMatchingRule,
-        url: target.url.to_string(),
+        url: target.url.clone(),
         robots_url: target.origin.robots_url_string(),
         agents,
         rule: None,

@@ -233,6 +233,17 @@ impl Fetcher {
         self.policy.check_url_host(&host)
     }
 
+    /// Whether the policy lets robotsd contact `origin`'s host (the same check as
+    /// [`Fetcher::check_destination`], for a parsed origin).
+    pub fn check_origin(&self, origin: &crate::origin::Origin) -> Result<(), DestinationError> {
+        let host = match origin.host() {
+            url::Host::Domain(name) => url::Host::Domain(name.as_str()),
+            url::Host::Ipv4(address) => url::Host::Ipv4(*address),
+            url::Host::Ipv6(address) => url::Host::Ipv6(*address),
+        };
+        self.policy.check_url_host(&host)
+    }
+
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
     pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
         let started = tokio::time::Instant::now();
