@@ -355,7 +355,7 @@ pub fn source(snapshot: &Snapshot, clock: (Instant, SystemTime)) -> Source {
         fetched_at: meta.map(|m| m.fetched_at),
         expires_at: copy.map(|c| wall(c.expires_at, clock)),
         bytes: meta.map(|m| m.bytes),
-        final_url: meta.map(|m| m.final_url.to_string()),
+        final_url: meta.map(|m| m.final_url.as_str().to_owned()),
         backoff: backoff.map(|b| BackoffState {
             since: wall(b.since, clock),
             failures: b.failures,

@@ -193,7 +193,10 @@ impl Origin {
 
     /// The robots.txt URL as text, without building a [`Url`].
     pub fn robots_url_string(&self) -> String {
-        format!("{}/robots.txt", self.0.key)
+        let mut url = String::with_capacity(self.0.key.len() + "/robots.txt".len());
+        url.push_str(&self.0.key);
+        url.push_str("/robots.txt");
+        url
     }
 }
 
@@ -338,9 +341,9 @@ fn canonical_host(host: &str) -> Option<Host<String>> {
     }
     let last = host.rsplit('.').next().unwrap_or(host);
     if last.bytes().all(|b| b.is_ascii_digit()) {
-        let address: std::net::Ipv4Addr = host.parse().ok()?;
-        // `Ipv4Addr` parsing refuses leading zeros and other forms, so a match is canonical.
-        return (address.to_string() == host).then_some(Host::Ipv4(address));
+        // `Ipv4Addr` parsing takes exactly four decimal parts without leading zeros, which is
+        // the form the parser writes.
+        return host.parse().ok().map(Host::Ipv4);
     }
     let plain_labels = host.split('.').all(|label| {
         !label.is_empty()

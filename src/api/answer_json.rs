@@ -138,11 +138,11 @@ fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
-/// RFC 3339 in UTC to the second, as `types::rfc3339` spells it.
+/// A quoted RFC 3339 timestamp, as `types::rfc3339` writes it.
 fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
-    use std::io::Write as _;
-    // Writing to a Vec cannot fail.
-    let _ = write!(out, "\"{}\"", humantime::format_rfc3339_seconds(at));
+    out.push(b'"');
+    super::types::write_rfc3339(out, at);
+    out.push(b'"');
 }
 
 fn serde_json_value<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
@@ -272,7 +272,7 @@ mod tests {
             line in any::<u32>(),
             status in any::<u16>(),
             bytes in any::<usize>(),
-            secs in 0u64..253_402_300_799,
+            secs in 0u64..253_402_300_800,
             delay in any::<f64>(),
         ) {
             let mut answer = full();
