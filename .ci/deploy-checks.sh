@@ -1,0 +1,679 @@
+#!/usr/bin/env bash
+# Checks of the deployment artefacts: the Dockerfile, the Helm chart under helm/robotsd and the
+# manifests under deploy/. No container engine and no cluster are needed (or used):
+#   1. hadolint on the Dockerfile (any finding fails);
+#   2. versions agree: Cargo.toml's version, the chart's appVersion, the Dockerfile's VERSION
+#      (and the chart's default shutdown grace is --shutdown-grace's default);
+#   3. helm lint --strict of the chart, with its defaults and with each helm/robotsd/ci/*-values.yaml,
+#      through Helm's own Go SDK (PyPI helm-python-sdk embeds Helm 4 as a library), and wrong
+#      values that must make lint and rendering fail;
+#   4. helm template of the chart (defaults and each ci values file, without and with the
+#      monitoring.coreos.com/v1/ServiceMonitor API), every manifest validated by kubernetes-validate
+#      --strict against Kubernetes 1.30 (the chart's minimum) and 1.37 (the newest it bundles);
+#      the ServiceMonitor (a CRD, unknown to kubernetes-validate) against a structural schema
+#      written from prometheus-operator's CRD, and against the Service it must select; what the
+#      chart promises (every ROBOTSD_* setting reachable, probes, hardening, grace period);
+#   5. deploy/kubernetes/*.yaml validated the same way;
+#   6. yamllint --strict (.yamllint.yaml) on the repository's YAML and on the rendered manifests;
+#   7. the release binary started with the environment each rendering gives robotsd (on
+#      loopback), its probes and the helm test pod's own script run against it, then SIGTERM.
+# Tools come from PyPI, pinned by hash (.ci/deploy-requirements.txt), into a virtualenv cached
+# under ${XDG_CACHE_HOME:-~/.cache}/robotsd-deploy-checks (DEPLOY_CHECKS_CACHE overrides it).
+# ROBOTSD_BIN may name a robotsd binary to use instead of `cargo build --release --locked`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+work=$(mktemp -d)
+robotsd_pid=""
+cleanup() {
+  if [ -n "$robotsd_pid" ]; then kill "$robotsd_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+step "tools (PyPI, pinned by hash)"
+requirements=.ci/deploy-requirements.txt
+cache=${DEPLOY_CHECKS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-deploy-checks}
+venv="$cache/venv-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')-$(sha256sum "$requirements" | cut -c1-16)"
+if [ ! -f "$venv/.installed" ]; then
+  rm -rf "$venv"
+  mkdir -p "$cache"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary :all: -r "$requirements"
+  touch "$venv/.installed"
+fi
+export PATH="$venv/bin:$PATH"
+hadolint --version
+yamllint --version
+python -c 'import helm_python as h, kubernetes_validate.version as k
+print("helm-python-sdk", h.__version__, "(Helm", h.helm_sdk_version() + ")")
+print("kubernetes-validate", k.__version__)'
+
+# The chart checks (steps 2 to 5) are one Python program; bash runs the other tools.
+cat > "$work/chart_checks.py" <<'PY'
+"""Lint, render and validate the Helm chart and the Kubernetes manifests (see deploy-checks.sh)."""
+import contextlib
+import glob
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+import helm_python as helm
+import jsonschema
+import yaml
+from helm_python import _native
+
+CHART = "helm/robotsd"
+RELEASE, NAMESPACE = "robotsd", "crawling"
+KUBE_VERSIONS = ["1.30.0", "1.37.0"]  # the chart's kubeVersion minimum, the newest bundled
+SERVICE_MONITOR_API = "monitoring.coreos.com/v1/ServiceMonitor"
+failures = []
+
+
+def fail(message):
+    failures.append(message)
+    print("FAIL " + message)
+
+
+def load_yaml(path):
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def value_sets():
+    """(name, values) for the chart's defaults and each ci values file."""
+    sets = [("defaults", None)]
+    for path in sorted(glob.glob(f"{CHART}/ci/*-values.yaml")):
+        sets.append((os.path.basename(path)[: -len("-values.yaml")], load_yaml(path)))
+    return sets
+
+
+def render(values, api_versions=()):
+    """helm template: {template path: manifest text}, with extra API versions as
+    `helm template --api-versions` has them. The SDK's Chart.render does not expose that
+    option, its native render call does (helm_render's options: name, namespace,
+    is_install, api_versions, kube_version)."""
+    options = {"name": RELEASE, "namespace": NAMESPACE, "is_install": True}
+    if api_versions:
+        options["api_versions"] = list(api_versions)
+    with helm.Chart.load(CHART) as chart:
+        out = _native.call_string(
+            "helm_render", chart._raw(), None if values is None else json.dumps(values),
+            json.dumps(options))
+    return json.loads(out)
+
+
+def documents(rendered):
+    """The manifests as `helm template` prints them: NOTES.txt left out, empty ones dropped."""
+    docs = []
+    for path, text in sorted(rendered.items()):
+        if path.endswith("NOTES.txt"):
+            continue
+        for doc in yaml.safe_load_all(text):
+            if doc:
+                docs.append((path, doc))
+    return docs
+
+
+def template_output(rendered):
+    """The text `helm template` would print for these manifests."""
+    out = []
+    for path, text in sorted(rendered.items()):
+        if path.endswith("NOTES.txt") or not text.strip():
+            continue
+        out.append(f"---\n# Source: {path}\n{text.strip()}\n")
+    return "".join(out)
+
+
+# --- 1. versions ------------------------------------------------------------------------------
+def check_versions():
+    print("\n== versions: Cargo.toml, Chart.yaml appVersion, Dockerfile VERSION")
+    cargo = re.search(r'(?m)^version\s*=\s*"([^"]+)"', open("Cargo.toml").read()).group(1)
+    app = str(load_yaml(f"{CHART}/Chart.yaml")["appVersion"])
+    docker = re.search(r"(?m)^ARG VERSION=(\S+)$", open("Dockerfile").read()).group(1)
+    print(f"Cargo.toml {cargo}, appVersion {app}, Dockerfile VERSION {docker}")
+    if not cargo == app == docker:
+        fail(f"versions differ: Cargo.toml {cargo}, appVersion {app}, Dockerfile {docker}")
+    # The chart derives terminationGracePeriodSeconds from robotsd's default shutdown grace.
+    config = open("src/config.rs").read()
+    grace = re.search(r'env = "ROBOTSD_SHUTDOWN_GRACE",\s*default_value = "([^"]+)"', config)
+    helpers = open(f"{CHART}/templates/_helpers.tpl").read()
+    if not grace or f'.Values.config.shutdownGrace | default "{grace.group(1)}"' not in helpers:
+        fail("the chart's default shutdown grace is not --shutdown-grace's default in config.rs")
+    else:
+        print(f"--shutdown-grace default {grace.group(1)} = the chart's")
+
+
+# --- 3. lint ----------------------------------------------------------------------------------
+def lint_errors(values, kube_version=None):
+    report = helm.lint(CHART, values, strict=True, kube_version=kube_version)
+    problems = [f"[{ {1: 'INFO', 2: 'WARNING', 3: 'ERROR'}.get(m['severity'], m['severity']) }] "
+                f"{m['path']}: {m['error'].strip()}" for m in report["messages"]
+                if m["severity"] >= 2]
+    return problems + [e.strip() for e in report["errors"] if e.strip() not in
+                       " ".join(problems)], report
+
+
+def check_lint():
+    print("\n== helm lint --strict (Helm SDK), defaults and ci values, kube", KUBE_VERSIONS)
+    for name, values in value_sets():
+        for kube in KUBE_VERSIONS:
+            problems, report = lint_errors(values, "v" + kube)
+            infos = [m["error"] for m in report["messages"] if m["severity"] == 1]
+            if problems:
+                fail(f"helm lint {name} (kube {kube}): " + "; ".join(problems))
+            else:
+                print(f"ok   lint {name} (kube {kube}), 0 warnings, 0 errors"
+                      + (f"; info: {'; '.join(infos)}" if infos else ""))
+
+
+WRONG_VALUES = [
+    ("config.logFormat: xml", {"config": {"logFormat": "xml"}}, True),
+    ("replicaCount: -1", {"replicaCount": -1}, True),
+    ("config.shutdownGrace: 25 parsecs", {"config": {"shutdownGrace": "25 parsecs"}}, True),
+    ("config.connectTimeout: 5 (no unit)", {"config": {"connectTimeout": 5}}, True),
+    ("config.maxUrlBytes: 9000 (over 8192)", {"config": {"maxUrlBytes": 9000}}, True),
+    ("config.cacheCapacity: 1.5GiB", {"config": {"cacheCapacity": "1.5GiB"}}, True),
+    ("config.listen: localhost:80 (not an IP)", {"config": {"listen": "localhost:80"}}, True),
+    ("config.allowCidr: a string", {"config": {"allowCidr": "10.0.0.0/8"}}, True),
+    ("config.proxy: socks5://", {"config": {"proxy": "socks5://proxy:1080"}}, True),
+    ("a misspelt key (confg)", {"confg": {"logFormat": "json"}}, True),
+    ("service.port: 70000", {"service": {"port": 70000}}, True),
+    ("extraEnv: ROBOTSD_LISTEN (belongs in config)",
+     {"extraEnv": [{"name": "ROBOTSD_LISTEN", "value": "0.0.0.0:1"}]}, True),
+    # Rules across values, in the templates: helm lint only logs a template's `fail` (lint
+    # mode), so these must fail rendering (template/install).
+    ("config.proxy and proxyFromSecret both",
+     {"config": {"proxy": "http://proxy:3128", "proxyFromSecret": {"name": "s", "key": "url"}}},
+     False),
+    ("autoscaling.minReplicas above maxReplicas",
+     {"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, False),
+]
+
+
+@contextlib.contextmanager
+def quiet_stderr():
+    """Helm's Go logger writes to file descriptor 2 directly."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def check_wrong_values():
+    print("\n== wrong values must fail (lint for schema violations, template for all)")
+    for name, values, schema_error in WRONG_VALUES:
+        with quiet_stderr():  # Helm logs each template `fail` it passes over in lint mode
+            problems, _ = lint_errors(values)
+        try:
+            render(values)
+            rendered = "rendered"
+        except helm.HelmError as e:
+            reason = " ".join(str(e).split())
+            rendered = "refused: " + (reason[:160] + "..." if len(reason) > 160 else reason)
+        lint_ok = bool(problems) or not schema_error
+        if not lint_ok or rendered == "rendered":
+            fail(f"{name}: lint found {len(problems)} errors, template {rendered}")
+        else:
+            lint_note = f"lint: {len(problems)} errors, " if schema_error else ""
+            print(f"ok   {name}: {lint_note}template {rendered}")
+
+
+# --- 4. render and validate -------------------------------------------------------------------
+SM_DURATION = r"^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"
+LABELS = {"type": "object", "additionalProperties": {"type": "string"}}
+SELECTOR = {
+    "type": "object", "additionalProperties": False,
+    "properties": {"matchLabels": LABELS, "matchExpressions": {"type": "array", "items": {
+        "type": "object", "required": ["key", "operator"], "additionalProperties": False,
+        "properties": {"key": {"type": "string"}, "operator": {"type": "string"},
+                       "values": {"type": "array", "items": {"type": "string"}}}}}},
+}
+RELABEL = {"type": "object", "additionalProperties": False, "properties": {
+    "action": {"type": "string", "enum": [
+        "replace", "Replace", "keep", "Keep", "drop", "Drop", "hashmod", "HashMod", "labelmap",
+        "LabelMap", "labeldrop", "LabelDrop", "labelkeep", "LabelKeep", "lowercase", "Lowercase",
+        "uppercase", "Uppercase", "keepequal", "KeepEqual", "dropequal", "DropEqual"]},
+    "modulus": {"type": "integer"}, "regex": {"type": "string"},
+    "replacement": {"type": "string"}, "separator": {"type": "string"},
+    "sourceLabels": {"type": "array", "items": {
+        "type": "string", "pattern": "^[a-zA-Z_][a-zA-Z0-9_]*$"}},
+    "targetLabel": {"type": "string"}}}
+# The part of prometheus-operator's ServiceMonitor CRD (monitoring.coreos.com/v1, as of
+# operator v0.84) that this chart can render, with its types, enums and patterns; fields the
+# chart never writes are refused rather than assumed valid.
+SERVICE_MONITOR_SCHEMA = {
+    "type": "object", "required": ["apiVersion", "kind", "metadata", "spec"],
+    "additionalProperties": False,
+    "properties": {
+        "apiVersion": {"const": "monitoring.coreos.com/v1"},
+        "kind": {"const": "ServiceMonitor"},
+        "metadata": {"type": "object", "required": ["name"], "additionalProperties": False,
+                     "properties": {"name": {"type": "string", "maxLength": 253},
+                                    "namespace": {"type": "string"},
+                                    "labels": LABELS, "annotations": LABELS}},
+        "spec": {
+            "type": "object", "required": ["selector", "endpoints"],
+            "additionalProperties": False,
+            "properties": {
+                "selector": SELECTOR,
+                "namespaceSelector": {"type": "object", "additionalProperties": False,
+                                      "properties": {"any": {"type": "boolean"},
+                                                     "matchNames": {"type": "array", "items": {
+                                                         "type": "string"}}}},
+                "jobLabel": {"type": "string"},
+                "endpoints": {"type": "array", "minItems": 1, "items": {
+                    "type": "object", "additionalProperties": False, "properties": {
+                        "port": {"type": "string"},
+                        "path": {"type": "string"},
+                        "scheme": {"type": "string", "enum": ["http", "https", "HTTP", "HTTPS"]},
+                        "interval": {"type": "string", "pattern": SM_DURATION},
+                        "scrapeTimeout": {"type": "string", "pattern": SM_DURATION},
+                        "honorLabels": {"type": "boolean"},
+                        "relabelings": {"type": "array", "items": RELABEL},
+                        "metricRelabelings": {"type": "array", "items": RELABEL},
+                    }}},
+            }},
+    },
+}
+
+
+def validate_with_kubernetes_validate(label, docs):
+    """kubernetes-validate --strict on each version; a kind it has no schema for is a failure
+    here (the tool itself only warns and exits 0 then)."""
+    path = os.path.join(WORK, re.sub(r"[^A-Za-z0-9_.-]+", "_", label) + ".k8s.yaml")
+    with open(path, "w", encoding="utf-8") as f:
+        yaml.safe_dump_all([doc for _, doc in docs], f, sort_keys=False)
+    command = ["kubernetes-validate", "--strict", "--quiet"]
+    for kube in KUBE_VERSIONS:
+        command += ["-k", kube]
+    result = subprocess.run(command + [path], capture_output=True, text=True)
+    output = (result.stdout + result.stderr).strip()
+    if result.returncode != 0 or output:
+        fail(f"kubernetes-validate --strict {label}:\n{output}")
+        return False
+    return True
+
+
+def check_service_monitor(label, doc, docs):
+    try:
+        jsonschema.Draft7Validator(SERVICE_MONITOR_SCHEMA).validate(doc)
+    except jsonschema.ValidationError as e:
+        fail(f"{label}: ServiceMonitor: {'.'.join(map(str, e.path))}: {e.message}")
+        return
+    # It must select the chart's Service, by labels, in its namespace, and name its ports.
+    services = [d for _, d in docs if d["kind"] == "Service"]
+    selector = doc["spec"]["selector"].get("matchLabels", {})
+    selected = [s for s in services
+                if selector.items() <= s["metadata"].get("labels", {}).items()]
+    if len(selected) != 1:
+        fail(f"{label}: ServiceMonitor selects {len(selected)} Services, not 1")
+        return
+    ports = {p.get("name") for p in selected[0]["spec"]["ports"]}
+    for endpoint in doc["spec"]["endpoints"]:
+        if endpoint.get("port") not in ports:
+            fail(f"{label}: ServiceMonitor port {endpoint.get('port')} not on the Service")
+    if NAMESPACE not in doc["spec"].get("namespaceSelector", {}).get("matchNames", [NAMESPACE]):
+        fail(f"{label}: ServiceMonitor does not look in the release's namespace")
+
+
+def validate_documents(label, docs):
+    """Every manifest: kubernetes-validate --strict, or for a ServiceMonitor its CRD subset."""
+    core = [(p, d) for p, d in docs if d.get("kind") != "ServiceMonitor"]
+    monitors = [(p, d) for p, d in docs if d.get("kind") == "ServiceMonitor"]
+    ok = validate_with_kubernetes_validate(label, core) if core else True
+    for _, doc in monitors:
+        check_service_monitor(label, doc, docs)
+    kinds = ", ".join(sorted(d["kind"] for _, d in core))
+    if ok:
+        print(f"ok   {label}: {len(core)} manifests valid for Kubernetes "
+              f"{' and '.join(KUBE_VERSIONS)} ({kinds})"
+              + (f"; {len(monitors)} ServiceMonitor checked against the CRD's structure"
+                 if monitors else ""))
+
+
+HUMANTIME = {
+    **dict.fromkeys(["nanos", "nsec", "ns"], 1e-9), **dict.fromkeys(["usec", "us", "µs"], 1e-6),
+    **dict.fromkeys(["millis", "msec", "ms"], 1e-3),
+    **dict.fromkeys(["seconds", "second", "secs", "sec", "s"], 1),
+    **dict.fromkeys(["minutes", "minute", "min", "mins", "m"], 60),
+    **dict.fromkeys(["hours", "hour", "hr", "hrs", "h"], 3600),
+    **dict.fromkeys(["days", "day", "d"], 86400),
+    **dict.fromkeys(["weeks", "week", "wk", "wks", "w"], 604800),
+    **dict.fromkeys(["months", "month", "M"], 2630016),
+    **dict.fromkeys(["years", "year", "yr", "yrs", "y"], 31557600),
+}
+
+
+def seconds(duration):
+    total = 0.0
+    for number, unit in re.findall(r"([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Zµ]+)", str(duration)):
+        total += float(number) * HUMANTIME[unit]
+    return math.ceil(total)
+
+
+def config_envs():
+    """Every ROBOTSD_* variable that robotsd serve reads (src/config.rs)."""
+    return sorted(set(re.findall(r'env = "(ROBOTSD_[A-Z_]+)"', open("src/config.rs").read())))
+
+
+def check_promises(label, values, docs, monitor_api):
+    """What the chart promises, checked on the rendered objects."""
+    merged = helm.Chart.load(CHART).merge_values(values)
+    config = merged["config"]
+    by_kind = {}
+    for _, d in docs:
+        by_kind.setdefault(d["kind"], []).append(d)
+    deployment = by_kind["Deployment"][0]
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    env = {e["name"]: e for e in container.get("env", [])}
+    problems = []
+
+    # Settings: exactly the config values that are set become ROBOTSD_* variables.
+    for name in config_envs():
+        key = re.sub(r"_([a-z])", lambda m: m.group(1).upper(),
+                     name[len("ROBOTSD_"):].lower())
+        value = config.get(key)
+        if key == "proxy" and config["proxyFromSecret"]["name"]:
+            value = "<secret>"
+        set_ = value not in (None, [])
+        if set_ != (name in env):
+            problems.append(f"{name}: config.{key}={value!r} but rendered={name in env}")
+    if label.startswith("full"):
+        missing = [n for n in config_envs() if n not in env]
+        if missing:
+            problems.append(f"the full values leave settings unreachable: {missing}")
+        if len(config_envs()) != 29:
+            problems.append(f"src/config.rs has {len(config_envs())} settings, expected 29")
+
+    # Ports and probes.
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    listen = config.get("listen") or "0.0.0.0:8080"
+    if ports.get("http") != int(listen.rsplit(":", 1)[1]):
+        problems.append(f"container port http {ports.get('http')} is not --listen's {listen}")
+    probe_port = "admin" if config.get("adminListen") else "http"
+    if config.get("adminListen") and ports.get("admin") != int(config["adminListen"].rsplit(":", 1)[1]):
+        problems.append("container port admin is not --admin-listen's")
+    for probe, path in (("livenessProbe", "/livez"), ("readinessProbe", "/readyz")):
+        get = container[probe]["httpGet"]
+        if (get["path"], get["port"]) != (path, probe_port):
+            problems.append(f"{probe} is {get}, expected {path} on {probe_port}")
+
+    # Hardening, on every pod the chart renders (robotsd's and the helm test pod).
+    pods = [("robotsd", pod)] + [("test", p["spec"]) for p in by_kind.get("Pod", [])]
+    for who, spec in pods:
+        psc = spec.get("securityContext", {})
+        for c in spec["containers"]:
+            sc = c.get("securityContext", {})
+            want = {
+                "runAsNonRoot": sc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True,
+                "runAsUser 65532": sc.get("runAsUser", psc.get("runAsUser")) == 65532,
+                "runAsGroup 65532": sc.get("runAsGroup", psc.get("runAsGroup")) == 65532,
+                "readOnlyRootFilesystem": sc.get("readOnlyRootFilesystem") is True,
+                "allowPrivilegeEscalation false": sc.get("allowPrivilegeEscalation") is False,
+                "capabilities drop ALL": sc.get("capabilities", {}).get("drop") == ["ALL"],
+                "seccomp RuntimeDefault": (sc.get("seccompProfile") or psc.get(
+                    "seccompProfile") or {}).get("type") == "RuntimeDefault",
+                "no service account token": spec.get("automountServiceAccountToken") is False,
+                "no service links": spec.get("enableServiceLinks") is False,
+            }
+            problems += [f"{who}/{c['name']}: not {k}" for k, ok in want.items() if not ok]
+        if ":" not in spec["containers"][0]["image"].rsplit("/", 1)[-1] and "@" not in \
+                spec["containers"][0]["image"]:
+            problems.append(f"{who}: image without a tag")
+
+    # Termination grace: preStop sleep + shutdown grace + margin, unless set.
+    expected = merged.get("terminationGracePeriodSeconds")
+    if expected is None:
+        expected = (merged["preStopSleepSeconds"] + seconds(config.get("shutdownGrace") or "25s")
+                    + merged["terminationGraceMarginSeconds"])
+    if pod["terminationGracePeriodSeconds"] != expected:
+        problems.append(f"terminationGracePeriodSeconds {pod['terminationGracePeriodSeconds']}"
+                        f", expected {expected}")
+    sleep = container.get("lifecycle", {}).get("preStop", {}).get("sleep", {}).get("seconds", 0)
+    if sleep != merged["preStopSleepSeconds"]:
+        problems.append(f"preStop sleep {sleep}, expected {merged['preStopSleepSeconds']}")
+
+    # Optional objects: rendered exactly when enabled.
+    expected_kinds = {
+        "HorizontalPodAutoscaler": merged["autoscaling"]["enabled"],
+        "PodDisruptionBudget": merged["podDisruptionBudget"]["enabled"],
+        "NetworkPolicy": merged["networkPolicy"]["enabled"],
+        "ServiceAccount": merged["serviceAccount"]["create"],
+        "ServiceMonitor": merged["metrics"]["serviceMonitor"]["enabled"] and monitor_api,
+    }
+    for kind, wanted in expected_kinds.items():
+        if (kind in by_kind) != bool(wanted):
+            problems.append(f"{kind} rendered={kind in by_kind}, expected {bool(wanted)}")
+    if merged["autoscaling"]["enabled"] == ("replicas" in deployment["spec"]):
+        problems.append("Deployment replicas must be set exactly when autoscaling is off")
+
+    # NetworkPolicy egress: DNS on 53 UDP/TCP and 80/443 TCP, plus networkPolicy.egress.extra.
+    for policy in by_kind.get("NetworkPolicy", []):
+        rules = policy["spec"]["egress"]
+        base = [sorted((p["protocol"], p["port"]) for p in r["ports"]) for r in rules[:2]]
+        if base != [[("TCP", 53), ("UDP", 53)], [("TCP", 80), ("TCP", 443)]]:
+            problems.append(f"NetworkPolicy egress ports are {base}")
+        if rules[2:] != merged["networkPolicy"]["egress"]["extra"]:
+            problems.append("NetworkPolicy egress has rules beyond DNS, web and extra")
+        # The helm test pod must get through to /readyz and /v1/evaluate.
+        test_labels = [p["metadata"]["labels"] for p in by_kind.get("Pod", [])]
+        for rule in policy["spec"]["ingress"]:
+            peers = [peer.get("podSelector", {}).get("matchLabels", {}) for peer in
+                     rule.get("from", []) if set(peer) == {"podSelector"}]
+            if "from" in rule and not any(m.items() <= t.items() for m in peers
+                                          for t in test_labels):
+                problems.append(f"NetworkPolicy keeps the helm test pod from {rule['ports']}")
+        ingress_ports = sorted(p["port"] for r in policy["spec"]["ingress"] for p in r["ports"])
+        if ingress_ports != sorted(["http"] + (["admin"] if config.get("adminListen") else [])):
+            problems.append(f"NetworkPolicy ingress ports are {ingress_ports}")
+
+    for problem in problems:
+        fail(f"{label}: {problem}")
+    if not problems:
+        settings = len([n for n in env if n.startswith("ROBOTSD_")])
+        print(f"ok   {label}: settings ({settings} ROBOTSD_* variables), ports and probes on "
+              f"{probe_port}, hardening, grace {pod['terminationGracePeriodSeconds']}s, "
+              f"optional objects")
+    return container
+
+
+def check_render():
+    print("\n== helm template + kubernetes-validate --strict + the chart's promises")
+    runs = []
+    for name, values in value_sets():
+        for monitor_api in (False, True):
+            label = f"{name}{' +ServiceMonitor API' if monitor_api else ''}"
+            try:
+                rendered = render(values, [SERVICE_MONITOR_API] if monitor_api else [])
+            except helm.HelmError as e:
+                fail(f"helm template {label}: {e}")
+                continue
+            docs = documents(rendered)
+            out = os.path.join(WORK, "rendered", f"{name}{'-sm' if monitor_api else ''}.yaml")
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(template_output(rendered))
+            validate_documents(label, docs)
+            container = check_promises(label, values, docs, monitor_api)
+            if monitor_api:
+                continue
+            tests = [d for _, d in docs if d["kind"] == "Pod"
+                     and d["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
+            runs.append({
+                "name": name,
+                "env": {e["name"]: e.get("value", "<from secret>")
+                        for e in container.get("env", []) if e["name"].startswith("ROBOTSD_")},
+                "probe_admin": container["readinessProbe"]["httpGet"]["port"] == "admin",
+                "test_script": tests[0]["spec"]["containers"][0]["command"][-1] if tests else "",
+                "test_env": {e["name"]: e["value"] for e in
+                             tests[0]["spec"]["containers"][0].get("env", [])} if tests else {},
+            })
+    with open(os.path.join(WORK, "runs.json"), "w", encoding="utf-8") as f:
+        json.dump(runs, f)
+
+
+# --- 5. deploy/kubernetes ---------------------------------------------------------------------
+def check_deploy_manifests():
+    print("\n== deploy/kubernetes/*.yaml: kubernetes-validate --strict")
+    paths = sorted(glob.glob("deploy/kubernetes/*.yaml") + glob.glob("deploy/kubernetes/*.yml"))
+    if not paths:
+        print("note: no deploy/kubernetes/*.yaml in this tree: nothing to validate")
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            docs = [(path, d) for d in yaml.safe_load_all(f) if d]
+        validate_documents(path, docs)
+
+
+WORK = sys.argv[1]
+check_versions()
+check_lint()
+check_wrong_values()
+check_render()
+check_deploy_manifests()
+if failures:
+    print(f"\n{len(failures)} chart check(s) failed", file=sys.stderr)
+    sys.exit(1)
+PY
+
+step "hadolint Dockerfile (failure threshold: style, i.e. any finding)"
+hadolint --failure-threshold style Dockerfile
+echo "ok   Dockerfile: no findings"
+
+python "$work/chart_checks.py" "$work"
+
+step "yamllint --strict: the repository's YAML (.yamllint.yaml) and the rendered manifests"
+yamllint --list-files -c .yamllint.yaml . | sed 's/^/lint /'
+yamllint --strict -c .yamllint.yaml .
+yamllint --strict -c .yamllint.yaml "$work/rendered"
+rendered=("$work"/rendered/*.yaml)
+echo "ok   $(yamllint --list-files -c .yamllint.yaml . | wc -l) files, and ${#rendered[@]} renderings" \
+  "($(for f in "${rendered[@]}"; do printf '%s ' "${f##*/}"; done))"
+
+step "robotsd with each rendering's environment: probes, the helm test script, SIGTERM"
+bin=${ROBOTSD_BIN:-target/release/robotsd}
+if [ -z "${ROBOTSD_BIN:-}" ]; then
+  cargo build --release --locked --quiet --bin robotsd
+fi
+# The helm test pod runs its script with busybox's sh and wget; here it runs with /bin/sh and
+# the machine's wget, or, without one, a stand-in for the wget options the script uses.
+if ! command -v wget >/dev/null; then
+  mkdir -p "$work/bin"
+  cat > "$work/bin/wget" <<'PY'
+#!/usr/bin/env python3
+import sys, urllib.request
+args, headers, data, url, timeout = sys.argv[1:], {}, None, None, 10
+while args:
+    a = args.pop(0)
+    if a == "-T": timeout = float(args.pop(0))
+    elif a == "-O": assert args.pop(0) == "-"
+    elif a == "--header": k, v = args.pop(0).split(":", 1); headers[k] = v.strip()
+    elif a == "--post-data": data = args.pop(0).encode()
+    elif a == "-q": pass
+    else: url = a
+try:
+    sys.stdout.write(urllib.request.urlopen(urllib.request.Request(url, data, headers), timeout=timeout).read().decode())
+except Exception as e:
+    print(e, file=sys.stderr); sys.exit(1)
+PY
+  chmod +x "$work/bin/wget"
+  echo "note: no wget on this machine: the helm test script runs with a Python stand-in"
+fi
+free_port() { python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+get() { python - "$1" <<'PY'
+import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode().strip())
+PY
+}
+count=$(python -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$work/runs.json")
+for i in $(seq 0 $((count - 1))); do
+  python - "$work/runs.json" "$i" > "$work/run.env" <<'PY'
+import json, shlex, sys
+run = json.load(open(sys.argv[1]))[int(sys.argv[2])]
+env = dict(run["env"])
+if env.get("ROBOTSD_PROXY") == "<from secret>":
+    env["ROBOTSD_PROXY"] = "http://proxy-from-secret.invalid:3128"  # no fetch is made here
+print("name=" + shlex.quote(run["name"]))
+print("probe_admin=" + ("1" if run["probe_admin"] else ""))
+print("test_script=" + shlex.quote(run["test_script"]))
+test_env = {k: v for k, v in run["test_env"].items() if not k.endswith("_URL")}
+print("test_env=(" + " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(test_env.items())) + ")")
+print("settings=" + shlex.quote(" ".join(f"{k}={v}" for k, v in sorted(env.items()))))
+print("env_args=(" + " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items())) + ")")
+PY
+  name="" probe_admin="" test_script="" settings="" env_args=() test_env=()
+  # shellcheck disable=SC1091
+  source "$work/run.env"
+  port=$(free_port)
+  admin_port=$port
+  # Only the addresses change: loopback, free ports (the pod's own addresses are wildcards).
+  overrides=("ROBOTSD_LISTEN=127.0.0.1:$port")
+  if [ -n "$probe_admin" ]; then
+    admin_port=$(free_port)
+    overrides+=("ROBOTSD_ADMIN_LISTEN=127.0.0.1:$admin_port")
+  fi
+  echo "-- $name: ${settings:-no ROBOTSD_* variables, the defaults of robotsd}"
+  env -i PATH="$PATH" HOME="$HOME" "${env_args[@]}" "${overrides[@]}" "$bin" \
+    > "$work/robotsd.log" 2>&1 &
+  robotsd_pid=$!
+  ready=""
+  for _ in $(seq 1 100); do
+    if ready=$(get "http://127.0.0.1:$admin_port/readyz" 2>/dev/null); then break; fi
+    if ! kill -0 "$robotsd_pid" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  if [ "$ready" != ready ]; then
+    echo "FAIL robotsd did not become ready with the $name environment:" >&2
+    cat "$work/robotsd.log" >&2
+    exit 1
+  fi
+  [ "$(get "http://127.0.0.1:$admin_port/livez")" = ok ]
+  metrics=$(get "http://127.0.0.1:$admin_port/metrics")
+  grep -q '^robotsd_build_info{version=' <<<"$metrics"
+  if [ -n "$probe_admin" ]; then probe_port="admin"; else probe_port="http"; fi
+  echo "ok   /readyz, /livez and /metrics on the $probe_port port"
+  # The pod's environment, with the Service's URLs turned into the loopback ones.
+  env "${test_env[@]}" READYZ_URL="http://127.0.0.1:$admin_port/readyz" \
+    EVALUATE_URL="http://127.0.0.1:$port/v1/evaluate" \
+    PATH="$work/bin:$PATH" sh -c "$test_script" > "$work/test.log" 2>&1 || {
+      echo "FAIL the helm test script failed against the $name environment:" >&2
+      cat "$work/test.log" >&2
+      exit 1
+    }
+  echo "ok   helm test script: $(tail -n 1 "$work/test.log")"
+  kill -TERM "$robotsd_pid"
+  status=0
+  wait "$robotsd_pid" || status=$?
+  robotsd_pid=""
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL robotsd exited $status on SIGTERM with the $name environment" >&2
+    cat "$work/robotsd.log" >&2
+    exit 1
+  fi
+  echo "ok   exit 0 on SIGTERM"
+  if [[ " ${env_args[*]} " == *" ROBOTSD_LOG_FORMAT=json "* ]]; then
+    # The settings reached robotsd: with log format json, every line it wrote is JSON.
+    python - "$work/robotsd.log" <<'PY'
+import json, sys
+lines = [line for line in open(sys.argv[1]) if line.strip()]
+assert lines, "robotsd wrote no log line"
+for line in lines:
+    json.loads(line)
+print(f"ok   {len(lines)} log lines, all JSON (ROBOTSD_LOG_FORMAT=json)")
+PY
+  fi
+done
+
+printf '\nDeploy checks passed.\n'

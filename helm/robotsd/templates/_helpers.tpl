@@ -1,0 +1,195 @@
+{{/*
+The chart name, overridable with nameOverride.
+*/}}
+{{- define "robotsd.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The fully qualified name of the release's objects (at most 63 characters, a DNS label).
+*/}}
+{{- define "robotsd.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "robotsd.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels of every object.
+*/}}
+{{- define "robotsd.labels" -}}
+helm.sh/chart: {{ include "robotsd.chart" . }}
+app.kubernetes.io/name: {{ include "robotsd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | trimSuffix "-" | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: robotsd
+{{- end }}
+
+{{/*
+Selector labels of robotsd's pods. The component label keeps the helm test pod (component
+"test") out of the Deployment's, the Service's and the PodDisruptionBudget's selectors.
+*/}}
+{{- define "robotsd.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "robotsd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: server
+{{- end }}
+
+{{/*
+The label that lets a pod through the NetworkPolicy when networkPolicy.ingress.from is set
+(a label name has at most 63 characters).
+*/}}
+{{- define "robotsd.clientLabel" -}}
+{{- include "robotsd.fullname" . | trunc 56 | trimSuffix "-" }}-client
+{{- end }}
+
+{{- define "robotsd.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "robotsd.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "robotsd.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The port of a socket address "IP:port" or "[IPv6]:port".
+*/}}
+{{- define "robotsd.portOf" -}}
+{{- splitList ":" . | last | int }}
+{{- end }}
+
+{{/*
+The API's container port: the port of config.listen, robotsd's default 8080 when unset.
+*/}}
+{{- define "robotsd.httpPort" -}}
+{{- include "robotsd.portOf" (.Values.config.listen | default "0.0.0.0:8080") }}
+{{- end }}
+
+{{/*
+The admin listener's container port; empty when config.adminListen is unset.
+*/}}
+{{- define "robotsd.adminPort" -}}
+{{- with .Values.config.adminListen }}
+{{- include "robotsd.portOf" . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The named container port of /livez, /readyz and /metrics.
+*/}}
+{{- define "robotsd.probePortName" -}}
+{{- if .Values.config.adminListen }}admin{{ else }}http{{ end }}
+{{- end }}
+
+{{/*
+The Service port in front of /readyz and /metrics.
+*/}}
+{{- define "robotsd.probeServicePort" -}}
+{{- if .Values.config.adminListen }}{{ .Values.service.adminPort }}{{ else }}{{ .Values.service.port }}{{ end }}
+{{- end }}
+
+{{/*
+Whole seconds (rounded up) of a humantime duration such as "25s", "1m 30s", "500ms" or
+"30days": the syntax robotsd's duration flags take (values.schema.json checks it). Units:
+https://docs.rs/humantime (nanos..years; a month is 30.44 days, a year 365.25 days).
+*/}}
+{{- define "robotsd.durationSeconds" -}}
+{{- $units := dict
+  "nanos" 0.000000001 "nsec" 0.000000001 "ns" 0.000000001
+  "usec" 0.000001 "us" 0.000001 "µs" 0.000001
+  "millis" 0.001 "msec" 0.001 "ms" 0.001
+  "seconds" 1.0 "second" 1.0 "secs" 1.0 "sec" 1.0 "s" 1.0
+  "minutes" 60.0 "minute" 60.0 "min" 60.0 "mins" 60.0 "m" 60.0
+  "hours" 3600.0 "hour" 3600.0 "hr" 3600.0 "hrs" 3600.0 "h" 3600.0
+  "days" 86400.0 "day" 86400.0 "d" 86400.0
+  "weeks" 604800.0 "week" 604800.0 "wk" 604800.0 "wks" 604800.0 "w" 604800.0
+  "months" 2630016.0 "month" 2630016.0 "M" 2630016.0
+  "years" 31557600.0 "year" 31557600.0 "yr" 31557600.0 "yrs" 31557600.0 "y" 31557600.0 }}
+{{- $total := 0.0 }}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?\\s*[a-zA-Zµ]+" (toString .) -1 }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" . | float64 }}
+{{- $unit := regexReplaceAll "^[0-9]+(\\.[0-9]+)?\\s*" . "" }}
+{{- if not (hasKey $units $unit) }}
+{{- fail (printf "unknown duration unit %q" $unit) }}
+{{- end }}
+{{- $total = addf $total (mulf $number (get $units $unit)) }}
+{{- end }}
+{{- ceil $total | int }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds: as set, else preStop sleep + shutdown grace + margin.
+*/}}
+{{- define "robotsd.terminationGracePeriodSeconds" -}}
+{{- if not (kindIs "invalid" .Values.terminationGracePeriodSeconds) }}
+{{- .Values.terminationGracePeriodSeconds | int }}
+{{- else }}
+{{- $grace := include "robotsd.durationSeconds" (.Values.config.shutdownGrace | default "25s") | int }}
+{{- add .Values.preStopSleepSeconds $grace .Values.terminationGraceMarginSeconds }}
+{{- end }}
+{{- end }}
+
+{{/*
+The ROBOTSD_* environment variables of the settings in config that are set; each flag's
+variable is its name in capitals with "-" as "_". Lists are comma-joined (the variables of
+--allow-cidr and --deny-cidr take comma-separated lists).
+*/}}
+{{- define "robotsd.configEnv" -}}
+{{- $flags := list
+  "listen" "admin-listen"
+  "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy"
+  "cache-capacity" "default-lifetime" "min-lifetime" "max-lifetime" "disallow-window"
+  "last-copy-window" "retry-min" "retry-max"
+  "allow-private-networks" "allow-cidr" "deny-cidr"
+  "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "request-timeout"
+  "concurrency-limit" "batch-concurrency" "shutdown-grace"
+  "log-format" "log-level" }}
+{{- $config := .Values.config }}
+{{- if and $config.proxy $config.proxyFromSecret.name }}
+{{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- range $flag := $flags }}
+{{- $key := $flag | replace "-" "_" | camelcase | untitle }}
+{{- $env := printf "ROBOTSD_%s" ($flag | upper | replace "-" "_") }}
+{{- $value := index $config $key }}
+{{- if kindIs "slice" $value }}
+{{- if $value }}
+- name: {{ $env }}
+  value: {{ join "," $value | quote }}
+{{- end }}
+{{- else if kindIs "float64" $value }}
+- name: {{ $env }}
+  value: {{ int64 $value | toString | quote }}
+{{- else if not (kindIs "invalid" $value) }}
+- name: {{ $env }}
+  value: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
+{{- with $config.proxyFromSecret.name }}
+- name: ROBOTSD_PROXY
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $config.proxyFromSecret.key }}
+{{- end }}
+{{- end }}
