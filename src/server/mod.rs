@@ -223,3 +223,57 @@ pub async fn shutdown_signal() {
         () = terminate => {},
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::StatusCode;
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::metrics::UNMATCHED_ROUTE;
+
+    /// The route labels are a list kept beside the router: every label must be a route the app
+    /// really serves, and every documented API path must have its label.
+    #[tokio::test]
+    async fn route_labels_match_the_routes_served() {
+        let state = state(&Settings::default()).expect("state");
+        let documented: Vec<String> = api::openapi().paths.paths.keys().cloned().collect();
+        for path in &documented {
+            assert_eq!(PUBLIC_WITH_ADMIN.label(path), path, "documented {path}");
+        }
+        let cases = [
+            (PUBLIC_WITH_ADMIN, true, "/docs/swagger-ui.css"),
+            (PUBLIC, false, "/docs/swagger-ui.css"),
+        ];
+        for (labels, with_admin, asset) in cases {
+            let paths = labels.exact.iter().copied().chain([asset]);
+            for path in paths {
+                let request = Request::builder().uri(path).body(Body::empty()).unwrap();
+                let response = app(state.clone(), with_admin)
+                    .oneshot(request)
+                    .await
+                    .unwrap();
+                assert_ne!(
+                    response.status(),
+                    StatusCode::NOT_FOUND,
+                    "{path} is labelled but not served"
+                );
+                assert_ne!(labels.label(path), UNMATCHED_ROUTE, "{path}");
+            }
+        }
+        for path in ADMIN.exact {
+            let request = Request::builder().uri(*path).body(Body::empty()).unwrap();
+            let response = admin_app(state.clone()).oneshot(request).await.unwrap();
+            assert_ne!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        }
+        // With the admin listener, the public app does not serve the probes.
+        let request = Request::builder()
+            .uri("/metrics")
+            .body(Body::empty())
+            .unwrap();
+        let response = app(state, false).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::NOT_FOUND);
+        assert_eq!(PUBLIC.label("/metrics"), UNMATCHED_ROUTE);
+    }
+}
