@@ -293,9 +293,9 @@ fn parse_canonical(input: &str) -> Option<Target> {
     } else {
         (Scheme::Http, input.strip_prefix("http://")?)
     };
-    let input = input.split_once('#').map_or(input, |(url, _)| url);
     let authority_len = rest
-        .find(['/', '?', '#'])
+        .bytes()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
         .filter(|&end| rest.as_bytes()[end] == b'/')?;
     let authority = &rest[..authority_len];
     let (host, port) = match authority.split_once(':') {
@@ -304,10 +304,9 @@ fn parse_canonical(input: &str) -> Option<Target> {
     };
     let host = canonical_host(host)?;
     let key_len = scheme.as_str().len() + 3 + authority_len;
+    // Up to the fragment, which is dropped.
+    let input = &input[..key_len + canonical_path_and_query_len(&input[key_len..])?];
     let path = &input[key_len..];
-    if !canonical_path_and_query(path) {
-        return None;
-    }
     Some(Target {
         origin: Origin(Arc::new(OriginInner {
             scheme,
@@ -356,24 +355,69 @@ fn canonical_host(host: &str) -> Option<Host<String>> {
     (plain_labels && !last.starts_with("0x")).then(|| Host::Domain(host.to_owned()))
 }
 
-/// A path (and query) the parser leaves as it is, escapes already upper-case: unreserved and
-/// sub-delimiter characters, `:`, `@`, `/`, and `%XX`; no `.` or `..` segment and no `%2E`,
-/// which the parser would resolve; in the query also `?` and `/`, but not `'`, which the parser
-/// escapes in the query of an http(s) URL.
-fn canonical_path_and_query(path: &str) -> bool {
-    let (path, query) = path
-        .split_once('?')
-        .map_or((path, None), |(p, q)| (p, Some(q)));
-    let plain = |b: u8, in_query: bool| {
-        b.is_ascii_alphanumeric()
+/// The length of the path and query at the start of `rest` (which starts with `/`), up to a
+/// `#` or the end, if the parser leaves them as they are with escapes already upper-case:
+/// unreserved and sub-delimiter characters, `:`, `@`, `/`, and `%XX`; no `.` or `..` segment and
+/// no `%2E` in the path, which the parser would resolve; in the query also `?`, but not `'`,
+/// which the parser escapes in the query of an http(s) URL. One pass over the bytes: this runs
+/// for every check.
+fn canonical_path_and_query_len(rest: &str) -> Option<usize> {
+    let bytes = rest.as_bytes();
+    let upper_hex =
+        |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(b));
+    let dot_segment = |segment: &[u8]| segment == b"." || segment == b"..";
+    let mut in_query = false;
+    let mut segment_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => break,
+            b'%' => {
+                if !upper_hex(bytes.get(i + 1)) || !upper_hex(bytes.get(i + 2)) {
+                    return None;
+                }
+                if !in_query && bytes[i + 1] == b'2' && bytes[i + 2] == b'E' {
+                    return None;
+                }
+                i += 3;
+                continue;
+            }
+            b'/' | b'?' if !in_query => {
+                if dot_segment(&bytes[segment_start..i]) {
+                    return None;
+                }
+                segment_start = i + 1;
+                in_query = bytes[i] == b'?';
+            }
+            b'\'' if in_query => return None,
+            b if PLAIN_IN_PATH_AND_QUERY[usize::from(b)] => {}
+            _ => return None,
+        }
+        i += 1;
+    }
+    if !in_query && dot_segment(&bytes[segment_start..i]) {
+        return None;
+    }
+    Some(i)
+}
+
+/// The bytes [`canonical_path_and_query_len`] takes as they are: ASCII letters and digits,
+/// `-._~`, the sub-delimiters `!$&'()*+,;=`, and `:@/?`.
+const PLAIN_IN_PATH_AND_QUERY: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
             || matches!(
-                b,
+                c,
                 b'-' | b'.'
                     | b'_'
                     | b'~'
                     | b'!'
                     | b'$'
                     | b'&'
+                    | b'\''
                     | b'('
                     | b')'
                     | b'*'
@@ -384,36 +428,12 @@ fn canonical_path_and_query(path: &str) -> bool {
                     | b':'
                     | b'@'
                     | b'/'
-            )
-            || (b == b'\'' && !in_query)
-            || (b == b'?' && in_query)
-    };
-    let escapes_ok = |part: &str, in_query: bool| {
-        let bytes = part.as_bytes();
-        let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] == b'%' {
-                let upper_hex = |b: Option<&u8>| {
-                    b.is_some_and(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(b))
-                };
-                if !upper_hex(bytes.get(i + 1)) || !upper_hex(bytes.get(i + 2)) {
-                    return false;
-                }
-                i += 3;
-            } else if plain(bytes[i], in_query) {
-                i += 1;
-            } else {
-                return false;
-            }
-        }
-        true
-    };
-    let no_dot_segments = !path.contains("%2E")
-        && !path
-            .split('/')
-            .any(|segment| segment == "." || segment == "..");
-    no_dot_segments && escapes_ok(path, false) && query.is_none_or(|q| escapes_ok(q, true))
-}
+                    | b'?'
+            );
+        b += 1;
+    }
+    table
+};
 
 fn check_len(len: usize) -> Result<(), TargetError> {
     if len > MAX_URL_BYTES {
