@@ -22,7 +22,7 @@ use prometheus::{
     TextEncoder,
 };
 
-use crate::cache::OriginCache;
+use crate::cache::{Lookup, OriginCache};
 use crate::checker::Reason;
 
 /// The route label of requests no route matched (404s from the fallback): the raw path would let
@@ -59,7 +59,12 @@ struct Inner {
     http_requests: IntCounterVec,
     http_duration: HistogramVec,
     checks: IntCounterVec,
-    cache_lookups: IntCounterVec,
+    /// `checks` by `[allowed][reason]`, resolved on first use: a label lookup hashes the values
+    /// and takes a lock, once per check otherwise.
+    check_series: [[std::sync::OnceLock<IntCounter>; Reason::ALL.len()]; 2],
+    /// `robotsd_cache_lookups_total` by [`Lookup`], in `LOOKUP_RESULTS` order: the label set is
+    /// closed and small, so every series exists from the start.
+    lookup_series: [IntCounter; 4],
     cache_entries: IntGauge,
     cache_weight_bytes: IntGauge,
     cache_evictions: IntCounter,
@@ -174,9 +179,7 @@ impl Metrics {
 
         // Zero-valued series from the start, so `rate()` and absence alerts work before the
         // first event of each kind; the sets are small and closed.
-        for result in LOOKUP_RESULTS {
-            cache_lookups.with_label_values(&[result]);
-        }
+        let lookup_series = LOOKUP_RESULTS.map(|result| cache_lookups.with_label_values(&[result]));
         for outcome in FETCH_OUTCOMES {
             fetches.with_label_values(&[outcome]);
         }
@@ -221,7 +224,8 @@ impl Metrics {
                 http_requests,
                 http_duration,
                 checks,
-                cache_lookups,
+                check_series: Default::default(),
+                lookup_series,
                 cache_entries,
                 cache_weight_bytes,
                 cache_evictions,
@@ -261,25 +265,28 @@ impl Metrics {
     }
 
     /// Records one answered check: `robotsd_checks_total{verdict,reason}` and
-    /// `robotsd_cache_lookups_total{result}`.
-    ///
-    /// `reason` is a `checker::Reason::as_str()` name and `lookup` a `cache::Lookup` name (`hit`,
-    /// `miss`, `stale`, `coalesced`); anything else is recorded as [`OTHER_LABEL`].
-    pub fn observe_check(&self, allowed: bool, reason: &str, lookup: &str) {
+    /// `robotsd_cache_lookups_total{result}`. The labels are typed, so nothing a client sends can
+    /// become one.
+    pub fn observe_check(&self, allowed: bool, reason: Reason, lookup: Lookup) {
         let verdict = if allowed { "allow" } else { "disallow" };
-        let reason = Reason::ALL
-            .iter()
-            .map(|r| r.as_str())
-            .find(|r| *r == reason)
-            .unwrap_or(OTHER_LABEL);
-        self.inner
-            .checks
-            .with_label_values(&[verdict, reason])
-            .inc();
-        self.inner
-            .cache_lookups
-            .with_label_values(&[known_or_other(&LOOKUP_RESULTS, lookup)])
-            .inc();
+        let resolve = || {
+            self.inner
+                .checks
+                .with_label_values(&[verdict, reason.as_str()])
+        };
+        // A reason added without growing `Reason::ALL` has no slot: it is still counted, by label.
+        match self.inner.check_series[usize::from(allowed)].get(reason as usize) {
+            Some(series) => series.get_or_init(resolve).inc(),
+            None => resolve().inc(),
+        }
+        let index = match lookup {
+            Lookup::Hit => 0,
+            Lookup::Miss => 1,
+            Lookup::Stale => 2,
+            Lookup::Coalesced => 3,
+        };
+        debug_assert_eq!(LOOKUP_RESULTS[index], lookup.as_str());
+        self.inner.lookup_series[index].inc();
     }
 
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and
@@ -381,8 +388,8 @@ mod tests {
     async fn every_series_is_rendered_after_observations() {
         let metrics = Metrics::new();
         metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
-        metrics.observe_check(true, Reason::NoMatchingRule.as_str(), "hit");
-        metrics.observe_check(false, Reason::MatchedRule.as_str(), "miss");
+        metrics.observe_check(true, Reason::NoMatchingRule, Lookup::Hit);
+        metrics.observe_check(false, Reason::MatchedRule, Lookup::Miss);
         metrics.observe_fetch("parsed", Duration::from_millis(120));
 
         let text = metrics.render(&cache()).await;
@@ -413,9 +420,9 @@ mod tests {
     async fn labels_are_right() {
         let metrics = Metrics::new();
         metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
-        metrics.observe_check(true, "no_matching_rule", "hit");
-        metrics.observe_check(false, "matched_rule", "coalesced");
-        metrics.observe_check(false, "matched_rule", "stale");
+        metrics.observe_check(true, Reason::NoMatchingRule, Lookup::Hit);
+        metrics.observe_check(false, Reason::MatchedRule, Lookup::Coalesced);
+        metrics.observe_check(false, Reason::MatchedRule, Lookup::Stale);
         metrics.observe_fetch("no_robots", Duration::from_millis(10));
         metrics.observe_fetch("refused", Duration::from_millis(1));
 
@@ -457,7 +464,6 @@ mod tests {
         // An extension method is the client's text too.
         metrics.observe_http("/v1/items/{id}", "BREW", 405, Duration::ZERO);
         // Callers passing the wrong thing still cannot leak it.
-        metrics.observe_check(true, "https://secret.example/page", "SecretBot/9.9");
         metrics.observe_fetch("https://secret.example/robots.txt", Duration::ZERO);
 
         let text = metrics.render(&cache()).await;
@@ -468,14 +474,6 @@ mod tests {
             text.contains(
                 r#"robotsd_http_requests_total{method="other",route="/v1/items/{id}",status="405"} 1"#
             ),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"robotsd_checks_total{reason="other",verdict="allow"} 1"#),
-            "{text}"
-        );
-        assert!(
-            text.contains(r#"robotsd_cache_lookups_total{result="other"} 1"#),
             "{text}"
         );
         assert!(
@@ -528,5 +526,25 @@ mod tests {
         #[cfg(target_os = "linux")]
         assert!(names.iter().any(|n| n == "process_resident_memory_bytes"));
         assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted and unique");
+    }
+
+    #[tokio::test]
+    async fn every_reason_and_verdict_lands_in_its_own_series() {
+        let metrics = Metrics::new();
+        for (i, reason) in Reason::ALL.into_iter().enumerate() {
+            for _ in 0..=i {
+                metrics.observe_check(i % 2 == 0, reason, Lookup::Miss);
+            }
+        }
+        let text = metrics.render(&cache()).await;
+        for (i, reason) in Reason::ALL.into_iter().enumerate() {
+            let verdict = if i % 2 == 0 { "allow" } else { "disallow" };
+            let line = format!(
+                r#"robotsd_checks_total{{reason="{}",verdict="{verdict}"}} {}"#,
+                reason.as_str(),
+                i + 1
+            );
+            assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
+        }
     }
 }

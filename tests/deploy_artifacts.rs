@@ -70,7 +70,11 @@ impl Exported {
         let metrics = Metrics::new();
         // Labelled families have no series until observed; one observation of each kind.
         metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(1));
-        metrics.observe_check(true, "matched_rule", "hit");
+        metrics.observe_check(
+            true,
+            robotsd::checker::Reason::MatchedRule,
+            robotsd::cache::Lookup::Hit,
+        );
         metrics.observe_fetch("parsed", Duration::from_millis(1));
         let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
             .expect("default fetcher");

@@ -203,11 +203,9 @@ async fn check_one(
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state.checker.check(url, agents).await?;
-    state.metrics.observe_check(
-        answer.allowed,
-        answer.reason.as_str(),
-        answer.source.cache.as_str(),
-    );
+    state
+        .metrics
+        .observe_check(answer.allowed, answer.reason, answer.source.cache);
     Ok(answer)
 }
 
