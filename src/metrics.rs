@@ -67,6 +67,7 @@ struct Inner {
     lookup_series: [IntCounter; 4],
     cache_entries: IntGauge,
     cache_weight_bytes: IntGauge,
+    cache_capacity_bytes: IntGauge,
     cache_evictions: IntCounter,
     /// The eviction count last copied into `cache_evictions`; see [`sync_counter`].
     evictions_seen: AtomicU64,
@@ -133,6 +134,11 @@ impl Metrics {
             "Approximate bytes held by the cache, as weighed against its capacity.",
         )
         .expect("valid metric");
+        let cache_capacity_bytes = IntGauge::new(
+            "robotsd_cache_capacity_bytes",
+            "The capacity robotsd_cache_weight_bytes is held under (--cache-capacity).",
+        )
+        .expect("valid metric");
         let cache_evictions = IntCounter::new(
             "robotsd_cache_evictions_total",
             "Origins evicted from the cache to respect its capacity.",
@@ -184,13 +190,14 @@ impl Metrics {
             fetches.with_label_values(&[outcome]);
         }
 
-        let collectors: [Box<dyn prometheus::core::Collector>; 12] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 13] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
             Box::new(cache_lookups.clone()),
             Box::new(cache_entries.clone()),
             Box::new(cache_weight_bytes.clone()),
+            Box::new(cache_capacity_bytes.clone()),
             Box::new(cache_evictions.clone()),
             Box::new(origins_in_backoff.clone()),
             Box::new(fetches.clone()),
@@ -228,6 +235,7 @@ impl Metrics {
                 lookup_series,
                 cache_entries,
                 cache_weight_bytes,
+                cache_capacity_bytes,
                 cache_evictions,
                 evictions_seen: AtomicU64::new(0),
                 origins_in_backoff,
@@ -303,7 +311,7 @@ impl Metrics {
         self.inner.fetch_duration.observe(elapsed.as_secs_f64());
     }
 
-    /// Refreshes the cache series from `cache` (entries, weight, evictions, origins in backoff,
+    /// Refreshes the cache series from `cache` (entries, weight, capacity, evictions, origins in backoff,
     /// fetches in flight) and returns every series in the Prometheus text exposition format
     /// (content type [`prometheus::TEXT_FORMAT`]).
     ///
@@ -314,6 +322,9 @@ impl Metrics {
         let (entries, bytes) = cache.usage().await;
         inner.cache_entries.set(saturating_i64(entries));
         inner.cache_weight_bytes.set(saturating_i64(bytes));
+        inner
+            .cache_capacity_bytes
+            .set(saturating_i64(cache.capacity_bytes()));
         inner
             .origins_in_backoff
             .set(saturating_i64(cache.origins_in_backoff() as u64));
@@ -400,6 +411,7 @@ mod tests {
             "robotsd_cache_lookups_total",
             "robotsd_cache_entries",
             "robotsd_cache_weight_bytes",
+            "robotsd_cache_capacity_bytes",
             "robotsd_cache_evictions_total",
             "robotsd_origins_in_backoff",
             "robotsd_robots_fetches_total",
@@ -443,6 +455,7 @@ mod tests {
             "robotsd_robots_fetch_duration_seconds_count 2",
             "robotsd_cache_entries 0",
             "robotsd_cache_weight_bytes 0",
+            "robotsd_cache_capacity_bytes 268435456",
             "robotsd_cache_evictions_total 0",
             "robotsd_origins_in_backoff 0",
             "robotsd_robots_fetches_in_flight 0",

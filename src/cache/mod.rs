@@ -263,6 +263,11 @@ impl OriginCache {
         &self.fetcher
     }
 
+    /// The capacity in bytes that entries are weighed against (`CacheConfig::capacity_bytes`).
+    pub fn capacity_bytes(&self) -> u64 {
+        self.slots.policy().max_capacity().unwrap_or(u64::MAX)
+    }
+
     /// Entries and bytes held, after pending housekeeping.
     pub async fn usage(&self) -> (u64, u64) {
         self.slots.run_pending_tasks().await;
