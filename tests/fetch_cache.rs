@@ -308,6 +308,28 @@ async fn a_thousand_concurrent_checks_for_a_cold_origin_send_one_request() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_that_gives_up_does_not_cut_its_fetch_short() {
+    let server = origin(|| ok(RULES)).await;
+    server.set_delay(Duration::from_millis(300));
+    let checker = checker();
+    let url = server.url("/private/x");
+    // Like a request past its time limit, or a client that went away: the check is dropped
+    // while its fetch is still waiting for the origin.
+    for _ in 0..3 {
+        let gave_up =
+            tokio::time::timeout(Duration::from_millis(50), checker.check(&url, &["bot"])).await;
+        assert!(gave_up.is_err());
+    }
+    // The fetch went on without them: one request, and its result serves the next checks.
+    assert!(eventually(|| server.hits() == 1).await);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let answer = checker.check(&url, &["bot"]).await.unwrap();
+    assert!(!answer.allowed);
+    assert_eq!(answer.source.cache, Lookup::Hit);
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_backoff_a_thousand_checks_send_nothing_before_the_retry_time() {
     let server = origin(|| status(503)).await;
     let checker = checker();

@@ -292,7 +292,7 @@ impl OriginCache {
             return snapshot;
         }
         // Nothing known: one check fetches, the others wait for it.
-        let (_fetching, coalesced) = match Arc::clone(&slot.fetching).try_lock_owned() {
+        let (fetching, coalesced) = match Arc::clone(&slot.fetching).try_lock_owned() {
             Ok(guard) => (guard, false),
             Err(_) => (Arc::clone(&slot.fetching).lock_owned().await, true),
         };
@@ -304,7 +304,22 @@ impl OriginCache {
         if let Some(snapshot) = self.answer_from_state(origin, &slot, lookup) {
             return snapshot;
         }
-        self.fetch_into(origin, &slot).await;
+        // The fetch is a task of its own, holding the single-flight lock: a check that gives up
+        // (its request timed out, its client went away) must not cut the origin off mid-response
+        // and leave the next check to fetch again. Waiting checks and the next ones get its result.
+        let fetch = {
+            let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(&slot));
+            tokio::spawn(async move {
+                let _fetching = fetching;
+                cache.fetch_into(&origin, &slot).await;
+            })
+        };
+        if let Err(error) = fetch.await
+            && error.is_panic()
+        {
+            // A bug in the fetch: fail this check as before, rather than answer from nothing.
+            std::panic::resume_unwind(error.into_panic());
+        }
         let lookup = if coalesced {
             Lookup::Coalesced
         } else {
