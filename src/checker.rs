@@ -279,7 +279,7 @@ fn answer(
     let mut answer = Answer {
         allowed: true,
         reason: Reason::NoMatchingRule,
-        url: target.url.clone(),
+        url: target.url().to_owned(),
         robots_url: target.origin.robots_url_string(),
         agents,
         rule: None,
@@ -291,7 +291,7 @@ fn answer(
         match rules {
             Rules::Parsed(robots) => {
                 let (allowed, rule, group, crawl_delay) =
-                    evaluate(robots, &answer.agents, &target.path);
+                    evaluate(robots, &answer.agents, target.path());
                 answer.reason = match (via_backoff, &rule) {
                     (true, _) => Reason::LastGoodCopy,
                     (false, Some(_)) => Reason::MatchedRule,

@@ -232,12 +232,23 @@ impl fmt::Display for Origin {
 pub struct Target {
     /// The origin whose `/robots.txt` applies.
     pub origin: Origin,
+    url: String,
+    /// Where the path starts in `url`: without a fragment, path and query run to its end.
+    path_start: usize,
+}
+
+impl Target {
     /// The normalised URL, without userinfo and fragment, `%xx` escapes upper-cased (a WHATWG
     /// serialisation, so `Url::parse` gives it back unchanged).
-    pub url: String,
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// Path and query as the engine matches them (`/a%2Fb?q=1`; `/` for a bare origin): the
     /// WHATWG serialisation from the path to the end of the query, `%xx` escapes upper-cased.
-    pub path: String,
+    pub fn path(&self) -> &str {
+        &self.url[self.path_start..]
+    }
 }
 
 /// Parses a URL to check (SEMANTICS.md §2). See [`TargetError`] for what is refused.
@@ -272,11 +283,10 @@ pub fn parse_target(input: &str) -> Result<Target, TargetError> {
         url.set_query(Some(&query));
     }
     check_len(url.as_str().len())?;
-    let path = url[Position::BeforePath..Position::AfterQuery].to_owned();
     Ok(Target {
         origin,
+        path_start: url[..Position::BeforePath].len(),
         url: url.into(),
-        path,
     })
 }
 
@@ -307,7 +317,6 @@ fn parse_canonical(input: &str) -> Option<Target> {
     let key_len = scheme.as_str().len() + 3 + authority_len;
     // Up to the fragment, which is dropped.
     let input = &input[..key_len + canonical_path_and_query_len(&input[key_len..])?];
-    let path = &input[key_len..];
     Some(Target {
         origin: Origin(Arc::new(OriginInner {
             scheme,
@@ -317,7 +326,7 @@ fn parse_canonical(input: &str) -> Option<Target> {
             robots_url: std::sync::OnceLock::new(),
         })),
         url: input.to_owned(),
-        path: path.to_owned(),
+        path_start: key_len,
     })
 }
 
@@ -534,7 +543,7 @@ mod tests {
     }
 
     fn path(url: &str) -> String {
-        parse_target(url).expect("valid URL").path
+        parse_target(url).expect("valid URL").path().to_owned()
     }
 
     // --- errors ---
@@ -555,7 +564,7 @@ mod tests {
     fn url_at_the_limit_is_accepted() {
         let prefix = "https://example.com/";
         let url = format!("{prefix}{}", "a".repeat(MAX_URL_BYTES - prefix.len()));
-        assert_eq!(parse_target(&url).expect("at the limit").url.as_str(), url);
+        assert_eq!(parse_target(&url).expect("at the limit").url(), url);
     }
 
     #[test]
@@ -746,14 +755,14 @@ mod tests {
     fn userinfo_is_ignored() {
         let target = parse_target("https://user:pw@example.com/a").expect("valid");
         assert_eq!(target.origin.key(), "https://example.com");
-        assert_eq!(target.url.as_str(), "https://example.com/a");
+        assert_eq!(target.url(), "https://example.com/a");
     }
 
     #[test]
     fn fragment_is_ignored() {
         let target = parse_target("https://example.com/p#frag").expect("valid");
-        assert_eq!(target.url.as_str(), "https://example.com/p");
-        assert_eq!(target.path, "/p");
+        assert_eq!(target.url(), "https://example.com/p");
+        assert_eq!(target.path(), "/p");
     }
 
     #[test]
@@ -813,8 +822,8 @@ mod tests {
     #[test]
     fn escapes_in_query_are_upper_cased() {
         let target = parse_target("https://example.com/a%2fb?x=%2f%zz").expect("valid");
-        assert_eq!(target.path, "/a%2Fb?x=%2F%zz");
-        assert_eq!(target.url.as_str(), "https://example.com/a%2Fb?x=%2F%zz");
+        assert_eq!(target.path(), "/a%2Fb?x=%2F%zz");
+        assert_eq!(target.url(), "https://example.com/a%2Fb?x=%2F%zz");
     }
 
     #[test]
@@ -865,11 +874,8 @@ mod tests {
     #[test]
     fn path_matches_the_url() {
         let target = parse_target("https://example.com/caf\u{e9}?q=\u{e4} b#x").expect("valid");
-        assert_eq!(target.path, "/caf%C3%A9?q=%C3%A4%20b");
-        assert_eq!(
-            target.url.as_str(),
-            format!("{}{}", target.origin, target.path)
-        );
+        assert_eq!(target.path(), "/caf%C3%A9?q=%C3%A4%20b");
+        assert_eq!(target.url(), format!("{}{}", target.origin, target.path()));
     }
 
     #[test]
@@ -963,11 +969,10 @@ mod tests {
         if let Some(query) = url.query().and_then(upper_case_escapes) {
             url.set_query(Some(&query));
         }
-        let path = url[Position::BeforePath..Position::AfterQuery].to_owned();
         Ok(Target {
             origin,
+            path_start: url[..Position::BeforePath].len(),
             url: url.into(),
-            path,
         })
     }
 
@@ -977,8 +982,8 @@ mod tests {
         };
         let slow = parsed(input)
             .unwrap_or_else(|e| panic!("{input:?}: fast path took it, parser says {e}"));
-        assert_eq!(fast.url, slow.url, "{input:?}");
-        assert_eq!(fast.path, slow.path, "{input:?}");
+        assert_eq!(fast.url(), slow.url(), "{input:?}");
+        assert_eq!(fast.path(), slow.path(), "{input:?}");
         assert_eq!(fast.origin.key(), slow.origin.key(), "{input:?}");
         assert_eq!(fast.origin.host(), slow.origin.host(), "{input:?}");
         assert_eq!(fast.origin.port(), slow.origin.port(), "{input:?}");

@@ -70,13 +70,6 @@ impl std::ops::Deref for AppState {
 #[derive(Debug, Clone, Copy)]
 pub struct CacheResult(pub Lookup);
 
-impl CacheResult {
-    /// `hit`, `miss`, `stale` or `coalesced`.
-    pub fn name(self) -> &'static str {
-        self.0.as_str()
-    }
-}
-
 /// The API's paths: the routes behind the request limits.
 pub const API_PATHS: [&str; 3] = ["/v1/check", "/v1/robots", "/v1/evaluate"];
 
@@ -415,12 +408,12 @@ fn evaluate_one(
     let (shown, path, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
         let target =
             parse_target(&format!("http://robotsd.invalid{url}")).map_err(ApiError::Url)?;
-        (url.to_string(), target.path, String::new())
+        (url.to_string(), target.path().to_owned(), String::new())
     } else {
         let target = parse_target(url).map_err(ApiError::Url)?;
         (
-            target.url.to_string(),
-            target.path,
+            target.url().to_owned(),
+            target.path().to_owned(),
             target.origin.robots_url_string(),
         )
     };

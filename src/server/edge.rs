@@ -183,7 +183,10 @@ fn observe(
     let status = response.status().as_u16();
     metrics.observe_http(route, method.as_str(), status, elapsed);
     if tracing::enabled!(tracing::Level::INFO) {
-        let cache = response.extensions().get::<CacheResult>().map(|c| c.name());
+        let cache = response
+            .extensions()
+            .get::<CacheResult>()
+            .map(|c| c.0.as_str());
         tracing::info!(
             route,
             method = %method,
