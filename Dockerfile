@@ -27,11 +27,11 @@ RUN cargo install cargo-chef --version 0.1.78 --locked
 WORKDIR /build
 
 FROM chef AS planner
-# The build needs the manifests, src/ and benches/ (Cargo.toml names benches/engine.rs; cargo
-# reads every declared target). Nothing else of the repository (.dockerignore): no tests,
-# examples, fuzz crate, ../shared or target/.
+# The build needs the manifests, src/ and the engine crate (crates/; its manifest names
+# benches/engine.rs, and cargo reads every declared target). Nothing else of the repository
+# (.dockerignore): no tests, examples, fuzz crate, ../shared or target/.
 COPY Cargo.toml Cargo.lock ./
-COPY benches ./benches
+COPY crates ./crates
 COPY src ./src
 RUN cargo chef prepare --recipe-path recipe.json
 
@@ -40,7 +40,7 @@ COPY --from=planner /build/recipe.json recipe.json
 # Dependencies only (aws-lc-sys, rustls's crypto provider, is C: the image's gcc builds it).
 RUN cargo chef cook --release --locked --recipe-path recipe.json --bin robotsd
 COPY Cargo.toml Cargo.lock ./
-COPY benches ./benches
+COPY crates ./crates
 COPY src ./src
 RUN cargo build --release --locked --bin robotsd \
     && cp target/release/robotsd /robotsd

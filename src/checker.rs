@@ -9,8 +9,8 @@ use crate::cache::{Basis, Lookup, OriginCache, Snapshot};
 use crate::destination::DestinationError;
 use crate::fetch::NoRobotsReason;
 use crate::origin::{Target, TargetError, parse_target};
-use crate::robots::{Directive, RobotsTxt};
 use crate::user_agent::{UserAgentError, product_token};
+use robotsd_engine::{Directive, RobotsTxt};
 
 /// Why a check has no verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

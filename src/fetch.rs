@@ -22,7 +22,7 @@ use url::Url;
 use crate::destination::{
     DestinationError, DestinationPolicy, PolicyResolver, find_destination_error,
 };
-use crate::robots::RobotsTxt;
+use robotsd_engine::RobotsTxt;
 
 /// robotsd's `User-Agent` when fetching robots.txt.
 pub const DEFAULT_USER_AGENT: &str = concat!(

@@ -1,7 +1,8 @@
 //! robotsd: robots.txt as a service.
 //!
 //! The crate is layered so that the decision can be tested without a network:
-//! - [`robots`]: the pure robots.txt engine (parse once, check many times from many threads).
+//! - The robots.txt engine is its own crate, [`robotsd_engine`] (`crates/robotsd-engine`): pure,
+//!   with no IO, async runtime or HTTP, which its dependencies enforce.
 //! - [`origin`], [`user_agent`]: which robots.txt and which agent token a check is about.
 //! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`].
@@ -20,6 +21,5 @@ pub mod destination;
 pub mod fetch;
 pub mod metrics;
 pub mod origin;
-pub mod robots;
 pub mod server;
 pub mod user_agent;

@@ -12,7 +12,7 @@
 use std::time::SystemTime;
 
 use crate::checker::{Answer, Source};
-use crate::robots::Directive;
+use robotsd_engine::Directive;
 
 /// Appends `answer` as the JSON of a `CheckResponse` to `out`.
 pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {

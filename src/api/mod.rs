@@ -30,9 +30,9 @@ use crate::checker::{self, Checker, Reason};
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::{TargetError, parse_target};
-use crate::robots::RobotsTxt;
 use json::JsonBody;
 use problem::{ApiError, Problem};
+use robotsd_engine::RobotsTxt;
 use types::*;
 
 /// What every handler shares: one `Arc`, because axum clones the state for every request and

@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 
 use crate::cache::Lookup;
 use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source};
-use crate::robots::{self, DiagnosticKind};
+use robotsd_engine::{self as robots, DiagnosticKind};
 
 use super::problem::Problem;
 

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::robots::RobotsTxt;
+use robotsd_engine::RobotsTxt;
 
 /// The numbers of §4 and §5; each is a setting.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use crate::robots::{Directive, RobotsTxt, Verdict};
+use robotsd_engine::{Directive, RobotsTxt, Verdict};
 
 use super::EvalArgs;
 

@@ -1,6 +1,7 @@
 //! Parses every corpus file many times: a workload for profilers (`perf record`).
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/robots");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/robots");
     let bodies: Vec<Vec<u8>> = std::fs::read_dir(dir)
         .expect("corpus")
         .map(|e| std::fs::read(e.expect("entry").path()).expect("file"))
@@ -12,7 +13,7 @@ fn main() {
     let mut rules = 0;
     for _ in 0..rounds {
         for body in &bodies {
-            rules += robotsd::robots::RobotsTxt::parse(body).indexed_rules();
+            rules += robotsd_engine::RobotsTxt::parse(body).indexed_rules();
         }
     }
     println!("{rules}");

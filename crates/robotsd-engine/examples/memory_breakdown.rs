@@ -14,7 +14,8 @@ fn resident_bytes() -> usize {
 }
 
 fn main() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/robots");
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/robots");
     let bodies: Vec<Vec<u8>> = std::fs::read_dir(dir)
         .expect("corpus")
         .map(|e| std::fs::read(e.expect("entry").path()).expect("file"))
@@ -22,9 +23,9 @@ fn main() {
     let bytes: usize = bodies.iter().map(Vec::len).sum();
 
     let before = resident_bytes();
-    let parsed: Vec<robotsd::robots::RobotsTxt> = bodies
+    let parsed: Vec<robotsd_engine::RobotsTxt> = bodies
         .iter()
-        .map(|b| robotsd::robots::RobotsTxt::parse(b))
+        .map(|b| robotsd_engine::RobotsTxt::parse(b))
         .collect();
     let after_parse = resident_bytes();
     for robots in &parsed {
@@ -33,7 +34,7 @@ fn main() {
     let after_check = resident_bytes();
 
     let mut totals: Vec<(&str, usize)> = Vec::new();
-    let structs = parsed.len() * std::mem::size_of::<robotsd::robots::RobotsTxt>();
+    let structs = parsed.len() * std::mem::size_of::<robotsd_engine::RobotsTxt>();
     for robots in &parsed {
         for (i, (name, n)) in robots.heap_breakdown().into_iter().enumerate() {
             if totals.len() <= i {

@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use robotsd::robots::{Directive, RobotsTxt, path_params_query, pattern};
+use robotsd_engine::{Directive, RobotsTxt, path_params_query, pattern};
 
 /// Splits the input into (body, agent, url).
 fn split(data: &[u8]) -> (&[u8], &[u8], &[u8]) {

@@ -6,7 +6,7 @@
 //! `RobotsParseHandler::LineMetadata` carries, so that the parse report and the conformance tests
 //! can be driven from one place. Values are handed out as written (comment and surrounding
 //! whitespace removed); percent-normalisation of rule values is the caller's choice
-//! ([`crate::robots::escape_pattern`]).
+//! ([`crate::escape_pattern`]).
 
 /// The longest line the reference keeps, in bytes (`2083 * 8 - 1`); the rest of a longer line is
 /// dropped and the line is flagged as too long.

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use base64::Engine as _;
-use robotsd::robots::tokenizer::{KeyKind, Line, for_each_line};
-use robotsd::robots::{
+use robotsd_engine::tokenizer::{KeyKind, Line, for_each_line};
+use robotsd_engine::{
     DiagnosticKind, RobotsTxt, escape_pattern, is_unsupported_key, is_valid_user_agent_to_obey,
     path_params_query,
 };
@@ -14,7 +14,7 @@ use serde_json::Value;
 fn shared_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
 }
 
 fn load(name: &str) -> Value {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 pub fn shared_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
 }
 
 /// Every corpus file's bytes, in name order.

@@ -4,7 +4,7 @@
 #[path = "../benches/common/mod.rs"]
 mod common;
 
-use robotsd::robots::RobotsTxt;
+use robotsd_engine::RobotsTxt;
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();

@@ -28,7 +28,7 @@ pub fn is_valid_user_agent_to_obey(agent: &str) -> bool {
 pub fn is_global_agent(value: &[u8]) -> bool {
     match value {
         [b'*'] => true,
-        [b'*', next, ..] => crate::robots::tokenizer::is_space(*next),
+        [b'*', next, ..] => crate::tokenizer::is_space(*next),
         _ => false,
     }
 }

@@ -33,8 +33,9 @@ pub const MAX_DIAGNOSTICS: usize = 1024;
 pub const MAX_DIAGNOSTIC_KEY_BYTES: usize = 64;
 
 /// What was found on a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum DiagnosticKind {
     /// A misspelt key the reference accepts (`useragent`, `disalow`, `site-map`, …).
     AcceptedTypo,
@@ -64,7 +65,8 @@ pub struct Diagnostic<'a> {
 }
 
 /// Counts over the whole file, as the reference's parse reporter keeps them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ParseStats {
     /// Number of lines, counting a final empty line after the last line ending.
     pub lines: u32,

@@ -14,7 +14,7 @@
 //! normalised form and Google's `index.htm` extension never applies in the models.
 
 use proptest::prelude::*;
-use robotsd::robots::{Directive, RobotsTxt, Verdict, path_params_query, pattern};
+use robotsd_engine::{Directive, RobotsTxt, Verdict, path_params_query, pattern};
 
 // ---------------------------------------------------------------------------------------------
 // The naive matcher

@@ -8,7 +8,7 @@ fn main() {
     let body = std::fs::read(path).expect("file");
     let mut n = 0;
     for _ in 0..rounds {
-        n += robotsd::robots::RobotsTxt::parse(std::hint::black_box(&body)).indexed_rules();
+        n += robotsd_engine::RobotsTxt::parse(std::hint::black_box(&body)).indexed_rules();
     }
     println!("{n}");
 }

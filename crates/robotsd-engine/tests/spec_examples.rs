@@ -9,7 +9,7 @@
 //! Not covered here: the robots.txt location table (which origin a file covers) and the HTTP
 //! status table are service concerns (SEMANTICS.md §2–§5).
 
-use robotsd::robots::{Directive, RobotsTxt, Verdict};
+use robotsd_engine::{Directive, RobotsTxt, Verdict};
 
 /// Checks `path` (as found on `https://example.com`) for `agents`.
 fn check_on_example_com<'a>(robots: &'a RobotsTxt, agents: &[&str], path: &str) -> Verdict<'a> {

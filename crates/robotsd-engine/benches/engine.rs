@@ -6,7 +6,7 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robotsd::robots::{RobotsTxt, tokenizer};
+use robotsd_engine::{RobotsTxt, tokenizer};
 
 fn parse(c: &mut Criterion) {
     let corpus = common::corpus();

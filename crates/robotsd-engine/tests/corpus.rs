@@ -13,7 +13,7 @@
 
 use std::path::PathBuf;
 
-use robotsd::robots::{
+use robotsd_engine::{
     Directive, RobotsTxt, Rule, Verdict, extract_user_agent, path_params_query, pattern,
 };
 
@@ -38,7 +38,7 @@ const AGENTS: &[&[&str]] = &[
 fn shared_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
 }
 
 /// The pattern a rule decided with: the `index.htm` directory form is `dir/$`.

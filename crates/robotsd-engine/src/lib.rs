@@ -8,7 +8,7 @@
 //! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`].
 //!
 //! ```
-//! use robotsd::robots::{Directive, RobotsTxt};
+//! use robotsd_engine::{Directive, RobotsTxt};
 //!
 //! let robots = RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/press\n");
 //! let verdict = robots.check(&["ExampleBot"], "https://example.com/private/report.pdf");
@@ -25,12 +25,16 @@
 //! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and
 //! wildcard matching is linear instead of quadratic (same answers).
 
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
 mod agent;
 mod diagnostics;
 mod escape;
 mod index;
 pub mod pattern;
 mod robots_txt;
+mod scratch;
 pub mod tokenizer;
 mod url_path;
 mod verdict;
@@ -43,3 +47,8 @@ pub use escape::escape_pattern;
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
+
+/// README.md's examples, compiled and run as doctests so they cannot go stale.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

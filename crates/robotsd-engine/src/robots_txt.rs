@@ -16,11 +16,13 @@ use super::diagnostics::{
 use super::escape::{escape_into, needs_escaping};
 use super::index::RuleIndex;
 use super::pattern::{self, Shape};
+use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
 
 /// Whether a rule allows or disallows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Directive {
     /// `allow:`
     Allow,
@@ -95,7 +97,8 @@ pub(crate) struct AgentLineData {
 }
 
 /// A `crawl-delay` value, kept for information (never part of a verdict).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct CrawlDelay {
     /// Seconds, as written.
     pub seconds: f64,
@@ -165,147 +168,6 @@ pub struct RobotsTxt {
 
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
-}
-
-/// The growable buffers a parse fills. They are kept per thread between parses, so that a parse
-/// allocates only the exact-size slices of its result instead of regrowing a dozen vectors:
-/// most robots.txt files are small, and their parse cost was dominated by allocation.
-#[derive(Default)]
-struct Scratch {
-    arena: Vec<u8>,
-    rules: Vec<RuleData>,
-    agent_lines: Vec<AgentLineData>,
-    groups: Vec<GroupData>,
-    sitemaps: Vec<(Span, u32)>,
-    /// Sparse, by group id: few groups have one.
-    crawl_delays: Vec<(u32, CrawlDelay)>,
-    /// Sparse, by rule id: the rules whose written value differs from the pattern.
-    rewritten: Vec<(u32, u32)>,
-    diagnostics: Vec<DiagnosticData>,
-    /// Where each distinct pattern is in the arena.
-    patterns: PatternTable,
-}
-
-/// Hashes a pattern in one multiply per eight bytes (the Fx scheme); good enough to find
-/// repeated patterns within one file, and collisions are checked.
-fn fx_hash(bytes: &[u8]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut hash = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    (hash.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
-}
-
-/// An open-addressing table from pattern hash to arena offset, for sharing repeated patterns.
-///
-/// Slots carry the generation (parse) that wrote them, so that starting a new parse is O(1)
-/// instead of clearing the table; a general-purpose hash map cost a sixth of the parse time.
-#[derive(Default)]
-struct PatternTable {
-    /// (generation, arena offset, hash); a slot whose generation is not the current one is free.
-    slots: Vec<(u32, u32, u64)>,
-    generation: u32,
-    len: usize,
-}
-
-impl PatternTable {
-    fn reset(&mut self) {
-        self.len = 0;
-        self.generation = self.generation.wrapping_add(1);
-        if self.generation == 0 {
-            // Generations wrapped: old slots could look current again.
-            self.slots.iter_mut().for_each(|slot| slot.0 = 0);
-            self.generation = 1;
-        }
-    }
-
-    fn home(&self, hash: u64) -> usize {
-        // The high half: `fx_hash` ends with a multiply, which mixes into the high bits.
-        (hash >> 32) as usize & (self.slots.len() - 1)
-    }
-
-    /// The offset stored for `hash`, or `offset` after storing it.
-    fn get_or_insert(&mut self, hash: u64, offset: u32) -> u32 {
-        if self.len * 2 >= self.slots.len() {
-            self.grow();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(hash);
-        loop {
-            let slot = &mut self.slots[i];
-            if slot.0 != self.generation {
-                *slot = (self.generation, offset, hash);
-                self.len += 1;
-                return offset;
-            }
-            if slot.2 == hash {
-                return slot.1;
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn grow(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        self.slots = vec![(0, 0, 0); (old.len() * 2).max(64)];
-        self.generation = self.generation.max(1);
-        let mask = self.slots.len() - 1;
-        for slot in old {
-            if slot.0 != self.generation {
-                continue;
-            }
-            let mut i = self.home(slot.2);
-            while self.slots[i].0 == self.generation {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = slot;
-        }
-    }
-
-    fn capacity_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<(u32, u32, u64)>()
-    }
-}
-
-/// Buffers larger than this are not kept for the next parse (a thread that once parsed a large
-/// file does not hold its memory forever).
-const MAX_KEPT_SCRATCH_BYTES: usize = 4 * 1024 * 1024;
-
-impl Scratch {
-    fn clear(&mut self) {
-        self.arena.clear();
-        self.rules.clear();
-        self.agent_lines.clear();
-        self.groups.clear();
-        self.sitemaps.clear();
-        self.crawl_delays.clear();
-        self.rewritten.clear();
-        self.diagnostics.clear();
-        self.patterns.reset();
-    }
-
-    fn capacity_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.arena.capacity()
-            + self.rules.capacity() * size_of::<RuleData>()
-            + self.agent_lines.capacity() * size_of::<AgentLineData>()
-            + self.groups.capacity() * size_of::<GroupData>()
-            + self.sitemaps.capacity() * size_of::<(Span, u32)>()
-            + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
-            + self.rewritten.capacity() * size_of::<(u32, u32)>()
-            + self.patterns.capacity_bytes()
-            + self.diagnostics.capacity() * size_of::<DiagnosticData>()
-    }
-}
-
-thread_local! {
-    static SCRATCH: std::cell::Cell<Option<Box<Scratch>>> = const { std::cell::Cell::new(None) };
 }
 
 struct Builder {
@@ -673,8 +535,7 @@ impl RobotsTxt {
     /// Parses a robots.txt body. Never fails: whatever is not a directive is skipped and
     /// reported in [`RobotsTxt::diagnostics`].
     pub fn parse(body: &[u8]) -> RobotsTxt {
-        let mut scratch = SCRATCH.take().unwrap_or_default();
-        scratch.clear();
+        let scratch = scratch::take();
         let mut builder = Builder {
             s: scratch,
             group_has_rule: false,
@@ -690,9 +551,7 @@ impl RobotsTxt {
             builder.line(line);
         });
         let robots = builder.finish();
-        if builder.s.capacity_bytes() <= MAX_KEPT_SCRATCH_BYTES {
-            SCRATCH.set(Some(builder.s));
-        }
+        scratch::give_back(builder.s);
         robots
     }
 
