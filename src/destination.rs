@@ -211,6 +211,17 @@ impl DestinationPolicy {
         }
     }
 
+    /// Whether robotsd may contact a parsed origin's host: [`DestinationPolicy::check_url_host`]
+    /// for the host the origin was parsed into.
+    pub fn check_origin(&self, origin: &crate::origin::Origin) -> Result<(), DestinationError> {
+        let host = match origin.host() {
+            url::Host::Domain(name) => url::Host::Domain(name.as_str()),
+            url::Host::Ipv4(address) => url::Host::Ipv4(*address),
+            url::Host::Ipv6(address) => url::Host::Ipv6(*address),
+        };
+        self.check_url_host(&host)
+    }
+
     /// Vets the host of a URL (the request URL or a redirect target) before fetching it.
     ///
     /// IP literals are checked here because reqwest connects to them without consulting the

@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime};
 
 use url::Url;
 
+use crate::clock::{Clock, TokioClock};
 use crate::destination::{
     DestinationError, DestinationPolicy, PolicyResolver, find_destination_error,
 };
@@ -167,12 +168,68 @@ pub enum FetchOutcome {
     },
 }
 
+/// The kind of a fetch's outcome: a closed set, for metrics and logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FetchKind {
+    /// [`FetchOutcome::Parsed`].
+    Parsed,
+    /// [`FetchOutcome::NoRobots`].
+    NoRobots,
+    /// [`FetchOutcome::Unreachable`].
+    Unreachable,
+    /// [`FetchOutcome::Refused`].
+    Refused,
+}
+
+impl FetchKind {
+    /// Every kind, in label order.
+    pub const ALL: [FetchKind; 4] = [
+        FetchKind::Parsed,
+        FetchKind::NoRobots,
+        FetchKind::Unreachable,
+        FetchKind::Refused,
+    ];
+
+    /// The name used in metric labels and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FetchKind::Parsed => "parsed",
+            FetchKind::NoRobots => "no_robots",
+            FetchKind::Unreachable => "unreachable",
+            FetchKind::Refused => "refused",
+        }
+    }
+}
+
+impl FetchOutcome {
+    /// Which kind of outcome this is.
+    pub fn kind(&self) -> FetchKind {
+        match self {
+            FetchOutcome::Parsed { .. } => FetchKind::Parsed,
+            FetchOutcome::NoRobots { .. } => FetchKind::NoRobots,
+            FetchOutcome::Unreachable { .. } => FetchKind::Unreachable,
+            FetchOutcome::Refused { .. } => FetchKind::Refused,
+        }
+    }
+
+    /// What the fetch observed.
+    pub fn meta(&self) -> &FetchMeta {
+        match self {
+            FetchOutcome::Parsed { meta, .. }
+            | FetchOutcome::NoRobots { meta, .. }
+            | FetchOutcome::Unreachable { meta, .. }
+            | FetchOutcome::Refused { meta, .. } => meta,
+        }
+    }
+}
+
 /// Fetches robots.txt files. Cheap to clone; share one.
 #[derive(Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
     config: Arc<FetchConfig>,
     policy: Arc<DestinationPolicy>,
+    clock: Arc<dyn Clock>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -213,7 +270,19 @@ impl Fetcher {
             client: builder.build()?,
             config: Arc::new(config),
             policy: Arc::new(policy),
+            clock: Arc::new(TokioClock),
         })
+    }
+
+    /// The same fetcher, taking wall-clock time (`fetched_at`, `Retry-After` dates) from `clock`.
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Fetcher {
+        self.clock = clock;
+        self
+    }
+
+    /// The destination policy every hop is checked against.
+    pub fn destinations(&self) -> &Arc<DestinationPolicy> {
+        &self.policy
     }
 
     /// The limits in force.
@@ -233,17 +302,6 @@ impl Fetcher {
         self.policy.check_url_host(&host)
     }
 
-    /// Whether the policy lets robotsd contact `origin`'s host (the same check as
-    /// [`Fetcher::check_destination`], for a parsed origin).
-    pub fn check_origin(&self, origin: &crate::origin::Origin) -> Result<(), DestinationError> {
-        let host = match origin.host() {
-            url::Host::Domain(name) => url::Host::Domain(name.as_str()),
-            url::Host::Ipv4(address) => url::Host::Ipv4(*address),
-            url::Host::Ipv6(address) => url::Host::Ipv6(*address),
-        };
-        self.policy.check_url_host(&host)
-    }
-
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
     pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
         let started = tokio::time::Instant::now();
@@ -253,7 +311,7 @@ impl Fetcher {
             truncated: false,
             final_url: robots_url.clone(),
             redirects: 0,
-            fetched_at: SystemTime::now(),
+            fetched_at: self.clock.wall(),
             duration: Duration::ZERO,
         };
         let outcome = match tokio::time::timeout(
@@ -300,7 +358,7 @@ impl Fetcher {
             };
             let status = response.status();
             meta.status = Some(status.as_u16());
-            let freshness = freshness(response.headers());
+            let freshness = freshness(response.headers(), self.clock.wall());
             if status.is_redirection() {
                 let next = response
                     .headers()
@@ -426,7 +484,7 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-fn freshness(headers: &reqwest::header::HeaderMap) -> Freshness {
+fn freshness(headers: &reqwest::header::HeaderMap, now: SystemTime) -> Freshness {
     Freshness {
         max_age: headers
             .get_all(reqwest::header::CACHE_CONTROL)
@@ -436,7 +494,7 @@ fn freshness(headers: &reqwest::header::HeaderMap) -> Freshness {
         retry_after: headers
             .get(reqwest::header::RETRY_AFTER)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| retry_after(v, SystemTime::now())),
+            .and_then(|v| retry_after(v, now)),
     }
 }
 

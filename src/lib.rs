@@ -5,7 +5,8 @@
 //!   with no IO, async runtime or HTTP, which its dependencies enforce.
 //! - [`origin`], [`user_agent`]: which robots.txt and which agent token a check is about.
 //! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
-//! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`].
+//! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
+//!   the time of a [`clock`].
 //! - [`checker`]: URL + agents → answer, joining the above.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service.
 //! - [`cli`]: the command line (`robotsd serve`, `robotsd eval`).
@@ -16,6 +17,7 @@ pub mod api;
 pub mod cache;
 pub mod checker;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod destination;
 pub mod fetch;

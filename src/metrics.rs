@@ -24,6 +24,7 @@ use prometheus::{
 
 use crate::cache::{Lookup, OriginCache};
 use crate::checker::Reason;
+use crate::fetch::FetchKind;
 
 /// The route label of requests no route matched (404s from the fallback): the raw path would let
 /// any client mint new series.
@@ -35,9 +36,6 @@ pub const OTHER_LABEL: &str = "other";
 
 /// The `result` label values of `robotsd_cache_lookups_total`, as `cache::Lookup` serialises.
 const LOOKUP_RESULTS: [&str; 4] = ["hit", "miss", "stale", "coalesced"];
-
-/// The `outcome` label values of `robotsd_robots_fetches_total`, one per `fetch::FetchOutcome`.
-const FETCH_OUTCOMES: [&str; 4] = ["parsed", "no_robots", "unreachable", "refused"];
 
 /// Methods kept as their own label value; anything else (extension methods are legal HTTP and
 /// client-chosen) becomes [`OTHER_LABEL`].
@@ -186,7 +184,7 @@ impl Metrics {
         // Zero-valued series from the start, so `rate()` and absence alerts work before the
         // first event of each kind; the sets are small and closed.
         let lookup_series = LOOKUP_RESULTS.map(|result| cache_lookups.with_label_values(&[result]));
-        for outcome in FETCH_OUTCOMES {
+        for outcome in FetchKind::ALL.map(FetchKind::as_str) {
             fetches.with_label_values(&[outcome]);
         }
 
@@ -300,13 +298,12 @@ impl Metrics {
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and
     /// `robotsd_robots_fetch_duration_seconds`.
     ///
-    /// `outcome` is one of `parsed`, `no_robots`, `unreachable`, `refused` (the
-    /// `fetch::FetchOutcome` variants); anything else is recorded as [`OTHER_LABEL`]. Fetches in
-    /// flight are not reported here: [`Metrics::render`] reads them from the cache's counters.
-    pub fn observe_fetch(&self, outcome: &str, elapsed: Duration) {
+    /// Fetches in flight are not reported here: [`Metrics::render`] reads them from the cache's
+    /// counters.
+    pub fn observe_fetch(&self, outcome: FetchKind, elapsed: Duration) {
         self.inner
             .fetches
-            .with_label_values(&[known_or_other(&FETCH_OUTCOMES, outcome)])
+            .with_label_values(&[outcome.as_str()])
             .inc();
         self.inner.fetch_duration.observe(elapsed.as_secs_f64());
     }
@@ -401,7 +398,7 @@ mod tests {
         metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
         metrics.observe_check(true, Reason::NoMatchingRule, Lookup::Hit);
         metrics.observe_check(false, Reason::MatchedRule, Lookup::Miss);
-        metrics.observe_fetch("parsed", Duration::from_millis(120));
+        metrics.observe_fetch(FetchKind::Parsed, Duration::from_millis(120));
 
         let text = metrics.render(&cache()).await;
         for name in [
@@ -435,8 +432,8 @@ mod tests {
         metrics.observe_check(true, Reason::NoMatchingRule, Lookup::Hit);
         metrics.observe_check(false, Reason::MatchedRule, Lookup::Coalesced);
         metrics.observe_check(false, Reason::MatchedRule, Lookup::Stale);
-        metrics.observe_fetch("no_robots", Duration::from_millis(10));
-        metrics.observe_fetch("refused", Duration::from_millis(1));
+        metrics.observe_fetch(FetchKind::NoRobots, Duration::from_millis(10));
+        metrics.observe_fetch(FetchKind::Refused, Duration::from_millis(1));
 
         let text = metrics.render(&cache()).await;
         for line in [
@@ -476,8 +473,6 @@ mod tests {
         let metrics = Metrics::new();
         // An extension method is the client's text too.
         metrics.observe_http("/v1/items/{id}", "BREW", 405, Duration::ZERO);
-        // Callers passing the wrong thing still cannot leak it.
-        metrics.observe_fetch("https://secret.example/robots.txt", Duration::ZERO);
 
         let text = metrics.render(&cache()).await;
         for secret in ["secret.example", "SecretBot", "bot.example", "BREW"] {
@@ -489,10 +484,8 @@ mod tests {
             ),
             "{text}"
         );
-        assert!(
-            text.contains(r#"robotsd_robots_fetches_total{outcome="other"} 1"#),
-            "{text}"
-        );
+        // Fetch outcomes are a closed enum, so no caller text can reach that label at all.
+        assert!(!text.contains(r#"outcome="other""#), "{text}");
     }
 
     #[test]
@@ -512,7 +505,7 @@ mod tests {
     fn separate_instances_do_not_share_series() {
         let a = Metrics::new();
         let b = Metrics::new();
-        a.observe_fetch("parsed", Duration::ZERO);
+        a.observe_fetch(FetchKind::Parsed, Duration::ZERO);
         assert_eq!(b.inner.fetches.with_label_values(&["parsed"]).get(), 0);
         assert_eq!(
             a.clone().inner.fetches.with_label_values(&["parsed"]).get(),

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use robotsd::cache::{CacheConfig, OriginCache};
 use robotsd::destination::DestinationPolicy;
-use robotsd::fetch::{FetchConfig, Fetcher};
+use robotsd::fetch::{FetchConfig, FetchKind, Fetcher};
 use robotsd::metrics::Metrics;
 use serde_json::Value;
 
@@ -75,7 +75,7 @@ impl Exported {
             robotsd::checker::Reason::MatchedRule,
             robotsd::cache::Lookup::Hit,
         );
-        metrics.observe_fetch("parsed", Duration::from_millis(1));
+        metrics.observe_fetch(FetchKind::Parsed, Duration::from_millis(1));
         let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
             .expect("default fetcher");
         let cache = OriginCache::new(CacheConfig::default(), fetcher);

@@ -23,14 +23,14 @@ async fn status_200_rules_apply() {
     assert!(!answer.allowed);
     assert_eq!(answer.reason, Reason::MatchedRule);
     assert_eq!(answer.rule.as_ref().map(|r| r.line), Some(2));
-    assert_eq!(answer.source.status, Some(200));
-    assert_eq!(answer.source.cache, Lookup::Miss);
+    assert_eq!(source(&answer).status, Some(200));
+    assert_eq!(source(&answer).cache, Lookup::Miss);
     let again = checker
         .check(&origin.url("/public"), &["Googlebot"])
         .await
         .unwrap();
     assert!(again.allowed);
-    assert_eq!(again.source.cache, Lookup::Hit);
+    assert_eq!(source(&again).cache, Lookup::Hit);
     assert_eq!(origin.hits(), 1);
 }
 
@@ -46,7 +46,7 @@ async fn redirect_to_another_host_applies_its_rules_to_the_original_origin() {
     assert!(!answer.allowed);
     assert_eq!(answer.robots_url, first.url("/robots.txt"));
     assert_eq!(
-        answer.source.final_url.as_deref(),
+        source(&answer).final_url.as_deref(),
         Some(target.url("/robots.txt").as_str())
     );
     assert_eq!((first.hits(), target.hits()), (1, 1));
@@ -121,8 +121,8 @@ async fn status_404_401_403_mean_no_robots_txt() {
             .unwrap();
         assert!(answer.allowed, "{code}");
         assert_eq!(answer.reason, Reason::NoRobotsTxt, "{code}");
-        assert_eq!(answer.source.status, Some(code));
-        assert!(answer.source.backoff.is_none());
+        assert_eq!(source(&answer).status, Some(code));
+        assert!(source(&answer).backoff.is_none());
     }
 }
 
@@ -136,7 +136,7 @@ async fn status_429_500_503_disallow_and_back_off() {
             .unwrap();
         assert!(!answer.allowed, "{code}");
         assert_eq!(answer.reason, Reason::UnreachableDisallowAll, "{code}");
-        let backoff = answer.source.backoff.expect("in backoff");
+        let backoff = source(&answer).backoff.clone().expect("in backoff");
         assert_eq!(backoff.failures, 1);
         assert!(backoff.next_retry > backoff.since);
         assert!(backoff.last_error.contains(&code.to_string()));
@@ -155,9 +155,9 @@ async fn connection_refused_is_unreachable() {
     assert!(!answer.allowed);
     assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
     assert!(
-        answer
-            .source
+        source(&answer)
             .backoff
+            .clone()
             .unwrap()
             .last_error
             .contains("connect")
@@ -200,9 +200,9 @@ async fn a_body_slower_than_the_time_limit_is_unreachable() {
         .unwrap();
     assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
     assert!(
-        answer
-            .source
+        source(&answer)
             .backoff
+            .clone()
             .unwrap()
             .last_error
             .contains("timed out")
@@ -230,7 +230,7 @@ async fn rules_after_the_first_500_kib_are_not_applied() {
         late.allowed,
         "the Disallow after byte 512,000 is not applied"
     );
-    assert_eq!(late.source.bytes, Some(512_000));
+    assert_eq!(source(&late).bytes, Some(512_000));
     assert!(
         !checker
             .check(&server.url("/early"), &["bot"])
@@ -277,7 +277,7 @@ async fn a_gzip_bomb_stops_at_the_cut_with_memory_bounded() {
     let answer = checker().check(&server.url(&path), &["bot"]).await.unwrap();
     let grown = resident_bytes().saturating_sub(before);
     assert!(!answer.allowed);
-    assert_eq!(answer.source.bytes, Some(512_000));
+    assert_eq!(source(&answer).bytes, Some(512_000));
     assert!(
         grown < 64 * 1024 * 1024,
         "resident memory grew by {grown} bytes"
@@ -301,7 +301,7 @@ async fn a_thousand_concurrent_checks_for_a_cold_origin_send_one_request() {
     for task in tasks {
         let answer = task.await.unwrap();
         assert!(!answer.allowed);
-        coalesced += usize::from(answer.source.cache == Lookup::Coalesced);
+        coalesced += usize::from(source(&answer).cache == Lookup::Coalesced);
     }
     assert_eq!(server.hits(), 1);
     assert!(coalesced > 0);
@@ -325,7 +325,7 @@ async fn a_check_that_gives_up_does_not_cut_its_fetch_short() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     let answer = checker.check(&url, &["bot"]).await.unwrap();
     assert!(!answer.allowed);
-    assert_eq!(answer.source.cache, Lookup::Hit);
+    assert_eq!(source(&answer).cache, Lookup::Hit);
     assert_eq!(server.hits(), 1);
 }
 
@@ -365,12 +365,12 @@ async fn max_age_120_is_not_refetched_before_expiry_and_is_after() {
     checker.check(&url, &["bot"]).await.unwrap();
     clock.advance(Duration::from_secs(119));
     let fresh = checker.check(&url, &["bot"]).await.unwrap();
-    assert_eq!(fresh.source.cache, Lookup::Hit);
+    assert_eq!(source(&fresh).cache, Lookup::Hit);
     assert_eq!(server.hits(), 1);
     clock.advance(Duration::from_secs(2));
     // Stale-while-revalidate: answered at once from the expired copy, one refresh sent.
     let stale = checker.check(&url, &["bot"]).await.unwrap();
-    assert_eq!(stale.source.cache, Lookup::Stale);
+    assert_eq!(source(&stale).cache, Lookup::Stale);
     assert!(!stale.allowed);
     for _ in 0..50 {
         checker.check(&url, &["bot"]).await.unwrap();
@@ -379,7 +379,7 @@ async fn max_age_120_is_not_refetched_before_expiry_and_is_after() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(server.hits(), 2, "one refresh, however many stale answers");
     let refreshed = checker.check(&url, &["bot"]).await.unwrap();
-    assert_eq!(refreshed.source.cache, Lookup::Hit);
+    assert_eq!(source(&refreshed).cache, Lookup::Hit);
 }
 
 #[tokio::test]

@@ -25,7 +25,7 @@ fn default_policy_checker() -> robotsd::checker::Checker {
 
 fn assert_refused(result: Result<robotsd::checker::Answer, CheckError>, what: &str) {
     match result {
-        Err(CheckError::Destination(message)) => assert!(!message.is_empty(), "{what}"),
+        Err(CheckError::Destination(error)) => assert!(!error.to_string().is_empty(), "{what}"),
         other => panic!("{what}: expected a refused destination, got {other:?}"),
     }
 }

@@ -71,7 +71,7 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","robots":"#);
-    source(out, &answer.source);
+    optional(out, answer.source.as_ref(), source);
     out.push(b'}');
 }
 
@@ -208,7 +208,7 @@ mod tests {
                 global: false,
             }),
             crawl_delay: Some(2.5),
-            source: Source {
+            source: Some(Source {
                 cache: Lookup::Stale,
                 status: Some(200),
                 fetched_at: Some(at(1_795_000_000)),
@@ -221,8 +221,12 @@ mod tests {
                     next_retry: at(1_795_003_700),
                     last_error: "connection refused".into(),
                 }),
-            },
+            }),
         }
+    }
+
+    fn source(answer: &mut Answer) -> &mut Source {
+        answer.source.as_mut().expect("full() has a source")
     }
 
     fn assert_same(answer: &Answer) {
@@ -264,7 +268,7 @@ mod tests {
         answer.rule = None;
         answer.group = None;
         answer.crawl_delay = None;
-        answer.source = Source {
+        answer.source = Some(Source {
             cache: Lookup::Miss,
             status: None,
             fetched_at: None,
@@ -272,7 +276,10 @@ mod tests {
             bytes: None,
             final_url: None,
             backoff: None,
-        };
+        });
+        assert_same(&answer);
+        // A robots.txt given with the request: nothing was fetched.
+        answer.source = None;
         assert_same(&answer);
     }
 
@@ -282,7 +289,7 @@ mod tests {
             let mut answer = full();
             answer.reason = reason;
             answer.allowed = i % 2 == 0;
-            answer.source.cache =
+            source(&mut answer).cache =
                 [Lookup::Hit, Lookup::Miss, Lookup::Stale, Lookup::Coalesced][i % 4];
             answer.rule.as_mut().unwrap().directive = if i % 2 == 0 {
                 Directive::Allow
@@ -316,10 +323,11 @@ mod tests {
             rule.line = line;
             answer.group.as_mut().unwrap().agents[0] = texts[4].clone();
             answer.crawl_delay = Some(delay);
-            answer.source.status = Some(status);
-            answer.source.bytes = Some(bytes);
-            answer.source.fetched_at = Some(at(secs));
-            answer.source.backoff.as_mut().unwrap().last_error = texts[5].clone();
+            let source = source(&mut answer);
+            source.status = Some(status);
+            source.bytes = Some(bytes);
+            source.fetched_at = Some(at(secs));
+            source.backoff.as_mut().unwrap().last_error = texts[5].clone();
             assert_same(&answer);
         }
     }

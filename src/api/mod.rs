@@ -11,7 +11,6 @@ pub mod types;
 use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::SystemTime;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -24,12 +23,11 @@ use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::cache::policy::{BackoffBasis, Rules};
-use crate::cache::{Basis, Lookup};
-use crate::checker::{self, Checker, Reason};
+use crate::cache::Lookup;
+use crate::checker::{self, Checker};
 use crate::config::Limits;
 use crate::metrics::Metrics;
-use crate::origin::{TargetError, parse_target};
+use crate::origin::TargetError;
 use json::JsonBody;
 use problem::{ApiError, Problem};
 use robotsd_engine::RobotsTxt;
@@ -196,9 +194,11 @@ async fn check_one(
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state.checker.check(url, agents).await?;
-    state
-        .metrics
-        .observe_check(answer.allowed, answer.reason, answer.source.cache);
+    if let Some(source) = &answer.source {
+        state
+            .metrics
+            .observe_check(answer.allowed, answer.reason, source.cache);
+    }
     Ok(answer)
 }
 
@@ -234,9 +234,9 @@ async fn check_get(
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     answer_json::write_answer(&mut body, &answer);
     let mut response = json::response(body);
-    response
-        .extensions_mut()
-        .insert(CacheResult(answer.source.cache));
+    if let Some(source) = &answer.source {
+        response.extensions_mut().insert(CacheResult(source.cache));
+    }
     Ok(response)
 }
 
@@ -321,35 +321,13 @@ async fn robots_get(
     let pairs = query_pairs(query.as_deref());
     let url = required_url(&pairs)?;
     check_url_length(url, &state.limits)?;
-    let (target, snapshot) = state.checker.lookup(url).await?;
-    let source = checker::source(&snapshot, (state.checker.cache().now(), SystemTime::now()));
-    let (state_name, rules) = match &snapshot.basis {
-        Basis::Copy(Rules::Refused(why)) => return Err(ApiError::Destination(why.to_string())),
-        Basis::Copy(rules) => (
-            if matches!(rules, Rules::NoRobots) {
-                "no_robots_txt"
-            } else {
-                "parsed"
-            },
-            Some(rules),
-        ),
-        Basis::Backoff { basis, rules } => (
-            "unreachable",
-            rules
-                .as_ref()
-                .filter(|_| *basis == BackoffBasis::LastGoodCopy),
-        ),
-    };
-    let parsed = match rules {
-        Some(Rules::Parsed(robots)) => Some(ParsedJson::from(robots.as_ref())),
-        _ => None,
-    };
+    let report = state.checker.robots(url).await?;
     Ok(JsonBody(RobotsResponse {
-        origin: target.origin.key().to_string(),
-        robots_url: target.origin.robots_url_string(),
-        state: state_name.to_string(),
-        robots: source.into(),
-        parsed,
+        origin: report.target.origin.key().to_string(),
+        robots_url: report.target.origin.robots_url_string(),
+        state: report.status.as_str().to_string(),
+        robots: report.source.into(),
+        parsed: report.robots.as_deref().map(ParsedJson::from),
     }))
 }
 
@@ -387,7 +365,7 @@ async fn evaluate_post(
         .iter()
         .map(
             |url| match evaluate_one(&robots, &tokens, url, &state.limits) {
-                Ok(answer) => BatchItem::Answer(Box::new(answer)),
+                Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
                 Err(error) => BatchItem::Error {
                     error: error.problem(),
                 },
@@ -402,45 +380,9 @@ fn evaluate_one(
     tokens: &[checker::AgentToken],
     url: &str,
     limits: &Limits,
-) -> Result<CheckResponse, ApiError> {
+) -> Result<checker::Answer, ApiError> {
     check_url_length(url, limits)?;
-    // A tester is often given a path: it is evaluated as a path of some origin.
-    let (shown, path, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
-        let target =
-            parse_target(&format!("http://robotsd.invalid{url}")).map_err(ApiError::Url)?;
-        (url.to_string(), target.path().to_owned(), String::new())
-    } else {
-        let target = parse_target(url).map_err(ApiError::Url)?;
-        (
-            target.url().to_owned(),
-            target.path().to_owned(),
-            target.origin.robots_url_string(),
-        )
-    };
-    let (allowed, rule, group, crawl_delay) = checker::evaluate(robots, tokens, &path);
-    Ok(CheckResponse {
-        allowed,
-        verdict: if allowed {
-            Verdict::Allow
-        } else {
-            Verdict::Disallow
-        },
-        reason: if rule.is_some() {
-            Reason::MatchedRule
-        } else {
-            Reason::NoMatchingRule
-        },
-        url: shown,
-        robots_url,
-        agent: AgentJson {
-            input: tokens.iter().map(|t| t.input.clone()).collect(),
-            tokens: tokens.iter().map(|t| t.token.clone()).collect(),
-        },
-        rule: rule.map(Into::into),
-        group: group.map(Into::into),
-        crawl_delay,
-        robots: None,
-    })
+    Ok(Checker::evaluate(robots, tokens, url)?)
 }
 
 async fn livez() -> &'static str {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::checker::CheckError;
+use crate::destination::DestinationError;
 use crate::origin::TargetError;
 
 /// The media type of problem details.
@@ -51,7 +52,7 @@ pub enum ApiError {
     UserAgent(String),
     /// robotsd will not contact this destination.
     #[error("{0}")]
-    Destination(String),
+    Destination(DestinationError),
     /// A batch has more items than allowed.
     #[error("a batch may hold at most {max} items; this one has {len}")]
     BatchTooLarge {
@@ -192,7 +193,9 @@ mod tests {
             }),
             ApiError::Url(TargetError::NoHost),
             ApiError::UserAgent("x".into()),
-            ApiError::Destination("x".into()),
+            ApiError::Destination(DestinationError::NoAddresses {
+                host: "x.example".into(),
+            }),
             ApiError::BatchTooLarge { len: 2, max: 1 },
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),

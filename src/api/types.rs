@@ -241,7 +241,7 @@ impl From<Answer> for CheckResponse {
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,
-            robots: Some(a.source.into()),
+            robots: a.source.map(Into::into),
         }
     }
 }

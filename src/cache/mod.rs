@@ -10,30 +10,20 @@
 //! however many checks arrive.
 
 pub mod policy;
+mod slots;
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::fetch::{FetchMeta, FetchOutcome, Fetcher, NoRobotsReason};
+use crate::clock::{Clock, TokioClock};
+use crate::destination::DestinationError;
+use crate::fetch::{
+    FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, UnreachableReason,
+};
 use crate::origin::Origin;
-use policy::{BackoffBasis, Decision, FetchResult, OriginState, PolicyConfig, Rules};
-
-/// Where "now" comes from: the policy's timing rules are tested by moving it.
-pub trait Clock: Send + Sync + std::fmt::Debug {
-    /// The current instant.
-    fn now(&self) -> Instant;
-}
-
-/// Tokio's clock, so that tests with paused time move the cache's time too.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct TokioClock;
-
-impl Clock for TokioClock {
-    fn now(&self) -> Instant {
-        tokio::time::Instant::now().into_std()
-    }
-}
+use policy::{BackoffBasis, Decision, FetchResult, PolicyConfig, Rules};
+use slots::{Slot, Slots};
 
 /// Cache settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,7 +85,7 @@ pub struct Snapshot {
 /// What to answer from.
 #[derive(Debug, Clone)]
 pub enum Basis {
-    /// Rules (a parsed file, or "no robots.txt", or a refusal), from a current or stale copy.
+    /// Rules (a parsed file, or "no robots.txt"), from a current or stale copy.
     Copy(Rules),
     /// In backoff, per the §5 table; `rules` is the last good copy's for
     /// [`BackoffBasis::LastGoodCopy`].
@@ -105,6 +95,9 @@ pub enum Basis {
         /// The last good copy's rules, for that row.
         rules: Option<Rules>,
     },
+    /// The last fetch was refused on the way (a redirect to a destination robotsd will not
+    /// contact): the check is an error, not a verdict.
+    Refused(DestinationError),
 }
 
 /// The fetch behind a copy.
@@ -138,41 +131,22 @@ pub struct BackoffInfo {
 /// What the cache remembers of a fetch: the fetch layer's facts, plus the parts the policy
 /// does not model.
 #[derive(Debug, Clone)]
-struct Remembered {
+pub(crate) struct Remembered {
     meta: Arc<FetchMeta>,
-    no_robots: Option<NoRobotsReason>,
-    failure: Option<String>,
+    detail: Detail,
 }
 
-/// One origin's entry.
-#[derive(Debug)]
-struct Slot {
-    /// A std mutex, not tokio's: it is held only to read or update the state, never across an
-    /// await, and checks take it on every call.
-    state: Mutex<OriginState<Remembered>>,
-    /// Held by whoever fetches this origin's robots.txt: at most one fetch at a time.
-    fetching: Arc<tokio::sync::Mutex<()>>,
-    /// Bytes charged to the cache for this entry, updated after each fetch.
-    weight: AtomicU32,
-}
-
-/// Bytes charged for an entry beyond its parsed file: the entry and the cache's bookkeeping.
-const SLOT_OVERHEAD_BYTES: u32 = 512;
-
-impl Slot {
-    fn new() -> Slot {
-        Slot {
-            state: Mutex::new(OriginState::default()),
-            fetching: Arc::new(tokio::sync::Mutex::new(())),
-            weight: AtomicU32::new(SLOT_OVERHEAD_BYTES),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<Remembered>> {
-        // A panic while holding the lock cannot leave the state half-updated (updates are single
-        // assignments), so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
-    }
+/// The part of an outcome an answer needs besides its [`FetchMeta`].
+#[derive(Debug, Clone)]
+enum Detail {
+    /// A robots.txt was parsed.
+    Parsed,
+    /// Why there is no robots.txt.
+    NoRobots(NoRobotsReason),
+    /// Why the fetch failed, as shown in answers.
+    Failed(String),
+    /// Which destination was refused, and why.
+    Refused(DestinationError),
 }
 
 /// Counters the metrics layer reads.
@@ -186,14 +160,14 @@ pub struct CacheStats {
     pub fetches_in_flight: AtomicU64,
 }
 
-/// Told of every fetch: its outcome (`parsed`, `no_robots`, `unreachable`, `refused`) and how
-/// long it took. The metrics layer installs one.
-pub type FetchObserver = Arc<dyn Fn(&'static str, Duration) + Send + Sync>;
+/// Told of every fetch: the kind of its outcome and how long it took. The metrics layer installs
+/// one.
+pub type FetchObserver = Arc<dyn Fn(FetchKind, Duration) + Send + Sync>;
 
 /// The shared origin cache. Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct OriginCache {
-    slots: moka::future::Cache<Origin, Arc<Slot>>,
+    slots: Slots,
     fetcher: Fetcher,
     policy: Arc<PolicyConfig>,
     clock: Arc<dyn Clock>,
@@ -216,25 +190,12 @@ impl OriginCache {
         OriginCache::with_clock(config, fetcher, Arc::new(TokioClock))
     }
 
-    /// A cache on the given clock.
+    /// A cache on the given clock; its fetcher takes wall-clock time from the same clock.
     pub fn with_clock(config: CacheConfig, fetcher: Fetcher, clock: Arc<dyn Clock>) -> OriginCache {
         let stats = Arc::new(CacheStats::default());
-        let evictions = Arc::clone(&stats);
-        let slots = moka::future::Cache::builder()
-            .max_capacity(config.capacity_bytes)
-            .weigher(|origin: &Origin, slot: &Arc<Slot>| {
-                let key = u32::try_from(origin.key().len()).unwrap_or(u32::MAX);
-                slot.weight.load(Ordering::Relaxed).saturating_add(key)
-            })
-            .eviction_listener(move |_origin, _slot, cause| {
-                if cause == moka::notification::RemovalCause::Size {
-                    evictions.evictions.fetch_add(1, Ordering::Relaxed);
-                }
-            })
-            .build();
         OriginCache {
-            slots,
-            fetcher,
+            slots: Slots::new(config.capacity_bytes, Arc::clone(&stats)),
+            fetcher: fetcher.with_clock(Arc::clone(&clock)),
             policy: Arc::new(config.policy),
             clock,
             stats,
@@ -248,9 +209,9 @@ impl OriginCache {
         self
     }
 
-    /// Now, on the cache's clock.
-    pub fn now(&self) -> Instant {
-        self.clock.now()
+    /// The cache's clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     /// The counters.
@@ -265,29 +226,22 @@ impl OriginCache {
 
     /// The capacity in bytes that entries are weighed against (`CacheConfig::capacity_bytes`).
     pub fn capacity_bytes(&self) -> u64 {
-        self.slots.policy().max_capacity().unwrap_or(u64::MAX)
+        self.slots.capacity_bytes()
     }
 
     /// Entries and bytes held, after pending housekeeping.
     pub async fn usage(&self) -> (u64, u64) {
-        self.slots.run_pending_tasks().await;
-        (self.slots.entry_count(), self.slots.weighted_size())
+        self.slots.usage().await
     }
 
     /// Origins currently in backoff.
     pub fn origins_in_backoff(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|(_, slot)| slot.lock().backoff.is_some())
-            .count()
+        self.slots.count(|slot| slot.lock().backoff.is_some())
     }
 
     /// What to answer from for `origin` now, fetching if nothing is known.
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
-        let slot = self
-            .slots
-            .get_with_by_ref(origin, async { Arc::new(Slot::new()) })
-            .await;
+        let slot = self.slots.get_or_insert(origin).await;
         if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
             return snapshot;
         }
@@ -372,10 +326,26 @@ impl OriginCache {
                         failures: backoff.failures,
                         next_retry: backoff.next_retry,
                         last: Arc::clone(&backoff.last.meta),
-                        reason: backoff.last.failure.clone().unwrap_or_default(),
+                        reason: match &backoff.last.detail {
+                            Detail::Failed(reason) => reason.clone(),
+                            _ => String::new(),
+                        },
                     }),
                 },
                 retry_due,
+            ),
+            Decision::Refused { refusal, stale } => (
+                Snapshot {
+                    lookup,
+                    basis: match &refusal.meta.detail {
+                        Detail::Refused(error) => Basis::Refused(error.clone()),
+                        // Only a refused fetch makes a refusal.
+                        _ => unreachable_basis(),
+                    },
+                    copy: None,
+                    backoff: None,
+                },
+                stale,
             ),
         };
         drop(state);
@@ -403,6 +373,7 @@ impl OriginCache {
                     && !matches!(
                         state.decide(now, &cache.policy),
                         Decision::Copy { stale: false, .. }
+                            | Decision::Refused { stale: false, .. }
                     )
             };
             if due {
@@ -418,29 +389,17 @@ impl OriginCache {
         let outcome = self.fetcher.fetch(&origin.robots_url()).await;
         self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
         if let Some(observer) = &self.observer {
-            let (name, meta) = match &outcome {
-                FetchOutcome::Parsed { meta, .. } => ("parsed", meta),
-                FetchOutcome::NoRobots { meta, .. } => ("no_robots", meta),
-                FetchOutcome::Unreachable { meta, .. } => ("unreachable", meta),
-                FetchOutcome::Refused { meta, .. } => ("refused", meta),
-            };
-            observer(name, meta.duration);
+            observer(outcome.kind(), outcome.meta().duration);
         }
-        let weight = SLOT_OVERHEAD_BYTES.saturating_add(match &outcome {
-            FetchOutcome::Parsed { robots, .. } => {
-                u32::try_from(robots.heap_size()).unwrap_or(u32::MAX)
-            }
+        let parsed_bytes = match &outcome {
+            FetchOutcome::Parsed { robots, .. } => robots.heap_size(),
             _ => 0,
-        });
+        };
         let result = fetch_result(outcome);
         let now = self.clock.now();
         slot.lock()
             .apply(result, now, rand::random::<f64>(), &self.policy);
-        // Re-inserting makes the cache weigh the entry again, now that it holds the file.
-        let previous = slot.weight.swap(weight, Ordering::Relaxed);
-        if previous != weight {
-            self.slots.insert(origin.clone(), Arc::clone(slot)).await;
-        }
+        self.slots.reweigh(origin, slot, parsed_bytes).await;
     }
 }
 
@@ -448,7 +407,10 @@ fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
     CopyInfo {
         fetched_at: copy.fetched_at,
         expires_at: copy.expires_at,
-        no_robots: copy.meta.no_robots,
+        no_robots: match copy.meta.detail {
+            Detail::NoRobots(reason) => Some(reason),
+            _ => None,
+        },
         meta: Arc::clone(&copy.meta.meta),
     }
 }
@@ -457,16 +419,25 @@ fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
 fn unreachable_after_fetch(lookup: Lookup) -> Snapshot {
     Snapshot {
         lookup,
-        basis: Basis::Backoff {
-            basis: BackoffBasis::DisallowAll,
-            rules: None,
-        },
+        basis: unreachable_basis(),
         copy: None,
         backoff: None,
     }
 }
 
+/// The most cautious answer, for states the types allow but the cache never builds.
+fn unreachable_basis() -> Basis {
+    Basis::Backoff {
+        basis: BackoffBasis::DisallowAll,
+        rules: None,
+    }
+}
+
 fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
+    let remember = |meta, detail| Remembered {
+        meta: Arc::new(meta),
+        detail,
+    };
     match outcome {
         FetchOutcome::Parsed {
             robots,
@@ -475,11 +446,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         } => FetchResult::Success {
             rules: Rules::Parsed(robots),
             max_age,
-            meta: Remembered {
-                meta: Arc::new(meta),
-                no_robots: None,
-                failure: None,
-            },
+            meta: remember(meta, Detail::Parsed),
         },
         FetchOutcome::NoRobots {
             reason,
@@ -488,36 +455,19 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         } => FetchResult::Success {
             rules: Rules::NoRobots,
             max_age,
-            meta: Remembered {
-                meta: Arc::new(meta),
-                no_robots: Some(reason),
-                failure: None,
-            },
+            meta: remember(meta, Detail::NoRobots(reason)),
         },
-        FetchOutcome::Refused { error, meta } => FetchResult::Success {
-            rules: Rules::Refused(error.to_string().into()),
-            max_age: Some(Duration::ZERO),
-            meta: Remembered {
-                meta: Arc::new(meta),
-                no_robots: None,
-                failure: None,
-            },
+        FetchOutcome::Refused { error, meta } => FetchResult::Refused {
+            meta: remember(meta, Detail::Refused(error)),
         },
         FetchOutcome::Unreachable {
             reason,
             retry_after,
             meta,
-        } => {
-            let short = matches!(reason, crate::fetch::UnreachableReason::Status(429 | 503));
-            FetchResult::Unreachable {
-                retry_after,
-                short,
-                meta: Remembered {
-                    meta: Arc::new(meta),
-                    no_robots: None,
-                    failure: Some(reason.to_string()),
-                },
-            }
-        }
+        } => FetchResult::Unreachable {
+            retry_after,
+            short: matches!(reason, UnreachableReason::Status(429 | 503)),
+            meta: remember(meta, Detail::Failed(reason.to_string())),
+        },
     }
 }

@@ -3,8 +3,9 @@
 //! No IO, no clock, no randomness: every function takes `now`, and the jitter of a retry delay
 //! is passed in, so the 12-hour and 30-day rules are tested in microseconds and the async layer
 //! around it ([`super::OriginCache`]) stays thin. The state of one origin is its last good copy
-//! (the last successful fetch) and, during a run of failures, the backoff; a [`Decision`] says
-//! what to answer now and whether to fetch.
+//! (the last successful fetch) and, during a run of failures, the backoff; or, briefly, a
+//! refusal (a redirect to a destination robotsd will not contact). A [`Decision`] says what to
+//! answer now and whether to fetch.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -133,9 +134,6 @@ pub enum Rules {
     Parsed(Arc<RobotsTxt>),
     /// There is no robots.txt (4xx other than 429; too many redirects): everything is allowed.
     NoRobots,
-    /// The robots.txt could not be fetched because a redirect led to a destination robotsd
-    /// refuses to contact; the check is an error, not a verdict.
-    Refused(Arc<str>),
 }
 
 /// A successful fetch kept for answering.
@@ -148,6 +146,19 @@ pub struct Copy<M> {
     /// When it expires.
     pub expires_at: Instant,
     /// What the fetch layer wants to remember (status, sizes, final URL).
+    pub meta: M,
+}
+
+/// A fetch that went to a destination robotsd refuses to contact (a redirect to a private
+/// address): no robots.txt and no verdict, remembered briefly so that checks asking again do not
+/// make robotsd ask the origin again.
+#[derive(Debug, Clone)]
+pub struct Refusal<M> {
+    /// When it was seen.
+    pub at: Instant,
+    /// When the origin may be asked again.
+    pub expires_at: Instant,
+    /// What the fetch layer wants to remember (which destination, and why).
     pub meta: M,
 }
 
@@ -185,6 +196,11 @@ pub enum FetchResult<M> {
         /// Kept with the backoff.
         meta: M,
     },
+    /// A destination on the way was refused: nothing was sent there.
+    Refused {
+        /// Kept with the refusal.
+        meta: M,
+    },
 }
 
 /// Everything known about one origin.
@@ -194,6 +210,8 @@ pub struct OriginState<M> {
     pub copy: Option<Copy<M>>,
     /// The current run of failures, if the last fetch failed.
     pub backoff: Option<Backoff<M>>,
+    /// The refusal, if the last fetch was refused.
+    pub refusal: Option<Refusal<M>>,
 }
 
 impl<M> Default for OriginState<M> {
@@ -201,6 +219,7 @@ impl<M> Default for OriginState<M> {
         OriginState {
             copy: None,
             backoff: None,
+            refusal: None,
         }
     }
 }
@@ -243,6 +262,14 @@ pub enum Decision<'a, M> {
         /// The next retry is due.
         retry_due: bool,
     },
+    /// The last fetch was refused: answer with that error; `stale` when it has expired, in which
+    /// case one background fetch should run.
+    Refused {
+        /// The refusal.
+        refusal: &'a Refusal<M>,
+        /// Expired: fetch again in the background.
+        stale: bool,
+    },
 }
 
 impl<M> OriginState<M> {
@@ -265,6 +292,12 @@ impl<M> OriginState<M> {
                 basis,
                 copy: copy.filter(|_| basis == BackoffBasis::LastGoodCopy),
                 retry_due: now >= backoff.next_retry,
+            };
+        }
+        if let Some(refusal) = &self.refusal {
+            return Decision::Refused {
+                refusal,
+                stale: now >= refusal.expires_at,
             };
         }
         match &self.copy {
@@ -295,20 +328,14 @@ impl<M> OriginState<M> {
                 max_age,
                 meta,
             } => {
-                // A refusal is not a robots.txt: it is kept only as long as the shortest lifetime,
-                // so that a site fixing its redirect is seen soon, and it never becomes the last
-                // good copy of a backoff.
-                let lifetime = match rules {
-                    Rules::Refused(_) => config.min_lifetime,
-                    _ => config.lifetime(max_age),
-                };
                 self.copy = Some(Copy {
                     rules,
                     fetched_at: now,
-                    expires_at: now + lifetime,
+                    expires_at: now + config.lifetime(max_age),
                     meta,
                 });
                 self.backoff = None;
+                self.refusal = None;
             }
             FetchResult::Unreachable {
                 retry_after,
@@ -319,17 +346,24 @@ impl<M> OriginState<M> {
                     Some(b) => (b.since, b.failures.saturating_add(1)),
                     None => (now, 1),
                 };
-                if matches!(
-                    self.copy.as_ref().map(|c| &c.rules),
-                    Some(Rules::Refused(_))
-                ) {
-                    self.copy = None;
-                }
+                self.refusal = None;
                 self.backoff = Some(Backoff {
                     since,
                     failures,
                     next_retry: now + config.retry_delay(failures, short, retry_after, jitter),
                     last: meta,
+                });
+            }
+            FetchResult::Refused { meta } => {
+                // A refusal is not a robots.txt: it replaces what was known, is kept only as long
+                // as the shortest lifetime (a site fixing its redirect is seen soon), and never
+                // becomes the last good copy of a backoff.
+                self.copy = None;
+                self.backoff = None;
+                self.refusal = Some(Refusal {
+                    at: now,
+                    expires_at: now + config.min_lifetime,
+                    meta,
                 });
             }
         }
@@ -539,15 +573,15 @@ mod tests {
         let config = PolicyConfig::default();
         let t0 = Instant::now();
         let mut state = OriginState::default();
-        let refused = FetchResult::Success {
-            rules: Rules::Refused("redirect to a private network".into()),
-            max_age: Some(DAY),
-            meta: (),
-        };
-        state.apply(refused, t0, 0.0, &config);
+        state.apply(success(None), t0, 0.0, &config);
+        state.apply(FetchResult::Refused { meta: () }, t0, 0.0, &config);
+        assert!(matches!(
+            state.decide(t0 + MIN - Duration::from_secs(1), &config),
+            Decision::Refused { stale: false, .. }
+        ));
         assert!(matches!(
             state.decide(t0 + MIN, &config),
-            Decision::Copy { stale: true, .. }
+            Decision::Refused { stale: true, .. }
         ));
         state.apply(failure(false, None), t0 + MIN, 0.0, &config);
         assert_eq!(basis(&state, t0 + 13 * HOUR), BackoffBasis::AllowAllNoCopy);

@@ -5,13 +5,14 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Response, StatusCode};
-use robotsd::cache::{CacheConfig, Clock, OriginCache};
-use robotsd::checker::Checker;
+use robotsd::cache::{CacheConfig, OriginCache};
+use robotsd::checker::{Answer, Checker, Source};
+use robotsd::clock::Clock;
 use robotsd::destination::DestinationPolicy;
 use robotsd::fetch::{FetchConfig, Fetcher};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -162,22 +163,32 @@ pub async fn canary(ip: &str) -> Option<(SocketAddr, Arc<AtomicUsize>)> {
     Some((addr, count))
 }
 
-/// A clock the test moves by hand.
+/// Where a live check's robots.txt came from (every live check has a source).
+pub fn source(answer: &Answer) -> &Source {
+    answer.source.as_ref().expect("a live check has a source")
+}
+
+/// A clock the test moves by hand: both its monotonic and its wall-clock time.
 #[derive(Debug)]
-pub struct ManualClock(Mutex<Instant>);
+pub struct ManualClock(Mutex<(Instant, SystemTime)>);
 
 impl ManualClock {
     pub fn new() -> Arc<ManualClock> {
-        Arc::new(ManualClock(Mutex::new(Instant::now())))
+        Arc::new(ManualClock(Mutex::new((Instant::now(), SystemTime::now()))))
     }
     pub fn advance(&self, by: Duration) {
-        *self.0.lock().unwrap() += by;
+        let mut now = self.0.lock().unwrap();
+        now.0 += by;
+        now.1 += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> Instant {
-        *self.0.lock().unwrap()
+        self.0.lock().unwrap().0
+    }
+    fn wall(&self) -> SystemTime {
+        self.0.lock().unwrap().1
     }
 }
 

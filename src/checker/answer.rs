@@ -1,0 +1,347 @@
+//! What an answer says, and how an origin's cache state becomes one: [`interpret`] is the one
+//! place where a [`Snapshot`] turns into a reason and a verdict (SEMANTICS.md §3 and §5), for
+//! `/v1/check` and `/v1/robots` alike; [`Ruling::decide`] then applies it to agents and a path.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use robotsd_engine::{Directive, RobotsTxt};
+
+use crate::cache::policy::{BackoffBasis, Rules};
+use crate::cache::{Basis, Lookup, Snapshot};
+use crate::clock::Reading;
+use crate::destination::DestinationError;
+use crate::fetch::NoRobotsReason;
+
+/// Why the verdict is what it is: a closed set, documented in README.md.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// A rule matched and decided.
+    MatchedRule,
+    /// robots.txt has no rule for this URL (or no group for the agent): allowed.
+    NoMatchingRule,
+    /// There is no robots.txt (4xx other than 429): allowed.
+    NoRobotsTxt,
+    /// Too many redirects, a loop or a broken redirect: treated as no robots.txt, allowed.
+    RedirectLimit,
+    /// robots.txt unreachable for less than 12 hours: everything disallowed.
+    UnreachableDisallowAll,
+    /// robots.txt unreachable for 12 hours to 30 days: the last good copy decided.
+    LastGoodCopy,
+    /// robots.txt unreachable for 12 hours to 30 days and never fetched: allowed.
+    UnreachableNoCopy,
+    /// robots.txt unreachable for 30 days or more: as if there were none, allowed.
+    // serde's snake_case would spell it `unreachable30_days`, unlike README and the metrics.
+    #[serde(rename = "unreachable_30_days")]
+    Unreachable30Days,
+}
+
+impl Reason {
+    /// Every reason, for documentation and metrics.
+    pub const ALL: [Reason; 8] = [
+        Reason::MatchedRule,
+        Reason::NoMatchingRule,
+        Reason::NoRobotsTxt,
+        Reason::RedirectLimit,
+        Reason::UnreachableDisallowAll,
+        Reason::LastGoodCopy,
+        Reason::UnreachableNoCopy,
+        Reason::Unreachable30Days,
+    ];
+
+    /// The name used in answers and metric labels.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::MatchedRule => "matched_rule",
+            Reason::NoMatchingRule => "no_matching_rule",
+            Reason::NoRobotsTxt => "no_robots_txt",
+            Reason::RedirectLimit => "redirect_limit",
+            Reason::UnreachableDisallowAll => "unreachable_disallow_all",
+            Reason::LastGoodCopy => "last_good_copy",
+            Reason::UnreachableNoCopy => "unreachable_no_copy",
+            Reason::Unreachable30Days => "unreachable_30_days",
+        }
+    }
+}
+
+/// The rule that decided.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RuleInfo {
+    /// `allow` or `disallow`.
+    pub directive: Directive,
+    /// The pattern as written.
+    pub pattern: String,
+    /// 1-based line number in robots.txt.
+    pub line: u32,
+}
+
+/// The groups that applied.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GroupInfo {
+    /// `user-agent` values as written.
+    pub agents: Vec<String>,
+    /// Their line numbers.
+    pub lines: Vec<u32>,
+    /// Whether these are the `*` groups.
+    pub global: bool,
+}
+
+/// A `ua` value and the product token robotsd used for it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AgentToken {
+    /// As given.
+    pub input: String,
+    /// As used.
+    pub token: String,
+}
+
+/// Where the answer's robots.txt came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Source {
+    /// How the cache was used.
+    pub cache: Lookup,
+    /// HTTP status of the fetch behind the answer, if a response was received.
+    pub status: Option<u16>,
+    /// When that fetch happened.
+    pub fetched_at: Option<SystemTime>,
+    /// When its copy expires.
+    pub expires_at: Option<SystemTime>,
+    /// Decoded body bytes kept.
+    pub bytes: Option<usize>,
+    /// The URL it came from, after redirects.
+    pub final_url: Option<String>,
+    /// The current backoff, if the origin's robots.txt is unreachable.
+    pub backoff: Option<BackoffState>,
+}
+
+/// A run of failures, for the answer.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct BackoffState {
+    /// First failure of the run.
+    pub since: SystemTime,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request to the origin before this.
+    pub next_retry: SystemTime,
+    /// Why the last fetch failed.
+    pub last_error: String,
+}
+
+/// A verdict with its explanation.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Answer {
+    /// Whether fetching is allowed.
+    pub allowed: bool,
+    /// Why.
+    pub reason: Reason,
+    /// The URL as normalised for matching.
+    pub url: String,
+    /// The robots.txt that applies.
+    pub robots_url: String,
+    /// The agents asked about.
+    pub agents: Vec<AgentToken>,
+    /// The deciding rule.
+    pub rule: Option<RuleInfo>,
+    /// The groups that applied.
+    pub group: Option<GroupInfo>,
+    /// The applied groups' `crawl-delay`, in seconds (information only).
+    pub crawl_delay: Option<f64>,
+    /// Where the robots.txt came from; `None` for a robots.txt given with the request
+    /// ([`super::Checker::evaluate`]), where nothing was fetched.
+    pub source: Option<Source>,
+}
+
+/// What robotsd holds for an origin, in the terms of `/v1/robots`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OriginStatus {
+    /// A robots.txt was fetched and parsed.
+    Parsed,
+    /// There is no robots.txt.
+    NoRobotsTxt,
+    /// The robots.txt is unreachable (the backoff applies).
+    Unreachable,
+}
+
+impl OriginStatus {
+    /// The name used in answers.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OriginStatus::Parsed => "parsed",
+            OriginStatus::NoRobotsTxt => "no_robots_txt",
+            OriginStatus::Unreachable => "unreachable",
+        }
+    }
+}
+
+/// What an origin's state means for any check of it, before the agents and path are known.
+#[derive(Debug, Clone, Copy)]
+pub enum Ruling<'a> {
+    /// A parsed robots.txt decides; `last_good_copy` when it is the copy a backoff falls back to.
+    Rules {
+        /// The file.
+        robots: &'a Arc<RobotsTxt>,
+        /// It is the last good copy of an unreachable robots.txt.
+        last_good_copy: bool,
+    },
+    /// Everything is allowed, for this reason.
+    AllowAll(Reason),
+    /// Everything is disallowed, for this reason.
+    DisallowAll(Reason),
+}
+
+/// What a snapshot means: the origin's status and the ruling for checks.
+#[derive(Debug, Clone, Copy)]
+pub struct Interpretation<'a> {
+    /// For `/v1/robots`.
+    pub status: OriginStatus,
+    /// For checks.
+    pub ruling: Ruling<'a>,
+}
+
+/// Interprets an origin's cache state (SEMANTICS.md §3 outcomes, §5 backoff table). A refused
+/// destination is an error, not a verdict.
+pub fn interpret(snapshot: &Snapshot) -> Result<Interpretation<'_>, DestinationError> {
+    // "No robots.txt" because of redirects is told apart from a 4xx status.
+    let no_robots_reason = || {
+        let redirect = snapshot
+            .copy
+            .as_ref()
+            .and_then(|c| c.no_robots)
+            .is_some_and(|r| !matches!(r, NoRobotsReason::Status(_)));
+        if redirect {
+            Reason::RedirectLimit
+        } else {
+            Reason::NoRobotsTxt
+        }
+    };
+    let unreachable = |ruling| Interpretation {
+        status: OriginStatus::Unreachable,
+        ruling,
+    };
+    Ok(match &snapshot.basis {
+        Basis::Refused(error) => return Err(error.clone()),
+        Basis::Copy(Rules::Parsed(robots)) => Interpretation {
+            status: OriginStatus::Parsed,
+            ruling: Ruling::Rules {
+                robots,
+                last_good_copy: false,
+            },
+        },
+        Basis::Copy(Rules::NoRobots) => Interpretation {
+            status: OriginStatus::NoRobotsTxt,
+            ruling: Ruling::AllowAll(no_robots_reason()),
+        },
+        Basis::Backoff { basis, rules } => unreachable(match (basis, rules) {
+            (BackoffBasis::LastGoodCopy, Some(Rules::Parsed(robots))) => Ruling::Rules {
+                robots,
+                last_good_copy: true,
+            },
+            (BackoffBasis::LastGoodCopy, Some(Rules::NoRobots)) => {
+                Ruling::AllowAll(Reason::LastGoodCopy)
+            }
+            (BackoffBasis::DisallowAll, _) => Ruling::DisallowAll(Reason::UnreachableDisallowAll),
+            (BackoffBasis::AllowAllAfter30Days, _) => Ruling::AllowAll(Reason::Unreachable30Days),
+            _ => Ruling::AllowAll(Reason::UnreachableNoCopy),
+        }),
+    })
+}
+
+/// A verdict with its explanation, before the answer's other fields are added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decided {
+    /// Whether fetching is allowed.
+    pub allowed: bool,
+    /// Why.
+    pub reason: Reason,
+    /// The deciding rule.
+    pub rule: Option<RuleInfo>,
+    /// The groups that applied.
+    pub group: Option<GroupInfo>,
+    /// The applied groups' `crawl-delay`, in seconds.
+    pub crawl_delay: Option<f64>,
+}
+
+impl Ruling<'_> {
+    /// The verdict for `agents` and the URL's matchable `path`.
+    pub fn decide(self, agents: &[AgentToken], path: &str) -> Decided {
+        let flat = |allowed, reason| Decided {
+            allowed,
+            reason,
+            rule: None,
+            group: None,
+            crawl_delay: None,
+        };
+        match self {
+            Ruling::Rules {
+                robots,
+                last_good_copy,
+            } => {
+                let mut decided = evaluate(robots, agents, path);
+                if last_good_copy {
+                    decided.reason = Reason::LastGoodCopy;
+                }
+                decided
+            }
+            Ruling::AllowAll(reason) => flat(true, reason),
+            Ruling::DisallowAll(reason) => flat(false, reason),
+        }
+    }
+}
+
+/// Evaluates a parsed robots.txt for the agents and path: the verdict with rule and groups, and
+/// `matched_rule` or `no_matching_rule`.
+pub fn evaluate(robots: &RobotsTxt, agents: &[AgentToken], path: &str) -> Decided {
+    let tokens: Vec<&str> = agents.iter().map(|a| a.token.as_str()).collect();
+    let verdict = robots.check_path(&tokens, path);
+    let rule = verdict.rule.map(|r| RuleInfo {
+        directive: r.directive(),
+        pattern: r.pattern().into_owned(),
+        line: r.line(),
+    });
+    let crawl_delay = verdict
+        .groups
+        .as_ref()
+        .and_then(|g| g.crawl_delay())
+        .map(|d| d.seconds);
+    let group = verdict.groups.as_ref().map(|g| {
+        let (agents, lines) = g.agents().map(|a| (a.value.into_owned(), a.line)).unzip();
+        GroupInfo {
+            agents,
+            lines,
+            global: g.is_global(),
+        }
+    });
+    Decided {
+        allowed: verdict.allowed,
+        reason: if rule.is_some() {
+            Reason::MatchedRule
+        } else {
+            Reason::NoMatchingRule
+        },
+        rule,
+        group,
+        crawl_delay,
+    }
+}
+
+/// Where a snapshot's robots.txt came from, with wall-clock times against `clock`.
+pub fn source(snapshot: &Snapshot, clock: Reading) -> Source {
+    let copy = snapshot.copy.as_ref();
+    let backoff = snapshot.backoff.as_ref();
+    let meta = copy.map(|c| &c.meta).or(backoff.map(|b| &b.last));
+    Source {
+        cache: snapshot.lookup,
+        status: meta.and_then(|m| m.status),
+        fetched_at: meta.map(|m| m.fetched_at),
+        expires_at: copy.map(|c| clock.wall_at(c.expires_at)),
+        bytes: meta.map(|m| m.bytes),
+        final_url: meta.map(|m| m.final_url.as_str().to_owned()),
+        backoff: backoff.map(|b| BackoffState {
+            since: clock.wall_at(b.since),
+            failures: b.failures,
+            next_retry: clock.wall_at(b.next_retry),
+            last_error: b.reason.clone(),
+        }),
+    }
+}

@@ -1,0 +1,173 @@
+//! The question robotsd answers — may these agents fetch this URL? — from URL to verdict:
+//! origin (SEMANTICS.md §2), destination policy (§6), cache and fetch (§3–§5), engine (§1).
+//!
+//! Every answer is built here: [`Checker::check`] for a live URL, [`Checker::robots`] for what
+//! is held for an origin, [`Checker::evaluate`] for a robots.txt given with the request. The HTTP
+//! API and the CLI are thin layers over them; [`answer`] holds the types and the one function
+//! that interprets an origin's cache state.
+
+pub mod answer;
+
+use std::sync::Arc;
+
+use robotsd_engine::RobotsTxt;
+
+use crate::cache::{OriginCache, Snapshot};
+use crate::destination::{DestinationError, DestinationPolicy};
+use crate::origin::{Target, TargetError, parse_target};
+use crate::user_agent::{UserAgentError, product_token};
+pub use answer::{
+    AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Reason,
+    RuleInfo, Ruling, Source, interpret,
+};
+
+/// Why a check has no verdict.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckError {
+    /// The URL is not one robotsd can answer for.
+    #[error("invalid url: {0}")]
+    Url(#[from] TargetError),
+    /// A `ua` value has no product token.
+    #[error("invalid user agent: {0}")]
+    UserAgent(#[from] UserAgentError),
+    /// No user agent was given.
+    #[error("no user agent given")]
+    NoUserAgent,
+    /// robotsd will not contact the URL's origin (or a redirect's destination).
+    #[error("destination not allowed: {0}")]
+    Destination(#[from] DestinationError),
+}
+
+/// What robotsd holds for an origin: the answer of `/v1/robots`.
+#[derive(Debug, Clone)]
+pub struct OriginReport {
+    /// The URL asked about, and its origin.
+    pub target: Target,
+    /// Parsed, no robots.txt, or unreachable.
+    pub status: OriginStatus,
+    /// Where the robots.txt came from.
+    pub source: Source,
+    /// The parsed file that decides checks now (the last good copy, in backoff), if any.
+    pub robots: Option<Arc<RobotsTxt>>,
+}
+
+/// Checks URLs: origin → destination policy → cache → engine. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Checker {
+    cache: OriginCache,
+    /// The same policy the fetcher checks every hop against: checked here first, so that a
+    /// refused origin costs no cache entry.
+    destinations: Arc<DestinationPolicy>,
+}
+
+impl Checker {
+    /// A checker over `cache`, refusing the destinations its fetcher refuses.
+    pub fn new(cache: OriginCache) -> Checker {
+        let destinations = Arc::clone(cache.fetcher().destinations());
+        Checker {
+            cache,
+            destinations,
+        }
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &OriginCache {
+        &self.cache
+    }
+
+    /// The destination check, then the cache (which fetches when it holds nothing).
+    async fn lookup(&self, target: &Target) -> Result<Snapshot, CheckError> {
+        self.destinations.check_origin(&target.origin)?;
+        Ok(self.cache.lookup(&target.origin).await)
+    }
+
+    /// May any of `user_agents` fetch `url`? Each `ua` may be a whole `User-Agent` header or a
+    /// product token.
+    pub async fn check<S: AsRef<str>>(
+        &self,
+        url: &str,
+        user_agents: &[S],
+    ) -> Result<Answer, CheckError> {
+        let target = parse_target(url)?;
+        // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
+        let agents = tokens(user_agents)?;
+        let snapshot = self.lookup(&target).await?;
+        let decided = interpret(&snapshot)?.ruling.decide(&agents, target.path());
+        let source = answer::source(&snapshot, self.cache.clock().read());
+        Ok(Answer {
+            allowed: decided.allowed,
+            reason: decided.reason,
+            url: target.url().to_owned(),
+            robots_url: target.origin.robots_url_string(),
+            agents,
+            rule: decided.rule,
+            group: decided.group,
+            crawl_delay: decided.crawl_delay,
+            source: Some(source),
+        })
+    }
+
+    /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.
+    pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
+        let target = parse_target(url)?;
+        let snapshot = self.lookup(&target).await?;
+        let interpretation = interpret(&snapshot)?;
+        let robots = match interpretation.ruling {
+            Ruling::Rules { robots, .. } => Some(Arc::clone(robots)),
+            _ => None,
+        };
+        Ok(OriginReport {
+            status: interpretation.status,
+            source: answer::source(&snapshot, self.cache.clock().read()),
+            robots,
+            target,
+        })
+    }
+
+    /// Checks `url` against a robots.txt given with the request, fetching nothing. A tester is
+    /// often given a bare path (`/private/x`): it is evaluated as a path of some origin, shown as
+    /// given, with no `robots_url`.
+    pub fn evaluate(
+        robots: &RobotsTxt,
+        agents: &[AgentToken],
+        url: &str,
+    ) -> Result<Answer, CheckError> {
+        let (shown, target, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
+            let target = parse_target(&format!("http://robotsd.invalid{url}"))?;
+            (url.to_string(), target, String::new())
+        } else {
+            let target = parse_target(url)?;
+            let robots_url = target.origin.robots_url_string();
+            (target.url().to_owned(), target, robots_url)
+        };
+        let decided = answer::evaluate(robots, agents, target.path());
+        Ok(Answer {
+            allowed: decided.allowed,
+            reason: decided.reason,
+            url: shown,
+            robots_url,
+            agents: agents.to_vec(),
+            rule: decided.rule,
+            group: decided.group,
+            crawl_delay: decided.crawl_delay,
+            source: None,
+        })
+    }
+}
+
+/// The product tokens of the `ua` values.
+pub fn tokens<S: AsRef<str>>(user_agents: &[S]) -> Result<Vec<AgentToken>, CheckError> {
+    if user_agents.is_empty() {
+        return Err(CheckError::NoUserAgent);
+    }
+    user_agents
+        .iter()
+        .map(|ua| {
+            let ua = ua.as_ref();
+            Ok(AgentToken {
+                input: ua.to_string(),
+                token: product_token(ua)?.to_string(),
+            })
+        })
+        .collect()
+}
