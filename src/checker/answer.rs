@@ -345,3 +345,115 @@ pub fn source(snapshot: &Snapshot, clock: Reading) -> Source {
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::cache::CopyInfo;
+    use crate::fetch::FetchMeta;
+
+    fn snapshot(basis: Basis, no_robots: Option<NoRobotsReason>) -> Snapshot {
+        let meta = FetchMeta {
+            status: Some(200),
+            bytes: 0,
+            truncated: false,
+            final_url: "https://example.com/robots.txt".parse().expect("url"),
+            redirects: 0,
+            fetched_at: SystemTime::UNIX_EPOCH,
+            duration: Duration::ZERO,
+        };
+        let now = Instant::now();
+        Snapshot {
+            lookup: Lookup::Hit,
+            basis,
+            copy: Some(CopyInfo {
+                fetched_at: now,
+                expires_at: now,
+                no_robots,
+                meta: Arc::new(meta),
+            }),
+            backoff: None,
+        }
+    }
+
+    fn parsed() -> Rules {
+        Rules::Parsed(Arc::new(RobotsTxt::parse(b"user-agent: *\ndisallow: /x\n")))
+    }
+
+    fn backoff(basis: BackoffBasis, rules: Option<Rules>) -> Basis {
+        Basis::Backoff { basis, rules }
+    }
+
+    /// (status, allowed, reason) for a check of `/x`.
+    fn outcome(snapshot: &Snapshot) -> (OriginStatus, bool, Reason) {
+        let agents = [AgentToken {
+            input: "bot".into(),
+            token: "bot".into(),
+        }];
+        let interpretation = interpret(snapshot).expect("a verdict");
+        let decided = interpretation.ruling.decide(&agents, "/x");
+        (interpretation.status, decided.allowed, decided.reason)
+    }
+
+    #[test]
+    fn every_state_has_its_reason() {
+        use OriginStatus::*;
+        let cases = [
+            (
+                Basis::Copy(parsed()),
+                None,
+                (Parsed, false, Reason::MatchedRule),
+            ),
+            (
+                Basis::Copy(Rules::NoRobots),
+                Some(NoRobotsReason::Status(404)),
+                (NoRobotsTxt, true, Reason::NoRobotsTxt),
+            ),
+            (
+                Basis::Copy(Rules::NoRobots),
+                Some(NoRobotsReason::RedirectLimit),
+                (NoRobotsTxt, true, Reason::RedirectLimit),
+            ),
+            (
+                backoff(BackoffBasis::DisallowAll, None),
+                None,
+                (Unreachable, false, Reason::UnreachableDisallowAll),
+            ),
+            (
+                backoff(BackoffBasis::LastGoodCopy, Some(parsed())),
+                None,
+                (Unreachable, false, Reason::LastGoodCopy),
+            ),
+            (
+                backoff(BackoffBasis::LastGoodCopy, Some(Rules::NoRobots)),
+                None,
+                (Unreachable, true, Reason::LastGoodCopy),
+            ),
+            (
+                backoff(BackoffBasis::AllowAllNoCopy, None),
+                None,
+                (Unreachable, true, Reason::UnreachableNoCopy),
+            ),
+            (
+                backoff(BackoffBasis::AllowAllAfter30Days, Some(parsed())),
+                None,
+                (Unreachable, true, Reason::Unreachable30Days),
+            ),
+        ];
+        for (basis, no_robots, expected) in cases {
+            let snapshot = snapshot(basis, no_robots);
+            assert_eq!(outcome(&snapshot), expected, "{:?}", snapshot.basis);
+        }
+    }
+
+    #[test]
+    fn a_refusal_is_an_error_not_a_verdict() {
+        let error = DestinationError::NoAddresses {
+            host: "example.com".into(),
+        };
+        let snapshot = snapshot(Basis::Refused(error.clone()), None);
+        assert_eq!(interpret(&snapshot).err(), Some(error));
+    }
+}
