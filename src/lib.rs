@@ -9,6 +9,8 @@
 //!   the time of a [`clock`].
 //! - [`checker`]: URL + agents → answer, joining the above.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service.
+//! - [`fast`]: the hot path's hand-written replacements for library code, each held to its
+//!   library by tests.
 //! - [`cli`]: the command line (`robotsd serve`, `robotsd eval`).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -20,6 +22,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod destination;
+pub mod fast;
 pub mod fetch;
 pub mod metrics;
 pub mod origin;

@@ -2,10 +2,8 @@
 //! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
 //! answer; every error leaves through [`ApiError`] as problem+json.
 
-mod answer_json;
 mod json;
 pub mod problem;
-mod query;
 pub mod types;
 
 use std::borrow::Cow;
@@ -137,7 +135,7 @@ pub async fn method_not_allowed(method: Method) -> ApiError {
 
 /// The decoded query parameters; values are borrowed from the query unless they had escapes.
 fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
-    query::pairs(query.unwrap_or_default()).collect()
+    crate::fast::query::pairs(query.unwrap_or_default()).collect()
 }
 
 /// The `url` query parameter, which every GET endpoint requires.
@@ -232,7 +230,7 @@ async fn check_get(
         .collect();
     let answer = check_one(&state, url, &agents).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
-    answer_json::write_answer(&mut body, &answer);
+    crate::fast::answer_json::write_answer(&mut body, &answer);
     let mut response = json::response(body);
     if let Some(source) = &answer.source {
         response.extensions_mut().insert(CacheResult(source.cache));

@@ -7,7 +7,7 @@
 //! `serde_json::to_vec(&CheckResponse::from(answer))` produces, which the tests check over
 //! every variant and over arbitrary strings, so [`CheckResponse`] stays the one documented shape.
 //!
-//! [`CheckResponse`]: super::types::CheckResponse
+//! [`CheckResponse`]: crate::api::types::CheckResponse
 
 use std::time::SystemTime;
 
@@ -157,7 +157,7 @@ fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
 /// A quoted RFC 3339 timestamp, as `types::rfc3339` writes it.
 fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
     out.push(b'"');
-    super::types::write_rfc3339(out, at);
+    super::timestamp::write_rfc3339(out, at);
     out.push(b'"');
 }
 
@@ -258,6 +258,79 @@ mod tests {
     #[test]
     fn every_field_set() {
         assert_same(&full());
+    }
+
+    /// A field added to the documented answer cannot be left out of the writer silently: the
+    /// keys written, at every level, are the properties the OpenAPI document gives
+    /// `CheckResponse`; and a field added to `Answer` breaks this destructuring until the writer
+    /// and this test are looked at.
+    #[test]
+    fn every_documented_field_is_written() {
+        let answer = full();
+        let Answer {
+            allowed: _,
+            reason: _,
+            url: _,
+            robots_url: _,
+            agents: _,
+            rule: _,
+            group: _,
+            crawl_delay: _,
+            source: _,
+        } = &answer;
+        let mut out = Vec::new();
+        write_answer(&mut out, &answer);
+        let written: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+        let doc = serde_json::to_value(crate::api::openapi()).expect("OpenAPI as JSON");
+        let schema = &doc["components"]["schemas"]["CheckResponse"];
+        assert_documented_keys(&doc, schema, &written, "CheckResponse");
+    }
+
+    /// Follows `$ref`s and the `oneOf` of optional fields to the object schema, if any.
+    fn object_schema<'a>(
+        doc: &'a serde_json::Value,
+        schema: &'a serde_json::Value,
+    ) -> Option<&'a serde_json::Value> {
+        if let Some(reference) = schema["$ref"].as_str() {
+            let name = reference.rsplit('/').next().expect("a name");
+            return object_schema(doc, &doc["components"]["schemas"][name]);
+        }
+        if schema.get("properties").is_some() {
+            return Some(schema);
+        }
+        ["oneOf", "anyOf", "allOf"]
+            .iter()
+            .filter_map(|k| schema[*k].as_array())
+            .flatten()
+            .find_map(|member| object_schema(doc, member))
+    }
+
+    fn assert_documented_keys(
+        doc: &serde_json::Value,
+        schema: &serde_json::Value,
+        written: &serde_json::Value,
+        at: &str,
+    ) {
+        let schema = object_schema(doc, schema).unwrap_or_else(|| panic!("{at}: no schema"));
+        let properties = schema["properties"].as_object().expect("properties");
+        let object = written
+            .as_object()
+            .unwrap_or_else(|| panic!("{at}: not an object"));
+        let documented: Vec<&String> = properties.keys().collect();
+        let keys: Vec<&String> = object.keys().collect();
+        assert_eq!(
+            keys.len(),
+            documented.len(),
+            "{at}: {keys:?} vs {documented:?}"
+        );
+        for (key, value) in object {
+            let property = properties
+                .get(key)
+                .unwrap_or_else(|| panic!("{at}.{key} is written but not documented"));
+            if value.is_object() {
+                assert_documented_keys(doc, property, value, &format!("{at}.{key}"));
+            }
+        }
     }
 
     #[test]
