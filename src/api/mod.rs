@@ -66,9 +66,6 @@ impl std::ops::Deref for AppState {
 #[derive(Debug, Clone, Copy)]
 pub struct CacheResult(pub Lookup);
 
-/// The API's paths: the routes behind the request limits.
-pub const API_PATHS: [&str; 3] = ["/v1/check", "/v1/robots", "/v1/evaluate"];
-
 /// The probe and metrics paths (on the admin listener when there is one).
 pub const ADMIN_PATHS: [&str; 4] = ["/livez", "/healthz", "/readyz", "/metrics"];
 
@@ -86,9 +83,14 @@ pub const ADMIN_PATHS: [&str; 4] = ["/livez", "/healthz", "/readyz", "/metrics"]
 )]
 struct ApiDoc;
 
-/// The public API routes.
-pub fn api_router(state: AppState) -> Router {
-    api_routes().split_for_parts().0.with_state(state)
+/// The public API routes, and their paths (the routes behind the request limits), read off the
+/// same registration.
+pub fn api_router(state: AppState) -> (Router, Vec<String>) {
+    let (router, doc) = api_routes().split_for_parts();
+    (
+        router.with_state(state),
+        doc.paths.paths.into_keys().collect(),
+    )
 }
 
 /// The API routes with their OpenAPI description: one list serves both, so the document cannot

@@ -6,7 +6,7 @@
 //! route on its own: each such layer costs a boxed service clone and a boxed future per request,
 //! and the three `from_fn` layers this replaces were a fifth of a cached check's instructions.
 //! The price is that the router's `MatchedPath` is not known out here, so the route label comes
-//! from [`RouteLabels`], the app's own list of its (static) paths.
+//! from [`RouteLabels`], built from the same lists the router is built from (see `server::app`).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -27,32 +27,64 @@ use crate::api::problem::ApiError;
 use crate::metrics::{Metrics, UNMATCHED_ROUTE};
 
 /// The route label of a request path: the app's routes are all static paths, apart from one
-/// catch-all under a prefix (the API reference's assets).
-#[derive(Debug, Clone, Copy)]
+/// catch-all under a prefix (the API reference's assets). Built once per app, from the lists the
+/// router is built from.
+#[derive(Debug, Clone, Default)]
 pub struct RouteLabels {
-    /// Paths served as they are; those in `guarded` too are the API.
-    pub exact: &'static [&'static str],
+    /// Paths served as they are, each with whether it is behind the concurrency and time limits
+    /// (the API).
+    exact: Vec<(Box<str>, bool)>,
     /// `(prefix, template)`: any path under `prefix` is labelled `template`.
-    pub prefixed: &'static [(&'static str, &'static str)],
-    /// The routes behind the concurrency and time limits.
-    pub guarded: &'static [&'static str],
+    prefixed: Vec<(Box<str>, Box<str>)>,
 }
 
 impl RouteLabels {
-    /// The label of `path`, [`UNMATCHED_ROUTE`] for paths the app does not serve; never the path
-    /// itself unless it is one of the app's routes.
-    pub fn label(&self, path: &str) -> &'static str {
-        if let Some(route) = self.exact.iter().find(|route| **route == path) {
-            return route;
-        }
-        self.prefixed
-            .iter()
-            .find(|(prefix, _)| path.starts_with(prefix))
-            .map_or(UNMATCHED_ROUTE, |(_, template)| template)
+    /// No routes: every path is [`UNMATCHED_ROUTE`].
+    pub fn new() -> RouteLabels {
+        RouteLabels::default()
     }
 
-    fn is_guarded(&self, route: &str) -> bool {
-        self.guarded.contains(&route)
+    /// Adds paths served as they are; `guarded` puts them behind the request limits.
+    pub fn exact<S: AsRef<str>>(
+        mut self,
+        paths: impl IntoIterator<Item = S>,
+        guarded: bool,
+    ) -> Self {
+        self.exact
+            .extend(paths.into_iter().map(|p| (p.as_ref().into(), guarded)));
+        self
+    }
+
+    /// Labels every path under `prefix` as `template` (a catch-all route).
+    pub fn prefixed(mut self, prefix: &str, template: &str) -> Self {
+        self.prefixed.push((prefix.into(), template.into()));
+        self
+    }
+
+    /// The paths served as they are.
+    #[cfg(test)]
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.exact.iter().map(|(path, _)| &**path)
+    }
+
+    /// The label of `path`, [`UNMATCHED_ROUTE`] for paths the app does not serve; never the path
+    /// itself unless it is one of the app's routes.
+    #[cfg(test)]
+    pub fn label(&self, path: &str) -> &str {
+        self.route(path).0
+    }
+
+    /// The label, and whether the route is guarded.
+    fn route(&self, path: &str) -> (&str, bool) {
+        if let Some((route, guarded)) = self.exact.iter().find(|(route, _)| **route == *path) {
+            return (route, *guarded);
+        }
+        let template = self
+            .prefixed
+            .iter()
+            .find(|(prefix, _)| path.starts_with(&**prefix))
+            .map_or(UNMATCHED_ROUTE, |(_, template)| template);
+        (template, false)
     }
 }
 
@@ -127,10 +159,10 @@ where
         let shared = Arc::clone(&self.shared);
         let inner = self.inner.clone();
         Box::pin(async move {
-            let route = shared.routes.label(request.uri().path());
+            let (route, is_guarded) = shared.routes.route(request.uri().path());
             let method = request.method().clone();
             let serve = async {
-                if shared.routes.is_guarded(route) {
+                if is_guarded {
                     guarded(&shared.guard, inner, request).await
                 } else {
                     inner.oneshot(request).await.unwrap_or_else(|e| match e {})
@@ -175,7 +207,7 @@ where
 /// Never the query string (it holds URLs and user agents).
 fn observe(
     metrics: &Metrics,
-    route: &'static str,
+    route: &str,
     method: &axum::http::Method,
     response: &Response,
     elapsed: Duration,
@@ -206,11 +238,12 @@ mod tests {
     use axum::http::StatusCode;
     use axum::routing::get;
 
-    const ROUTES: RouteLabels = RouteLabels {
-        exact: &["/v1/slow", "/v1/fast", "/v1/panics", "/livez"],
-        prefixed: &[("/docs/", "/docs/{*rest}")],
-        guarded: &["/v1/slow", "/v1/fast", "/v1/panics"],
-    };
+    fn routes() -> RouteLabels {
+        RouteLabels::new()
+            .exact(["/v1/slow", "/v1/fast", "/v1/panics"], true)
+            .exact(["/livez"], false)
+            .prefixed("/docs/", "/docs/{*rest}")
+    }
 
     fn app(metrics: &Metrics, permits: usize, time_limit: Duration) -> Edge<Router> {
         let router = Router::new()
@@ -235,7 +268,7 @@ mod tests {
             .route("/docs/{*rest}", get(|| async { "page" }));
         EdgeLayer::new(
             metrics.clone(),
-            ROUTES,
+            routes(),
             Guard {
                 permits: Arc::new(Semaphore::new(permits)),
                 time_limit,
@@ -263,8 +296,8 @@ mod tests {
 
     #[test]
     fn labels_are_routes_or_unmatched_never_the_path() {
-        assert_eq!(ROUTES.label("/v1/fast"), "/v1/fast");
-        assert_eq!(ROUTES.label("/docs/swagger-ui.css"), "/docs/{*rest}");
+        assert_eq!(routes().label("/v1/fast"), "/v1/fast");
+        assert_eq!(routes().label("/docs/swagger-ui.css"), "/docs/{*rest}");
         for path in [
             "/v1/fast/",
             "/v1/fas",
@@ -272,7 +305,7 @@ mod tests {
             "/v1/%66ast",
             "/secret.example/x",
         ] {
-            assert_eq!(ROUTES.label(path), UNMATCHED_ROUTE, "{path}");
+            assert_eq!(routes().label(path), UNMATCHED_ROUTE, "{path}");
         }
     }
 

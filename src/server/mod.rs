@@ -54,45 +54,28 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     }))
 }
 
-/// The public app's routes outside the API.
-const DOCS_PATHS: [&str; 3] = ["/openapi.json", "/docs", "/docs/"];
-/// Swagger UI's assets.
-const DOCS_ASSETS: (&str, &str) = ("/docs/", "/docs/{*rest}");
+/// Where the API reference is served, and its OpenAPI document.
+const DOCS: &str = "/docs";
+const OPENAPI_JSON: &str = "/openapi.json";
 
-/// Route labels of the public app when it also serves the probes and metrics.
-const PUBLIC_WITH_ADMIN: RouteLabels = RouteLabels {
-    exact: &concat_paths::<10>(&[&api::API_PATHS, &DOCS_PATHS, &api::ADMIN_PATHS]),
-    prefixed: &[DOCS_ASSETS],
-    guarded: &api::API_PATHS,
-};
-/// Route labels of the public app when the probes and metrics have their own listener.
-const PUBLIC: RouteLabels = RouteLabels {
-    exact: &concat_paths::<6>(&[&api::API_PATHS, &DOCS_PATHS]),
-    prefixed: &[DOCS_ASSETS],
-    guarded: &api::API_PATHS,
-};
-/// Route labels of the admin app.
-const ADMIN: RouteLabels = RouteLabels {
-    exact: &api::ADMIN_PATHS,
-    prefixed: &[],
-    guarded: &[],
-};
-
-/// The path lists above, joined at compile time (a wrong `N` fails the build).
-const fn concat_paths<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
-    let mut out = [""; N];
-    let (mut i, mut n) = (0, 0);
-    while i < lists.len() {
-        let mut j = 0;
-        while j < lists[i].len() {
-            out[n] = lists[i][j];
-            n += 1;
-            j += 1;
-        }
-        i += 1;
+/// The public router and its route labels, built from the same lists: the API's registration
+/// (its OpenAPI paths), the API reference's paths, and the probes' when they share the listener.
+fn public_routes(state: &AppState, with_admin: bool) -> (Router, RouteLabels) {
+    let (api, api_paths) = api::api_router(state.clone());
+    let mut router = Router::new()
+        .merge(api)
+        .merge(SwaggerUi::new(DOCS).url(OPENAPI_JSON, api::openapi()));
+    let docs_prefix = format!("{DOCS}/");
+    let mut labels = RouteLabels::new()
+        .exact(api_paths, true)
+        .exact([OPENAPI_JSON, DOCS, &docs_prefix], false)
+        // SwaggerUi serves its assets under the prefix.
+        .prefixed(&docs_prefix, &format!("{DOCS}/{{*rest}}"));
+    if with_admin {
+        router = router.merge(api::admin_router(state.clone()));
+        labels = labels.exact(api::ADMIN_PATHS, false);
     }
-    assert!(n == N, "N must be the total number of paths");
-    out
+    (router, labels)
 }
 
 /// A served app: what [`run`] hands to `axum::serve`.
@@ -120,15 +103,8 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
     };
-    let mut router = Router::new()
-        .merge(api::api_router(state.clone()))
-        .merge(SwaggerUi::new("/docs").url("/openapi.json", api::openapi()));
-    let mut routes = PUBLIC;
-    if with_admin {
-        router = router.merge(api::admin_router(state.clone()));
-        routes = PUBLIC_WITH_ADMIN;
-    }
-    finish(router, &state, routes, guard)
+    let (router, labels) = public_routes(&state, with_admin);
+    finish(router, &state, labels, guard)
 }
 
 /// The admin app: probes and metrics only.
@@ -138,7 +114,8 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(0)),
         time_limit: state.limits.request_timeout,
     };
-    finish(api::admin_router(state.clone()), &state, ADMIN, guard)
+    let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
+    finish(api::admin_router(state.clone()), &state, labels, guard)
 }
 
 /// Fallbacks, the body limit and the edge (limits, panics, metrics, logs), common to both apps.
@@ -233,27 +210,20 @@ mod tests {
     use super::*;
     use crate::metrics::UNMATCHED_ROUTE;
 
-    /// The route labels are a list kept beside the router: every label must be a route the app
-    /// really serves, and every documented API path must have its label.
+    /// Every label is a route the app really serves, and every documented path has its label.
     #[tokio::test]
     async fn route_labels_match_the_routes_served() {
         let state = state(&Settings::default()).expect("state");
-        let documented: Vec<String> = api::openapi().paths.paths.keys().cloned().collect();
-        for path in &documented {
-            assert_eq!(PUBLIC_WITH_ADMIN.label(path), path, "documented {path}");
+        let (_, with_admin) = public_routes(&state, true);
+        for path in api::openapi().paths.paths.keys() {
+            assert_eq!(with_admin.label(path), path, "documented {path}");
         }
-        let cases = [
-            (PUBLIC_WITH_ADMIN, true, "/docs/swagger-ui.css"),
-            (PUBLIC, false, "/docs/swagger-ui.css"),
-        ];
-        for (labels, with_admin, asset) in cases {
-            let paths = labels.exact.iter().copied().chain([asset]);
+        for admin in [true, false] {
+            let (_, labels) = public_routes(&state, admin);
+            let paths = labels.paths().chain(["/docs/swagger-ui.css"]);
             for path in paths {
                 let request = Request::builder().uri(path).body(Body::empty()).unwrap();
-                let response = app(state.clone(), with_admin)
-                    .oneshot(request)
-                    .await
-                    .unwrap();
+                let response = app(state.clone(), admin).oneshot(request).await.unwrap();
                 assert_ne!(
                     response.status(),
                     StatusCode::NOT_FOUND,
@@ -262,8 +232,8 @@ mod tests {
                 assert_ne!(labels.label(path), UNMATCHED_ROUTE, "{path}");
             }
         }
-        for path in ADMIN.exact {
-            let request = Request::builder().uri(*path).body(Body::empty()).unwrap();
+        for path in api::ADMIN_PATHS {
+            let request = Request::builder().uri(path).body(Body::empty()).unwrap();
             let response = admin_app(state.clone()).oneshot(request).await.unwrap();
             assert_ne!(response.status(), StatusCode::NOT_FOUND, "{path}");
         }
@@ -272,8 +242,9 @@ mod tests {
             .uri("/metrics")
             .body(Body::empty())
             .unwrap();
-        let response = app(state, false).oneshot(request).await.unwrap();
+        let response = app(state.clone(), false).oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::NOT_FOUND);
-        assert_eq!(PUBLIC.label("/metrics"), UNMATCHED_ROUTE);
+        let (_, without_admin) = public_routes(&state, false);
+        assert_eq!(without_admin.label("/metrics"), UNMATCHED_ROUTE);
     }
 }
