@@ -7,6 +7,7 @@
 //! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
 //!   the time of a [`clock`].
+//! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
 //! - [`checker`]: URL + agents → answer, joining the above.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service.
 //! - [`fast`]: the hot path's hand-written replacements for library code, each held to its
@@ -27,4 +28,5 @@ pub mod fetch;
 pub mod metrics;
 pub mod origin;
 pub mod server;
+pub mod store;
 pub mod user_agent;

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Instruction counts (callgrind), which repeat where wall-clock figures on a shared VM do not:
+#  1. per cached GET /v1/check: the release server under callgrind, all threads, the difference
+#     between 2,200 and 200 keep-alive requests divided by 2,000 (start-up and shutdown cancel
+#     out); the same for the minimal axum handler (examples/baseline_server.rs) for the ratio;
+#  2. one pass of RobotsTxt::parse over the corpus (crates/robotsd-engine/examples/parse_corpus);
+#  3. 1,000 rounds of checks against the typical file (examples/check_workload typical 1000).
+# Loopback only. Usage: bash benches/instructions.sh   (needs valgrind and python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "needs valgrind (Debian: apt-get install valgrind)" >&2; exit 2; }
+
+pids=()
+work=$(mktemp -d)
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_ready() {
+  for _ in $(seq 1 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
+  echo "not ready: $1" >&2; exit 1
+}
+
+cargo build --release --quiet --bin robotsd --example baseline_server
+cargo build --release --quiet -p robotsd-engine --example parse_corpus --example check_workload
+bin=target/release/robotsd
+baseline=target/release/examples/baseline_server
+
+mkdir -p "$work/origin"
+printf 'User-agent: *\nDisallow: /private\n' > "$work/origin/robots.txt"
+origin=$(free_port)
+python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$work/origin" >/dev/null 2>&1 &
+pids+=($!)
+
+# N GETs of PATH over one keep-alive connection to 127.0.0.1:PORT.
+send() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import http.client, sys
+port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+for _ in range(n):
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    assert response.status == 200, response.status
+conn.close()
+PY
+}
+
+# Total instructions of one server run under callgrind that answers N requests of PATH.
+# Usage: measure N PATH READY_PATH COMMAND...
+measure() {
+  local n=$1 path=$2 ready=$3; shift 3
+  local port out
+  port=$(free_port)
+  out="$work/callgrind.$n.$RANDOM"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" "127.0.0.1:$port" >/dev/null 2>&1 &
+  local pid=$!
+  wait_ready "http://127.0.0.1:$port$ready"
+  send "$port" "$path" 1     # warm: the check's origin is fetched and cached here
+  send "$port" "$path" "$n"
+  kill -TERM "$pid"
+  wait "$pid" || true
+  awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+check="/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Fprivate%2Freport&ua=SomeBot"
+per_request() { # name path ready command...
+  local name=$1 path=$2 ready=$3; shift 3
+  local small large
+  small=$(measure 200 "$path" "$ready" "$@")
+  large=$(measure 2200 "$path" "$ready" "$@")
+  echo "${name}_instructions=$(( (large - small) / 2000 ))"
+}
+
+per_request cached_check "$check" /readyz \
+  "$bin" --allow-private-networks --log-level warn --shutdown-grace 1s --listen
+per_request minimal_handler / / "$baseline"
+
+parse=$(cd "$work" && valgrind --tool=callgrind --callgrind-out-file=parse.out \
+  "$OLDPWD/target/release/examples/parse_corpus" 1 >/dev/null 2>&1 && awk '/^(summary|totals):/ { print $2; exit }' parse.out)
+echo "corpus_parse_instructions=$parse"
+checks=$(cd "$work" && valgrind --tool=callgrind --callgrind-out-file=check.out \
+  "$OLDPWD/target/release/examples/check_workload" typical 1000 >/dev/null 2>&1 && awk '/^(summary|totals):/ { print $2; exit }' check.out)
+echo "check_workload_typical_1000_instructions=$checks"

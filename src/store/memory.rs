@@ -1,0 +1,141 @@
+//! [`MemoryStore`]: the shared store inside one process, with Redis's semantics for what
+//! robotsd uses (records with a time to live, `SET NX PX` leases, compare-and-delete). Caches in
+//! one process that share it behave as replicas sharing a Redis; expiry follows the given clock.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::future::{BoxFuture, FutureExt as _};
+
+use super::record::{Encoded, MAX_META_BYTES};
+use super::{BodyWrite, SharedStore, StoreError};
+use crate::clock::Clock;
+
+#[derive(Debug, Default)]
+struct Inner {
+    records: HashMap<String, (Encoded, Instant)>,
+    leases: HashMap<String, (String, Instant)>,
+}
+
+/// The shared store of one process. Cheap to clone; clones share everything.
+#[derive(Debug, Clone)]
+pub struct MemoryStore {
+    inner: Arc<Mutex<Inner>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl MemoryStore {
+    /// An empty store whose entries expire on `clock`.
+    pub fn new(clock: Arc<dyn Clock>) -> MemoryStore {
+        MemoryStore {
+            inner: Arc::default(),
+            clock,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Replaces an origin's stored fields as they are, without checks: what a rolling upgrade
+    /// or a stray writer leaves behind.
+    pub fn put_raw(&self, origin: &str, encoded: Encoded, ttl: Duration) {
+        let now = self.clock.now();
+        let mut inner = self.lock();
+        // Expired entries go when the map doubles, so it holds at most twice the live ones.
+        if inner.records.len() >= 1024 && inner.records.len().is_power_of_two() {
+            inner.records.retain(|_, (_, expires)| *expires > now);
+            inner.leases.retain(|_, (_, expires)| *expires > now);
+        }
+        inner
+            .records
+            .insert(origin.to_string(), (encoded, now + ttl));
+    }
+
+    /// An origin's stored fields as they are, if unexpired.
+    pub fn get_raw(&self, origin: &str) -> Option<Encoded> {
+        let now = self.clock.now();
+        self.lock()
+            .records
+            .get(origin)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(encoded, _)| encoded.clone())
+    }
+}
+
+impl SharedStore for MemoryStore {
+    fn load<'a>(
+        &'a self,
+        origin: &'a str,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
+        let result = match self.get_raw(origin) {
+            Some(encoded)
+                if encoded.meta.len() > MAX_META_BYTES || encoded.body.len() > max_body_bytes =>
+            {
+                Err(StoreError::TooLarge)
+            }
+            found => Ok(found),
+        };
+        async move { result }.boxed()
+    }
+
+    fn save<'a>(
+        &'a self,
+        origin: &'a str,
+        version: &'a str,
+        meta: &'a [u8],
+        body: &'a BodyWrite,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let kept = match body {
+            BodyWrite::Set(body) => body.clone(),
+            BodyWrite::Keep => self.get_raw(origin).map(|e| e.body).unwrap_or_default(),
+            BodyWrite::Remove => Vec::new(),
+        };
+        let encoded = Encoded {
+            version: version.to_string(),
+            meta: meta.to_vec(),
+            body: kept,
+        };
+        self.put_raw(origin, encoded, ttl);
+        async { Ok(()) }.boxed()
+    }
+
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        let now = self.clock.now();
+        let mut inner = self.lock();
+        let free = inner
+            .leases
+            .get(origin)
+            .is_none_or(|(_, expires)| *expires <= now);
+        if free {
+            inner
+                .leases
+                .insert(origin.to_string(), (token.to_string(), now + ttl));
+        }
+        async move { Ok(free) }.boxed()
+    }
+
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        let mut inner = self.lock();
+        if inner
+            .leases
+            .get(origin)
+            .is_some_and(|(held, _)| held == token)
+        {
+            inner.leases.remove(origin);
+        }
+        async { Ok(()) }.boxed()
+    }
+}

@@ -1,0 +1,331 @@
+//! The shared store behind the origin cache: where replicas share each origin's robots.txt, its
+//! backoff and its refusal, and take the lease that makes a fetch fleet-wide single flight
+//! (docs/fleet.md).
+//!
+//! [`SharedStore`] is the port, with two implementations: [`RedisStore`] (Redis, Valkey, or a
+//! Redis Cluster) and [`MemoryStore`] (one process; replicas in one test process share it). The
+//! cache reaches either through [`Store`], which puts a time limit and a circuit breaker around
+//! every call and counts it: the store is never needed to answer, so a slow or dead store must
+//! cost a check nothing but the time limit, once, and then nothing until it comes back.
+
+mod breaker;
+mod memory;
+pub mod record;
+mod redis_store;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+pub use breaker::{Breaker, BreakerState};
+pub use memory::MemoryStore;
+pub use record::{Encoded, Record, RecordError};
+pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, redact};
+
+use crate::clock::Clock;
+
+/// Why a store call did not complete.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The store answered with an error, or the connection failed.
+    #[error("store error: {0}")]
+    Failed(String),
+    /// The call took longer than its time limit.
+    #[error("store call timed out")]
+    Timeout,
+    /// The circuit breaker is open: the call was not sent.
+    #[error("store unavailable (circuit open)")]
+    Unavailable,
+    /// A value in the store is larger than robotsd ever writes.
+    #[error("stored value too large")]
+    TooLarge,
+}
+
+/// What to do with a record's body field when writing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyWrite {
+    /// Store this (deflated) body.
+    Set(Vec<u8>),
+    /// Leave the stored body as it is (a backoff update keeps the last good copy's body).
+    Keep,
+    /// Remove it (no parsed copy any more).
+    Remove,
+}
+
+/// The store's operations, keyed by origin (`scheme://host[:port]`).
+pub trait SharedStore: Send + Sync + std::fmt::Debug {
+    /// The origin's record: `(version, meta, body)` fields, `None` when nothing is stored.
+    /// Fields larger than `max_body_bytes` (the body) or [`record::MAX_META_BYTES`] are
+    /// [`StoreError::TooLarge`] and are not transferred.
+    fn load<'a>(
+        &'a self,
+        origin: &'a str,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>>;
+
+    /// Writes the version and metadata, and the body as `body` says, and keeps the record for
+    /// `ttl`.
+    fn save<'a>(
+        &'a self,
+        origin: &'a str,
+        version: &'a str,
+        meta: &'a [u8],
+        body: &'a BodyWrite,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Takes the origin's fetch lease for `ttl` if nobody holds it (`SET NX PX`): `true` when
+    /// taken.
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+
+    /// Releases the lease if `token` still holds it (compare and delete).
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
+}
+
+/// A store operation, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreOp {
+    /// [`SharedStore::load`].
+    Load,
+    /// [`SharedStore::save`].
+    Save,
+    /// [`SharedStore::try_lease`].
+    Lease,
+    /// [`SharedStore::release`].
+    Release,
+}
+
+impl StoreOp {
+    /// Every operation, in label order.
+    pub const ALL: [StoreOp; 4] = [
+        StoreOp::Load,
+        StoreOp::Save,
+        StoreOp::Lease,
+        StoreOp::Release,
+    ];
+
+    /// The metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreOp::Load => "load",
+            StoreOp::Save => "save",
+            StoreOp::Lease => "lease",
+            StoreOp::Release => "release",
+        }
+    }
+}
+
+/// How a store call ended, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreOutcome {
+    /// It completed.
+    Ok,
+    /// The store failed it.
+    Error,
+    /// It ran out of time.
+    Timeout,
+    /// The breaker was open: not sent.
+    Skipped,
+}
+
+impl StoreOutcome {
+    /// Every outcome, in label order.
+    pub const ALL: [StoreOutcome; 4] = [
+        StoreOutcome::Ok,
+        StoreOutcome::Error,
+        StoreOutcome::Timeout,
+        StoreOutcome::Skipped,
+    ];
+
+    /// The metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StoreOutcome::Ok => "ok",
+            StoreOutcome::Error => "error",
+            StoreOutcome::Timeout => "timeout",
+            StoreOutcome::Skipped => "skipped",
+        }
+    }
+}
+
+/// Told of every store call: its operation, outcome and duration. The metrics layer installs
+/// one.
+pub type StoreObserver = Arc<dyn Fn(StoreOp, StoreOutcome, Duration) + Send + Sync>;
+
+/// Store settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreSettings {
+    /// Time limit of every call (250 ms): a store slower than this is treated as down.
+    pub timeout: Duration,
+    /// Failures in a row that open the circuit breaker (3).
+    pub breaker_threshold: u32,
+    /// How long the breaker stays open before one probe (5 s).
+    pub breaker_cooldown: Duration,
+}
+
+impl Default for StoreSettings {
+    fn default() -> Self {
+        StoreSettings {
+            timeout: Duration::from_millis(250),
+            breaker_threshold: 3,
+            breaker_cooldown: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A [`SharedStore`] behind a time limit and a circuit breaker, observed. Cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<dyn SharedStore>,
+    breaker: Arc<Mutex<Breaker>>,
+    settings: StoreSettings,
+    clock: Arc<dyn Clock>,
+    observer: Option<StoreObserver>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("inner", &self.inner)
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Store {
+    /// `inner` behind the limits of `settings`, on `clock`.
+    pub fn new(
+        inner: Arc<dyn SharedStore>,
+        settings: StoreSettings,
+        clock: Arc<dyn Clock>,
+    ) -> Store {
+        Store {
+            inner,
+            breaker: Arc::new(Mutex::new(Breaker::new(
+                settings.breaker_threshold,
+                settings.breaker_cooldown,
+            ))),
+            settings,
+            clock,
+            observer: None,
+        }
+    }
+
+    /// The same store, telling `observer` of every call.
+    pub fn with_observer(mut self, observer: StoreObserver) -> Store {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Whether the store is believed up (its breaker is closed).
+    pub fn is_up(&self) -> bool {
+        self.lock_breaker().is_closed()
+    }
+
+    fn lock_breaker(&self) -> std::sync::MutexGuard<'_, Breaker> {
+        // The breaker's updates are single assignments: a poisoned lock is still consistent.
+        self.breaker.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs one call under the breaker and the time limit.
+    async fn call<T>(
+        &self,
+        op: StoreOp,
+        call: BoxFuture<'_, Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let started = tokio::time::Instant::now();
+        if !self.lock_breaker().allow(self.clock.now()) {
+            self.observe(op, StoreOutcome::Skipped, started.elapsed());
+            return Err(StoreError::Unavailable);
+        }
+        let result = match tokio::time::timeout(self.settings.timeout, call).await {
+            Ok(result) => result,
+            Err(_) => Err(StoreError::Timeout),
+        };
+        let outcome = match &result {
+            Ok(_) => StoreOutcome::Ok,
+            Err(StoreError::Timeout) => StoreOutcome::Timeout,
+            Err(_) => StoreOutcome::Error,
+        };
+        {
+            let mut breaker = self.lock_breaker();
+            match &result {
+                // An oversized value is the store's content, not its health.
+                Ok(_) | Err(StoreError::TooLarge) => breaker.success(),
+                Err(_) => breaker.failure(self.clock.now()),
+            }
+        }
+        self.observe(op, outcome, started.elapsed());
+        result
+    }
+
+    fn observe(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
+        if let Some(observer) = &self.observer {
+            observer(op, outcome, took);
+        }
+    }
+
+    /// The origin's stored record, decoded; `None` when there is none or it cannot be used
+    /// (another schema, garbage, an inconsistent body): such a record is skipped, and the next
+    /// write replaces it.
+    pub async fn load(
+        &self,
+        origin: &str,
+        max_body_bytes: usize,
+    ) -> Result<Option<(Record, Option<Vec<u8>>)>, StoreError> {
+        let encoded = self
+            .call(StoreOp::Load, self.inner.load(origin, max_body_bytes))
+            .await?;
+        Ok(encoded.and_then(|encoded| match Record::decode(&encoded, max_body_bytes) {
+            Ok(decoded) => Some(decoded),
+            Err(error) => {
+                tracing::warn!(origin, %error, "ignoring an unreadable record in the shared store");
+                None
+            }
+        }))
+    }
+
+    /// Writes `record`, with `body` as it says, kept for `ttl`.
+    pub async fn save(
+        &self,
+        origin: &str,
+        record: &Record,
+        body: &BodyWrite,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
+        let encoded = record.encode(None);
+        self.call(
+            StoreOp::Save,
+            self.inner
+                .save(origin, &encoded.version, &encoded.meta, body, ttl),
+        )
+        .await
+    }
+
+    /// Takes the origin's fetch lease for `ttl` if it is free.
+    pub async fn try_lease(
+        &self,
+        origin: &str,
+        token: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        self.call(StoreOp::Lease, self.inner.try_lease(origin, token, ttl))
+            .await
+    }
+
+    /// Releases the lease if `token` holds it.
+    pub async fn release(&self, origin: &str, token: &str) -> Result<(), StoreError> {
+        self.call(StoreOp::Release, self.inner.release(origin, token))
+            .await
+    }
+}

@@ -1,0 +1,321 @@
+//! What the shared store holds per origin, and how it is written: a [`Record`] of the last good
+//! copy (with its body), the backoff and the refusal, in wall-clock time so that every replica
+//! can read it whatever its own monotonic clock says.
+//!
+//! The encoding is a schema version, a JSON document of the metadata (small, readable with
+//! `redis-cli`), and the body, deflate-compressed (robots.txt files are text and shrink about
+//! five-fold). Decoding never trusts the bytes: an unknown version, broken JSON, a body that
+//! does not inflate or inflates past the fetch limit, or numbers out of range are a
+//! [`RecordError`], and the caller ignores the record (and later overwrites it). A record never
+//! crashes a replica and never yields a verdict the bytes do not support.
+
+use std::io::Read as _;
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+/// The schema this build writes. A record of another version is skipped, not guessed at.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// The largest encoded metadata accepted (a record's JSON is a few hundred bytes).
+pub const MAX_META_BYTES: usize = 64 * 1024;
+
+/// Everything the fleet shares about one origin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The last successful fetch.
+    pub copy: Option<StoredCopy>,
+    /// The current run of failures.
+    pub backoff: Option<StoredBackoff>,
+    /// The last fetch was refused on the way.
+    pub refusal: Option<StoredRefusal>,
+}
+
+/// What one fetch observed, as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredFetch {
+    /// The final HTTP status, if a response was received.
+    pub status: Option<u16>,
+    /// Decoded body bytes kept.
+    pub bytes: usize,
+    /// The body was cut at the size limit.
+    pub truncated: bool,
+    /// The URL the answer came from, after redirects.
+    pub final_url: String,
+    /// Redirects followed.
+    pub redirects: u32,
+    /// When the fetch started, in milliseconds since the Unix epoch.
+    pub fetched_at_ms: u64,
+    /// How long it took, in milliseconds.
+    pub duration_ms: u64,
+}
+
+/// The last good copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredCopy {
+    /// What the fetch observed.
+    pub fetch: StoredFetch,
+    /// Why there is no robots.txt (`status:404`, `redirect_limit`, …); `None` when the body was
+    /// parsed.
+    pub no_robots: Option<String>,
+    /// When the copy expires, in milliseconds since the Unix epoch.
+    pub expires_at_ms: u64,
+}
+
+/// A run of failures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredBackoff {
+    /// The first failure, in milliseconds since the Unix epoch.
+    pub since_ms: u64,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request before this, in milliseconds since the Unix epoch.
+    pub next_retry_ms: u64,
+    /// What the last failed fetch observed.
+    pub last: StoredFetch,
+    /// Why it failed.
+    pub reason: String,
+}
+
+/// A refused destination.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRefusal {
+    /// What the fetch observed.
+    pub fetch: StoredFetch,
+    /// Which destination was refused and why, as the error said it.
+    pub reason: String,
+    /// When the origin may be asked again, in milliseconds since the Unix epoch.
+    pub expires_at_ms: u64,
+}
+
+/// Why stored bytes are not a usable record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    /// Written by another schema version (an older or newer robotsd).
+    #[error("schema version {found}, this build reads {SCHEMA_VERSION}")]
+    Version {
+        /// The version found.
+        found: String,
+    },
+    /// The metadata is missing, too large or not the expected JSON.
+    #[error("metadata: {0}")]
+    Meta(String),
+    /// The body does not inflate, or inflates past the limit.
+    #[error("body: {0}")]
+    Body(String),
+    /// A parsed copy without its body, or with a body of another length.
+    #[error("a parsed copy and its body do not match")]
+    Inconsistent,
+}
+
+/// A record as the store keeps it: the fields of one hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Encoded {
+    /// The schema version, as decimal text.
+    pub version: String,
+    /// The metadata, JSON.
+    pub meta: Vec<u8>,
+    /// The deflated body of a parsed copy; empty otherwise.
+    pub body: Vec<u8>,
+}
+
+/// Milliseconds since the Unix epoch (0 before it, saturating far after).
+pub fn to_ms(at: SystemTime) -> u64 {
+    at.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The time `ms` milliseconds after the Unix epoch, clamped to what `SystemTime` can hold.
+pub fn from_ms(ms: u64) -> SystemTime {
+    // A hundred years past now is later than any deadline robotsd sets.
+    const FAR: u64 = 200 * 365 * 24 * 3600 * 1000;
+    SystemTime::UNIX_EPOCH + Duration::from_millis(ms.min(FAR))
+}
+
+impl Record {
+    /// Encodes the record with `body`, the parsed copy's robots.txt (`None` for none).
+    pub fn encode(&self, body: Option<&[u8]>) -> Encoded {
+        let meta = serde_json::to_vec(self).unwrap_or_default();
+        let body = body.map(deflate_body).unwrap_or_default();
+        Encoded {
+            version: SCHEMA_VERSION.to_string(),
+            meta,
+            body,
+        }
+    }
+
+    /// Decodes a record and its body, which may inflate to at most `max_body_bytes`.
+    pub fn decode(
+        encoded: &Encoded,
+        max_body_bytes: usize,
+    ) -> Result<(Record, Option<Vec<u8>>), RecordError> {
+        if encoded.version != SCHEMA_VERSION.to_string() {
+            return Err(RecordError::Version {
+                found: encoded.version.chars().take(16).collect(),
+            });
+        }
+        if encoded.meta.len() > MAX_META_BYTES {
+            return Err(RecordError::Meta("too large".into()));
+        }
+        let record: Record =
+            serde_json::from_slice(&encoded.meta).map_err(|e| RecordError::Meta(e.to_string()))?;
+        let parsed_copy = record.copy.as_ref().filter(|c| c.no_robots.is_none());
+        let body = match (parsed_copy, encoded.body.is_empty()) {
+            (Some(copy), false) => {
+                let body = inflate(&encoded.body, max_body_bytes)?;
+                // The body written with another copy's metadata (a lost race between writers)
+                // is caught here, and the record is skipped.
+                if body.len() != copy.fetch.bytes {
+                    return Err(RecordError::Inconsistent);
+                }
+                Some(body)
+            }
+            (None, _) => None,
+            // An empty robots.txt deflates to a few bytes, so an empty field is never a body.
+            (Some(_), true) => return Err(RecordError::Inconsistent),
+        };
+        Ok((record, body))
+    }
+}
+
+/// A body as the store keeps it: deflated.
+pub fn deflate_body(body: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = encoder.write_all(body);
+    encoder.finish().unwrap_or_default()
+}
+
+/// Inflates at most `max` bytes; more is an error (a record written with a larger limit, or
+/// garbage), never an allocation of whatever the bytes claim.
+fn inflate(deflated: &[u8], max: usize) -> Result<Vec<u8>, RecordError> {
+    let mut out = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    flate2::read::DeflateDecoder::new(deflated)
+        .take(limit)
+        .read_to_end(&mut out)
+        .map_err(|e| RecordError::Body(e.to_string()))?;
+    if out.len() > max {
+        return Err(RecordError::Body(format!("inflates past {max} bytes")));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fetch() -> StoredFetch {
+        StoredFetch {
+            status: Some(200),
+            bytes: BODY.len(),
+            truncated: false,
+            final_url: "https://example.com/robots.txt".into(),
+            redirects: 0,
+            fetched_at_ms: 1_795_000_000_000,
+            duration_ms: 12,
+        }
+    }
+
+    fn parsed() -> Record {
+        Record {
+            copy: Some(StoredCopy {
+                fetch: fetch(),
+                no_robots: None,
+                expires_at_ms: 1_795_086_400_000,
+            }),
+            backoff: Some(StoredBackoff {
+                since_ms: 1_795_090_000_000,
+                failures: 2,
+                next_retry_ms: 1_795_090_120_000,
+                last: fetch(),
+                reason: "HTTP status 503".into(),
+            }),
+            refusal: None,
+        }
+    }
+
+    const BODY: &[u8] = b"User-agent: *\nDisallow: /private\n";
+
+    #[test]
+    fn a_record_and_its_body_round_trip() {
+        let encoded = parsed().encode(Some(BODY));
+        let (record, body) = Record::decode(&encoded, 512_000).expect("decodes");
+        assert_eq!(record, parsed());
+        assert_eq!(body.as_deref(), Some(BODY));
+    }
+
+    #[test]
+    fn bodies_are_compressed() {
+        let body = BODY.repeat(1000);
+        let encoded = parsed().encode(Some(&body));
+        assert!(
+            Record::decode(&encoded, 512_000).is_err(),
+            "length differs from the metadata"
+        );
+        assert!(
+            encoded.body.len() * 10 < body.len(),
+            "{}",
+            encoded.body.len()
+        );
+    }
+
+    #[test]
+    fn another_schema_version_is_refused() {
+        let mut encoded = parsed().encode(Some(BODY));
+        encoded.version = "2".into();
+        assert!(matches!(
+            Record::decode(&encoded, 512_000),
+            Err(RecordError::Version { .. })
+        ));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        let good = parsed().encode(Some(BODY));
+        let cases = [
+            Encoded {
+                meta: b"{not json".to_vec(),
+                ..good.clone()
+            },
+            Encoded {
+                meta: vec![b' '; MAX_META_BYTES + 1],
+                ..good.clone()
+            },
+            Encoded {
+                body: b"not deflate".to_vec(),
+                ..good.clone()
+            },
+            Encoded {
+                body: Vec::new(),
+                ..good.clone()
+            },
+            Encoded {
+                version: "\u{0}garbage".into(),
+                ..good.clone()
+            },
+        ];
+        for encoded in cases {
+            assert!(Record::decode(&encoded, 512_000).is_err(), "{encoded:?}");
+        }
+    }
+
+    #[test]
+    fn a_body_past_the_limit_is_refused_without_inflating_it_all() {
+        let bomb = vec![b'a'; 10 * 1024 * 1024];
+        let encoded = parsed().encode(Some(&bomb));
+        assert!(matches!(
+            Record::decode(&encoded, 512_000),
+            Err(RecordError::Body(_))
+        ));
+    }
+
+    #[test]
+    fn times_convert_and_clamp() {
+        let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_123);
+        assert_eq!(from_ms(to_ms(at)), at);
+        assert_eq!(to_ms(SystemTime::UNIX_EPOCH - Duration::from_secs(1)), 0);
+        let _ = from_ms(u64::MAX);
+    }
+}

@@ -1,0 +1,372 @@
+//! [`RedisStore`]: the shared store on Redis, Valkey or a Redis Cluster, through redis-rs.
+//!
+//! Per origin, two keys share a hash tag, so that a cluster keeps them in one slot:
+//! `robotsd:{<origin>}:record`, a hash of `v` (schema version), `m` (metadata, JSON) and `b`
+//! (the deflated body), and `robotsd:{<origin>}:lease`, the fetch lease's token. A standalone
+//! server is reached through redis-rs's `ConnectionManager`, which reconnects by itself; a
+//! cluster through its async cluster connection, made on first use and made again after a
+//! failure. Neither is needed at start: robotsd starts, and answers, with the store down.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::{BoxFuture, FutureExt as _};
+use redis::IntoConnectionInfo as _;
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use tokio::sync::Mutex;
+
+use super::record::MAX_META_BYTES;
+use super::{BodyWrite, SharedStore, StoreError};
+use crate::store::record::Encoded;
+
+/// Where and how to reach Redis.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedisConfig {
+    /// `redis://` or `rediss://` (TLS), with user and password if any.
+    pub url: String,
+    /// A password that overrides the URL's (read from `--redis-password-file`).
+    pub password: Option<String>,
+    /// The URL names one node of a Redis Cluster.
+    pub cluster: bool,
+    /// Time limit for establishing a connection.
+    pub connect_timeout: Duration,
+    /// Time limit for one reply.
+    pub response_timeout: Duration,
+}
+
+impl std::fmt::Debug for RedisConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Credentials never reach a log line, this one included.
+        f.debug_struct("RedisConfig")
+            .field("url", &redact(&self.url))
+            .field("cluster", &self.cluster)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `url` without its userinfo.
+pub fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+            format!("{scheme}://{rest}")
+        }
+        None => "<invalid>".into(),
+    }
+}
+
+/// Why a [`RedisStore`] could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum RedisStoreError {
+    /// The URL is not a Redis URL.
+    #[error("--redis-url {url}: {detail}")]
+    Url {
+        /// The URL without credentials.
+        url: String,
+        /// What is wrong with it.
+        detail: String,
+    },
+}
+
+enum Connection {
+    Single(ConnectionManager),
+    Cluster(Box<Cluster>),
+}
+
+struct Cluster {
+    client: ClusterClient,
+    /// The connection, once made; dropped after a failure so that the next call makes a new one.
+    connection: Mutex<Option<ClusterConnection>>,
+}
+
+/// The shared store on Redis. Cheap to clone.
+#[derive(Clone)]
+pub struct RedisStore {
+    connection: Arc<Connection>,
+    config: Arc<RedisConfig>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Returns the three fields unless one is larger than its limit (then `"too_large"`), so that
+/// an oversized value is never transferred.
+const LOAD: &str = r"
+local m = redis.call('HSTRLEN', KEYS[1], 'm')
+local b = redis.call('HSTRLEN', KEYS[1], 'b')
+if m > tonumber(ARGV[1]) or b > tonumber(ARGV[2]) then return 'too_large' end
+return redis.call('HMGET', KEYS[1], 'v', 'm', 'b')
+";
+
+/// Deletes the lease only if the caller's token still holds it.
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+";
+
+fn record_key(origin: &str) -> String {
+    format!("robotsd:{{{origin}}}:record")
+}
+
+fn lease_key(origin: &str) -> String {
+    format!("robotsd:{{{origin}}}:lease")
+}
+
+fn failed(error: redis::RedisError) -> StoreError {
+    // redis-rs's messages name the server, never the password.
+    StoreError::Failed(error.to_string())
+}
+
+impl RedisStore {
+    /// A store for `config`. Nothing is contacted yet: connections are made on first use.
+    pub fn new(config: RedisConfig) -> Result<RedisStore, RedisStoreError> {
+        let bad = |detail: String| RedisStoreError::Url {
+            url: redact(&config.url),
+            detail,
+        };
+        let mut info = config
+            .url
+            .as_str()
+            .into_connection_info()
+            .map_err(|e| bad(e.to_string()))?;
+        if let Some(password) = &config.password {
+            let settings = info.redis_settings().clone().set_password(password);
+            info = info.set_redis_settings(settings);
+        }
+        let connection = if config.cluster {
+            let client = ClusterClient::builder([info])
+                .connection_timeout(config.connect_timeout)
+                .response_timeout(config.response_timeout)
+                .retries(0)
+                .build()
+                .map_err(|e| bad(e.to_string()))?;
+            Connection::Cluster(Box::new(Cluster {
+                client,
+                connection: Mutex::new(None),
+            }))
+        } else {
+            let client = redis::Client::open(info).map_err(|e| bad(e.to_string()))?;
+            let manager_config = ConnectionManagerConfig::new()
+                .set_connection_timeout(Some(config.connect_timeout))
+                .set_response_timeout(Some(config.response_timeout))
+                .set_number_of_retries(1);
+            Connection::Single(
+                ConnectionManager::new_lazy_with_config(client, manager_config)
+                    .map_err(|e| bad(e.to_string()))?,
+            )
+        };
+        Ok(RedisStore {
+            connection: Arc::new(connection),
+            config: Arc::new(config),
+        })
+    }
+
+    /// Runs `command` on a connection.
+    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        match &*self.connection {
+            Connection::Single(manager) => {
+                let mut manager = manager.clone();
+                command.query_async(&mut manager).await.map_err(failed)
+            }
+            Connection::Cluster(cluster) => {
+                let mut slot = cluster.connection.lock().await;
+                let mut cluster = match slot.take() {
+                    Some(cluster) => cluster,
+                    None => cluster.client.get_async_connection().await.map_err(failed)?,
+                };
+                let result = command.query_async(&mut cluster).await;
+                if result.is_ok() {
+                    *slot = Some(cluster);
+                }
+                result.map_err(failed)
+            }
+        }
+    }
+
+    /// Runs a pipeline (atomically, as MULTI/EXEC) on a connection.
+    async fn run_pipeline(&self, pipeline: &redis::Pipeline) -> Result<(), StoreError> {
+        async fn on(
+            pipeline: &redis::Pipeline,
+            connection: &mut impl ConnectionLike,
+        ) -> Result<(), StoreError> {
+            pipeline.query_async::<()>(connection).await.map_err(failed)
+        }
+        match &*self.connection {
+            Connection::Single(manager) => on(pipeline, &mut manager.clone()).await,
+            Connection::Cluster(cluster) => {
+                let mut slot = cluster.connection.lock().await;
+                let mut cluster = match slot.take() {
+                    Some(cluster) => cluster,
+                    None => cluster.client.get_async_connection().await.map_err(failed)?,
+                };
+                let result = on(pipeline, &mut cluster).await;
+                if result.is_ok() {
+                    *slot = Some(cluster);
+                }
+                result
+            }
+        }
+    }
+}
+
+impl SharedStore for RedisStore {
+    fn load<'a>(
+        &'a self,
+        origin: &'a str,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
+        async move {
+            let mut command = redis::cmd("EVAL");
+            command
+                .arg(LOAD)
+                .arg(1)
+                .arg(record_key(origin))
+                .arg(MAX_META_BYTES)
+                .arg(max_body_bytes);
+            let value: redis::Value = self.run(&command).await?;
+            let fields: Vec<Option<Vec<u8>>> = match value {
+                redis::Value::SimpleString(s) if s == "too_large" => {
+                    return Err(StoreError::TooLarge);
+                }
+                redis::Value::BulkString(s) if s == b"too_large" => {
+                    return Err(StoreError::TooLarge);
+                }
+                other => {
+                    redis::from_redis_value(other).map_err(|e| StoreError::Failed(e.to_string()))?
+                }
+            };
+            match fields.as_slice() {
+                [None, None, None] => Ok(None),
+                [Some(version), Some(meta), body] => Ok(Some(Encoded {
+                    version: String::from_utf8_lossy(version).into_owned(),
+                    meta: meta.clone(),
+                    body: body.clone().unwrap_or_default(),
+                })),
+                // A record without its version or metadata cannot be read: like garbage, it is
+                // skipped and later replaced.
+                _ => Ok(Some(Encoded {
+                    version: String::new(),
+                    meta: Vec::new(),
+                    body: Vec::new(),
+                })),
+            }
+        }
+        .boxed()
+    }
+
+    fn save<'a>(
+        &'a self,
+        origin: &'a str,
+        version: &'a str,
+        meta: &'a [u8],
+        body: &'a BodyWrite,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        async move {
+            let key = record_key(origin);
+            let mut pipeline = redis::pipe();
+            pipeline.atomic();
+            pipeline
+                .cmd("HSET")
+                .arg(&key)
+                .arg("v")
+                .arg(version)
+                .arg("m")
+                .arg(meta)
+                .ignore();
+            match body {
+                BodyWrite::Set(body) => {
+                    pipeline.cmd("HSET").arg(&key).arg("b").arg(body).ignore();
+                }
+                BodyWrite::Remove => {
+                    pipeline.cmd("HDEL").arg(&key).arg("b").ignore();
+                }
+                BodyWrite::Keep => {}
+            }
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            pipeline.cmd("PEXPIRE").arg(&key).arg(ttl_ms).ignore();
+            self.run_pipeline(&pipeline).await
+        }
+        .boxed()
+    }
+
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        async move {
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut command = redis::cmd("SET");
+            command
+                .arg(lease_key(origin))
+                .arg(token)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl_ms);
+            let reply: Option<String> = self.run(&command).await?;
+            Ok(reply.is_some())
+        }
+        .boxed()
+    }
+
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        async move {
+            let mut command = redis::cmd("EVAL");
+            command
+                .arg(RELEASE)
+                .arg(1)
+                .arg(lease_key(origin))
+                .arg(token);
+            let _: i64 = self.run(&command).await?;
+            Ok(())
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn credentials_never_show() {
+        assert_eq!(
+            redact("rediss://robotsd:s3cret@redis.internal:6380/0"),
+            "rediss://redis.internal:6380/0"
+        );
+        let config = RedisConfig {
+            url: "redis://:s3cret@127.0.0.1:6379".into(),
+            password: Some("other-s3cret".into()),
+            cluster: false,
+            connect_timeout: Duration::from_secs(1),
+            response_timeout: Duration::from_secs(1),
+        };
+        let shown = format!("{config:?} {:?}", RedisStore::new(config.clone()).unwrap());
+        assert!(!shown.contains("s3cret"), "{shown}");
+    }
+
+    #[test]
+    fn an_origin_s_keys_share_a_hash_tag() {
+        assert_eq!(
+            record_key("https://example.com:8443"),
+            "robotsd:{https://example.com:8443}:record"
+        );
+        assert_eq!(
+            lease_key("https://example.com:8443"),
+            "robotsd:{https://example.com:8443}:lease"
+        );
+    }
+}
