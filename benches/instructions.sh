@@ -10,15 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (Debian: apt-get install valgrind)" >&2; exit 2; }
 
-pids=()
-work=$(mktemp -d)
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() {
-  for _ in $(seq 1 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
-  echo "not ready: $1" >&2; exit 1
-}
+# shellcheck source=benches/common.sh
+source benches/common.sh
 
 cargo build --release --quiet --bin robotsd --example baseline_server
 cargo build --release --quiet -p robotsd-engine --example parse_corpus --example check_workload

@@ -10,12 +10,8 @@ cd "$(dirname "$0")/.."
 duration=${1:-15}
 command -v wrk >/dev/null || { echo "needs wrk (Debian: apt-get install wrk)" >&2; exit 2; }
 
-pids=()
-work=$(mktemp -d)
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done; echo "not ready: $1" >&2; exit 1; }
+# shellcheck source=benches/common.sh
+source benches/common.sh
 
 cargo build --release --quiet --bin robotsd --example baseline_server
 bin=target/release/robotsd

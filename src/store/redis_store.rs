@@ -168,52 +168,47 @@ impl RedisStore {
         })
     }
 
-    /// Runs `command` on a connection.
-    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
-        match &*self.connection {
-            Connection::Single(manager) => {
-                let mut manager = manager.clone();
-                command.query_async(&mut manager).await.map_err(failed)
+    /// Sends a command or a pipeline on a connection; a cluster connection that failed is
+    /// dropped, so that the next call makes a new one.
+    async fn query(&self, request: Request<'_>) -> Result<redis::Value, StoreError> {
+        async fn on(
+            request: Request<'_>,
+            connection: &mut impl ConnectionLike,
+        ) -> redis::RedisResult<redis::Value> {
+            match request {
+                Request::Command(command) => command.query_async(connection).await,
+                Request::Pipeline(pipeline) => pipeline.query_async(connection).await,
             }
+        }
+        match &*self.connection {
+            Connection::Single(manager) => on(request, &mut manager.clone()).await.map_err(failed),
             Connection::Cluster(cluster) => {
                 let mut slot = cluster.connection.lock().await;
-                let mut cluster = match slot.take() {
-                    Some(cluster) => cluster,
+                let mut connection = match slot.take() {
+                    Some(connection) => connection,
                     None => cluster.client.get_async_connection().await.map_err(failed)?,
                 };
-                let result = command.query_async(&mut cluster).await;
+                let result = on(request, &mut connection).await;
                 if result.is_ok() {
-                    *slot = Some(cluster);
+                    *slot = Some(connection);
                 }
                 result.map_err(failed)
             }
         }
     }
 
-    /// Runs a pipeline (atomically, as MULTI/EXEC) on a connection.
-    async fn run_pipeline(&self, pipeline: &redis::Pipeline) -> Result<(), StoreError> {
-        async fn on(
-            pipeline: &redis::Pipeline,
-            connection: &mut impl ConnectionLike,
-        ) -> Result<(), StoreError> {
-            pipeline.query_async::<()>(connection).await.map_err(failed)
-        }
-        match &*self.connection {
-            Connection::Single(manager) => on(pipeline, &mut manager.clone()).await,
-            Connection::Cluster(cluster) => {
-                let mut slot = cluster.connection.lock().await;
-                let mut cluster = match slot.take() {
-                    Some(cluster) => cluster,
-                    None => cluster.client.get_async_connection().await.map_err(failed)?,
-                };
-                let result = on(pipeline, &mut cluster).await;
-                if result.is_ok() {
-                    *slot = Some(cluster);
-                }
-                result
-            }
-        }
+    /// Runs `command` and converts its reply.
+    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+        let value = self.query(Request::Command(command)).await?;
+        redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
     }
+}
+
+/// What [`RedisStore::query`] sends.
+#[derive(Clone, Copy)]
+enum Request<'a> {
+    Command(&'a redis::Cmd),
+    Pipeline(&'a redis::Pipeline),
 }
 
 impl SharedStore for RedisStore {
@@ -292,7 +287,7 @@ impl SharedStore for RedisStore {
             }
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             pipeline.cmd("PEXPIRE").arg(&key).arg(ttl_ms).ignore();
-            self.run_pipeline(&pipeline).await
+            self.query(Request::Pipeline(&pipeline)).await.map(drop)
         }
         .boxed()
     }

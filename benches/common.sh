@@ -1,0 +1,12 @@
+# Shared by the benchmark scripts (sourced): processes to stop on exit, a scratch directory, free
+# loopback ports and readiness waits.
+pids=()
+work=$(mktemp -d)
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# Waits up to 60 s (servers under valgrind start slowly) for URL to answer 2xx.
+wait_ready() {
+  for _ in $(seq 1 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
+  echo "not ready: $1" >&2; exit 1
+}
