@@ -1,8 +1,6 @@
 //! The HTTP service as its callers use it: a real server on 127.0.0.1:0, a real HTTP client,
 //! real local origins.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -10,7 +8,8 @@ use std::time::Duration;
 use robotsd::config::Settings;
 use robotsd::destination::DestinationPolicy;
 use serde_json::{Value, json};
-use support::*;
+
+use crate::support::*;
 
 struct Service {
     base: String,
@@ -461,6 +460,6 @@ fn committed_openapi_matches_the_code() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test api committed_openapi` and review the diff"
+        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test service api::committed_openapi` and review the diff"
     );
 }

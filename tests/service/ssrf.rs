@@ -3,8 +3,6 @@
 //! addresses off this machine are only ever tried with the outbound proxy pointed at a loopback
 //! sink, so that even a broken guard could not send a packet off the machine.
 
-mod support;
-
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -12,7 +10,8 @@ use robotsd::cache::CacheConfig;
 use robotsd::checker::CheckError;
 use robotsd::destination::DestinationPolicy;
 use robotsd::fetch::FetchConfig;
-use support::*;
+
+use crate::support::*;
 
 fn default_policy_checker() -> robotsd::checker::Checker {
     checker_with(

@@ -1,14 +1,13 @@
 //! Fetching and caching robots.txt against real HTTP origins on 127.0.0.1 (SEMANTICS.md §3–§5).
 
-mod support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
 use robotsd::cache::Lookup;
 use robotsd::checker::Reason;
-use support::*;
 use tokio::io::AsyncWriteExt;
+
+use crate::support::*;
 
 const RULES: &str = "user-agent: *\ndisallow: /private\n";
 
@@ -53,7 +52,7 @@ async fn redirect_to_another_host_applies_its_rules_to_the_original_origin() {
 }
 
 /// An origin that redirects `/robots.txt` → `/r1` → … → `/r{hops}` → 200.
-async fn redirect_chain(hops: usize) -> support::OriginServer {
+async fn redirect_chain(hops: usize) -> OriginServer {
     let server = origin(|| status(500)).await;
     let base = server.base();
     let counter = Arc::new(std::sync::atomic::AtomicUsize::new(0));
