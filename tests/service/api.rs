@@ -230,7 +230,8 @@ async fn load_beyond_the_concurrency_limit_is_shed_with_retry_after() {
     let service = start(limited).await;
     let first_url = service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/x"))));
     let first = tokio::spawn(async move { client().get(first_url).send().await.unwrap().status() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Once its robots.txt fetch reaches the slow origin, the first check holds the only slot.
+    assert!(eventually(|| slow.hits() == 1).await);
     let response = client()
         .get(service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/y")))))
         .send()
@@ -423,12 +424,12 @@ async fn shutdown_drains_a_request_in_flight() {
         encode(&slow.url("/private"))
     ));
     let in_flight = tokio::spawn(async move { client().get(url).send().await.unwrap() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // In flight: its robots.txt fetch has reached the slow origin.
+    assert!(eventually(|| slow.hits() == 1).await);
     service.stop.take().unwrap().send(()).unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(
-        !service.ready.load(Ordering::SeqCst),
-        "readiness turns off first"
+        eventually(|| !service.ready.load(Ordering::SeqCst)).await && !in_flight.is_finished(),
+        "readiness turns off first, while the request is still in flight"
     );
     let response = in_flight.await.unwrap();
     assert_eq!(response.status(), 200);
