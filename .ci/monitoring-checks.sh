@@ -10,7 +10,7 @@
 #      evaluate without error, and every query of deploy/grafana/robotsd-dashboard.json and its
 #      variables must return series.
 # That every metric and label these files name is one robotsd exports is checked by
-# `cargo test --test deploy_artifacts`.
+# `cargo test --test service deploy_artifacts::`.
 #
 # promtool and prometheus come from $PROMTOOL and $PROMETHEUS, else the PATH, else Debian's
 # `prometheus` package: downloaded and unpacked into a temporary folder (no Prometheus is

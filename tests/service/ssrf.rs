@@ -3,8 +3,6 @@
 //! addresses off this machine are only ever tried with the outbound proxy pointed at a loopback
 //! sink, so that even a broken guard could not send a packet off the machine.
 
-mod support;
-
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -12,7 +10,8 @@ use robotsd::cache::CacheConfig;
 use robotsd::checker::CheckError;
 use robotsd::destination::DestinationPolicy;
 use robotsd::fetch::FetchConfig;
-use support::*;
+
+use crate::support::*;
 
 fn default_policy_checker() -> robotsd::checker::Checker {
     checker_with(
@@ -51,6 +50,8 @@ async fn loopback_in_every_spelling_is_refused_by_default() {
     if let Some((v6, v6_count)) = canary("::1").await {
         let url = format!("http://[::1]:{}/x", v6.port());
         assert_refused(checker.check(&url, &["bot"]).await, &url);
+        // Real time on purpose (here and below): a grace period for a connection that must not
+        // come; nothing to wait for if the guard works.
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(v6_count.load(Ordering::SeqCst), 0);
     }

@@ -1,8 +1,6 @@
 //! The HTTP service as its callers use it: a real server on 127.0.0.1:0, a real HTTP client,
 //! real local origins.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -10,7 +8,8 @@ use std::time::Duration;
 use robotsd::config::Settings;
 use robotsd::destination::DestinationPolicy;
 use serde_json::{Value, json};
-use support::*;
+
+use crate::support::*;
 
 struct Service {
     base: String,
@@ -231,7 +230,8 @@ async fn load_beyond_the_concurrency_limit_is_shed_with_retry_after() {
     let service = start(limited).await;
     let first_url = service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/x"))));
     let first = tokio::spawn(async move { client().get(first_url).send().await.unwrap().status() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Once its robots.txt fetch reaches the slow origin, the first check holds the only slot.
+    assert!(eventually(|| slow.hits() == 1).await);
     let response = client()
         .get(service.url(&format!("/v1/check?url={}&ua=a", encode(&slow.url("/y")))))
         .send()
@@ -424,12 +424,12 @@ async fn shutdown_drains_a_request_in_flight() {
         encode(&slow.url("/private"))
     ));
     let in_flight = tokio::spawn(async move { client().get(url).send().await.unwrap() });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // In flight: its robots.txt fetch has reached the slow origin.
+    assert!(eventually(|| slow.hits() == 1).await);
     service.stop.take().unwrap().send(()).unwrap();
-    tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(
-        !service.ready.load(Ordering::SeqCst),
-        "readiness turns off first"
+        eventually(|| !service.ready.load(Ordering::SeqCst)).await && !in_flight.is_finished(),
+        "readiness turns off first, while the request is still in flight"
     );
     let response = in_flight.await.unwrap();
     assert_eq!(response.status(), 200);
@@ -461,6 +461,6 @@ fn committed_openapi_matches_the_code() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test api committed_openapi` and review the diff"
+        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test service api::committed_openapi` and review the diff"
     );
 }

@@ -1,6 +1,5 @@
 //! Real local HTTP origins and helpers for the integration tests. Every server binds a loopback
 //! address (127.0.0.0/8); nothing here sends traffic anywhere else.
-#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
