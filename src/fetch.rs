@@ -270,11 +270,11 @@ impl Fetcher {
             client: builder.build()?,
             config: Arc::new(config),
             policy: Arc::new(policy),
-            clock: Arc::new(TokioClock),
+            clock: Arc::new(TokioClock::new()),
         })
     }
 
-    /// The same fetcher, taking wall-clock time (`fetched_at`, `Retry-After` dates) from `clock`.
+    /// The same fetcher, taking the time (`fetched_at`, `Retry-After` dates) from `clock`.
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Fetcher {
         self.clock = clock;
         self
@@ -311,7 +311,7 @@ impl Fetcher {
             truncated: false,
             final_url: robots_url.clone(),
             redirects: 0,
-            fetched_at: self.clock.wall(),
+            fetched_at: self.clock.now().to_system(),
             duration: Duration::ZERO,
         };
         let outcome = match tokio::time::timeout(
@@ -358,7 +358,7 @@ impl Fetcher {
             };
             let status = response.status();
             meta.status = Some(status.as_u16());
-            let freshness = freshness(response.headers(), self.clock.wall());
+            let freshness = freshness(response.headers(), self.clock.now().to_system());
             if status.is_redirection() {
                 let next = response
                     .headers()

@@ -14,9 +14,9 @@ mod slots;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::clock::{Clock, TokioClock};
+use crate::clock::{Clock, Timestamp, TokioClock};
 use crate::destination::DestinationError;
 use crate::fetch::{
     FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, UnreachableReason,
@@ -103,10 +103,10 @@ pub enum Basis {
 /// The fetch behind a copy.
 #[derive(Debug, Clone)]
 pub struct CopyInfo {
-    /// When it was fetched (monotonic).
-    pub fetched_at: Instant,
-    /// When it expires (monotonic).
-    pub expires_at: Instant,
+    /// When it was fetched.
+    pub fetched_at: Timestamp,
+    /// When it expires.
+    pub expires_at: Timestamp,
     /// Why there is no robots.txt, when there is none.
     pub no_robots: Option<NoRobotsReason>,
     /// What the fetch observed (shared: every answer from this copy points at it).
@@ -116,12 +116,12 @@ pub struct CopyInfo {
 /// A run of failures.
 #[derive(Debug, Clone)]
 pub struct BackoffInfo {
-    /// The first failure (monotonic).
-    pub since: Instant,
+    /// The first failure.
+    pub since: Timestamp,
     /// Failures in a row.
     pub failures: u32,
-    /// No request before this (monotonic).
-    pub next_retry: Instant,
+    /// No request before this.
+    pub next_retry: Timestamp,
     /// What the last failed fetch observed.
     pub last: Arc<FetchMeta>,
     /// Why the last fetch failed.
@@ -187,7 +187,7 @@ impl std::fmt::Debug for OriginCache {
 impl OriginCache {
     /// A cache that fetches with `fetcher`, on tokio's clock.
     pub fn new(config: CacheConfig, fetcher: Fetcher) -> OriginCache {
-        OriginCache::with_clock(config, fetcher, Arc::new(TokioClock))
+        OriginCache::with_clock(config, fetcher, Arc::new(TokioClock::new()))
     }
 
     /// A cache on the given clock; its fetcher takes wall-clock time from the same clock.

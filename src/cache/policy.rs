@@ -8,7 +8,9 @@
 //! answer now and whether to fetch.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Timestamp;
 
 use robotsd_engine::RobotsTxt;
 
@@ -142,9 +144,9 @@ pub struct Copy<M> {
     /// What it says.
     pub rules: Rules,
     /// When it was fetched.
-    pub fetched_at: Instant,
+    pub fetched_at: Timestamp,
     /// When it expires.
-    pub expires_at: Instant,
+    pub expires_at: Timestamp,
     /// What the fetch layer wants to remember (status, sizes, final URL).
     pub meta: M,
 }
@@ -155,9 +157,9 @@ pub struct Copy<M> {
 #[derive(Debug, Clone)]
 pub struct Refusal<M> {
     /// When it was seen.
-    pub at: Instant,
+    pub at: Timestamp,
     /// When the origin may be asked again.
-    pub expires_at: Instant,
+    pub expires_at: Timestamp,
     /// What the fetch layer wants to remember (which destination, and why).
     pub meta: M,
 }
@@ -166,11 +168,11 @@ pub struct Refusal<M> {
 #[derive(Debug, Clone)]
 pub struct Backoff<M> {
     /// The first failure of the run (the 12-hour and 30-day clocks start here).
-    pub since: Instant,
+    pub since: Timestamp,
     /// Failures in a row.
     pub failures: u32,
     /// No request is sent to the origin before this.
-    pub next_retry: Instant,
+    pub next_retry: Timestamp,
     /// What the fetch layer remembers of the last failure.
     pub last: M,
 }
@@ -274,7 +276,7 @@ pub enum Decision<'a, M> {
 
 impl<M> OriginState<M> {
     /// What to answer now, and whether to fetch.
-    pub fn decide(&self, now: Instant, config: &PolicyConfig) -> Decision<'_, M> {
+    pub fn decide(&self, now: Timestamp, config: &PolicyConfig) -> Decision<'_, M> {
         if let Some(backoff) = &self.backoff {
             let elapsed = now.saturating_duration_since(backoff.since);
             let copy = self.copy.as_ref();
@@ -310,7 +312,7 @@ impl<M> OriginState<M> {
     }
 
     /// Whether a fetch may be sent now (never before the next retry time of a backoff).
-    pub fn may_fetch(&self, now: Instant) -> bool {
+    pub fn may_fetch(&self, now: Timestamp) -> bool {
         self.backoff.as_ref().is_none_or(|b| now >= b.next_retry)
     }
 
@@ -318,7 +320,7 @@ impl<M> OriginState<M> {
     pub fn apply(
         &mut self,
         result: FetchResult<M>,
-        now: Instant,
+        now: Timestamp,
         jitter: f64,
         config: &PolicyConfig,
     ) {
@@ -398,7 +400,7 @@ mod tests {
         }
     }
 
-    fn basis(state: &OriginState<()>, now: Instant) -> BackoffBasis {
+    fn basis(state: &OriginState<()>, now: Timestamp) -> BackoffBasis {
         match state.decide(now, &PolicyConfig::default()) {
             Decision::Backoff { basis, .. } => basis,
             other => panic!("not in backoff: {other:?}"),
@@ -409,7 +411,10 @@ mod tests {
     fn nothing_known_means_fetch() {
         let state = OriginState::<()>::default();
         assert!(matches!(
-            state.decide(Instant::now(), &PolicyConfig::default()),
+            state.decide(
+                Timestamp::from_unix(Duration::from_secs(1_795_000_000)),
+                &PolicyConfig::default()
+            ),
             Decision::Fetch
         ));
     }
@@ -417,7 +422,7 @@ mod tests {
     #[test]
     fn max_age_120_is_fresh_until_expiry_then_stale() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(success(Some(Duration::from_secs(120))), t0, 0.0, &config);
         let at = |d| state.decide(t0 + d, &config);
@@ -443,7 +448,7 @@ mod tests {
     #[test]
     fn first_failure_disallows_everything_for_12_hours() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(success(None), t0, 0.0, &config);
         state.apply(failure(false, None), t0 + DAY, 0.0, &config);
@@ -457,7 +462,7 @@ mod tests {
     #[test]
     fn between_12_hours_and_30_days_the_last_good_copy_is_used() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(success(None), t0, 0.0, &config);
         let first = t0 + DAY;
@@ -477,7 +482,7 @@ mod tests {
     #[test]
     fn without_a_copy_everything_is_allowed_after_12_hours() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(failure(false, None), t0, 0.0, &config);
         assert_eq!(basis(&state, t0 + 12 * HOUR), BackoffBasis::AllowAllNoCopy);
@@ -486,7 +491,7 @@ mod tests {
     #[test]
     fn after_30_days_it_is_as_if_there_were_no_robots_txt() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(success(None), t0, 0.0, &config);
         state.apply(failure(false, None), t0 + DAY, 0.0, &config);
@@ -499,7 +504,7 @@ mod tests {
     #[test]
     fn success_ends_the_backoff() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(failure(false, None), t0, 0.0, &config);
         state.apply(success(None), t0 + HOUR, 0.0, &config);
@@ -513,7 +518,7 @@ mod tests {
     #[test]
     fn no_fetch_before_the_next_retry_time() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(failure(false, None), t0, 0.0, &config);
         let next = state.backoff.as_ref().map(|b| b.next_retry).unwrap();
@@ -571,7 +576,7 @@ mod tests {
     #[test]
     fn a_refusal_is_kept_only_briefly_and_never_as_a_last_good_copy() {
         let config = PolicyConfig::default();
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut state = OriginState::default();
         state.apply(success(None), t0, 0.0, &config);
         state.apply(FetchResult::Refused { meta: () }, t0, 0.0, &config);

@@ -9,7 +9,6 @@ use robotsd_engine::{Directive, RobotsTxt};
 
 use crate::cache::policy::{BackoffBasis, Rules};
 use crate::cache::{Basis, Lookup, Snapshot};
-use crate::clock::Reading;
 use crate::destination::DestinationError;
 use crate::fetch::NoRobotsReason;
 
@@ -325,8 +324,8 @@ pub fn evaluate(robots: &RobotsTxt, agents: &[AgentToken], path: &str) -> Decide
     }
 }
 
-/// Where a snapshot's robots.txt came from, with wall-clock times against `clock`.
-pub fn source(snapshot: &Snapshot, clock: Reading) -> Source {
+/// Where a snapshot's robots.txt came from.
+pub fn source(snapshot: &Snapshot) -> Source {
     let copy = snapshot.copy.as_ref();
     let backoff = snapshot.backoff.as_ref();
     let meta = copy.map(|c| &c.meta).or(backoff.map(|b| &b.last));
@@ -334,13 +333,13 @@ pub fn source(snapshot: &Snapshot, clock: Reading) -> Source {
         cache: snapshot.lookup,
         status: meta.and_then(|m| m.status),
         fetched_at: meta.map(|m| m.fetched_at),
-        expires_at: copy.map(|c| clock.wall_at(c.expires_at)),
+        expires_at: copy.map(|c| c.expires_at.to_system()),
         bytes: meta.map(|m| m.bytes),
         final_url: meta.map(|m| m.final_url.as_str().to_owned()),
         backoff: backoff.map(|b| BackoffState {
-            since: clock.wall_at(b.since),
+            since: b.since.to_system(),
             failures: b.failures,
-            next_retry: clock.wall_at(b.next_retry),
+            next_retry: b.next_retry.to_system(),
             last_error: b.reason.clone(),
         }),
     }
@@ -348,7 +347,9 @@ pub fn source(snapshot: &Snapshot, clock: Reading) -> Source {
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
+
+    use crate::clock::Timestamp;
 
     use super::*;
     use crate::cache::CopyInfo;
@@ -364,7 +365,7 @@ mod tests {
             fetched_at: SystemTime::UNIX_EPOCH,
             duration: Duration::ZERO,
         };
-        let now = Instant::now();
+        let now = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         Snapshot {
             lookup: Lookup::Hit,
             basis,

@@ -93,7 +93,7 @@ impl Checker {
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
         let decided = interpret(&snapshot)?.ruling.decide(&agents, target.path());
-        let source = answer::source(&snapshot, self.cache.clock().read());
+        let source = answer::source(&snapshot);
         Ok(Answer {
             allowed: decided.allowed,
             reason: decided.reason,
@@ -118,7 +118,7 @@ impl Checker {
         };
         Ok(OriginReport {
             status: interpretation.status,
-            source: answer::source(&snapshot, self.cache.clock().read()),
+            source: answer::source(&snapshot),
             robots,
             target,
         })

@@ -3,7 +3,9 @@
 //! the store's time limit; after `cooldown` one call is let through to probe, and its outcome
 //! closes or reopens the breaker. A dead Redis then costs a miss nothing but a branch.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::clock::Timestamp;
 
 /// Where the breaker stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,13 +18,13 @@ pub enum BreakerState {
     /// Calls fail at once until `until`.
     Open {
         /// When a probe may go through.
-        until: Instant,
+        until: Timestamp,
     },
     /// One probe is in flight; other calls fail at once until `until`, when another probe may go
     /// (a probe whose caller gave up never reports).
     Probing {
         /// When another probe may go.
-        until: Instant,
+        until: Timestamp,
     },
 }
 
@@ -57,7 +59,7 @@ impl Breaker {
 
     /// Whether a call may go to the store now; when the cooldown is over, the call that asks
     /// becomes the probe.
-    pub fn allow(&mut self, now: Instant) -> bool {
+    pub fn allow(&mut self, now: Timestamp) -> bool {
         match self.state {
             BreakerState::Closed { .. } => true,
             BreakerState::Open { until } | BreakerState::Probing { until } if now >= until => {
@@ -76,7 +78,7 @@ impl Breaker {
     }
 
     /// A call that was allowed failed (an error or its time limit).
-    pub fn failure(&mut self, now: Instant) {
+    pub fn failure(&mut self, now: Timestamp) {
         self.state = match self.state {
             BreakerState::Closed { failures } if failures + 1 < self.threshold => {
                 BreakerState::Closed {
@@ -98,7 +100,7 @@ mod tests {
 
     #[test]
     fn opens_after_the_threshold_and_fails_fast() {
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut breaker = Breaker::new(3, COOLDOWN);
         for _ in 0..2 {
             assert!(breaker.allow(t0));
@@ -113,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_success_resets_the_count() {
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut breaker = Breaker::new(2, COOLDOWN);
         breaker.failure(t0);
         breaker.success();
@@ -123,7 +125,7 @@ mod tests {
 
     #[test]
     fn one_probe_after_the_cooldown_closes_or_reopens_it() {
-        let t0 = Instant::now();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         let mut breaker = Breaker::new(1, COOLDOWN);
         breaker.failure(t0);
         let later = t0 + COOLDOWN;

@@ -4,18 +4,18 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::record::{Encoded, MAX_META_BYTES};
 use super::{BodyWrite, SharedStore, StoreError};
-use crate::clock::Clock;
+use crate::clock::{Clock, Timestamp};
 
 #[derive(Debug, Default)]
 struct Inner {
-    records: HashMap<String, (Encoded, Instant)>,
-    leases: HashMap<String, (String, Instant)>,
+    records: HashMap<String, (Encoded, Timestamp)>,
+    leases: HashMap<String, (String, Timestamp)>,
 }
 
 /// The shared store of one process. Cheap to clone; clones share everything.

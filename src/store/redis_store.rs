@@ -186,7 +186,11 @@ impl RedisStore {
                 let mut slot = cluster.connection.lock().await;
                 let mut connection = match slot.take() {
                     Some(connection) => connection,
-                    None => cluster.client.get_async_connection().await.map_err(failed)?,
+                    None => cluster
+                        .client
+                        .get_async_connection()
+                        .await
+                        .map_err(failed)?,
                 };
                 let result = on(request, &mut connection).await;
                 if result.is_ok() {

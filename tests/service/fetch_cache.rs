@@ -402,12 +402,22 @@ async fn backoff_over_time_last_good_copy_then_allow_all_then_recovery() {
         checker.check(&url, &["bot"]).await.unwrap().reason,
         Reason::MatchedRule
     );
+    // The origin counts a fetch when it arrives; the cache takes its outcome in a moment later.
+    let failures_taken_in = |failures: u32| {
+        let (checker, url) = (&checker, &url);
+        eventually(move || {
+            futures_util::FutureExt::now_or_never(checker.check(url, &["bot"]))
+                .and_then(Result::ok)
+                .is_some_and(|a| source(&a).backoff.as_ref().map(|b| b.failures) == Some(failures))
+        })
+    };
 
     // The copy expires (24 h) and the site starts failing.
     server.set_reply(|| status(500));
     clock.advance(25 * HOUR);
     checker.check(&url, &["bot"]).await.unwrap();
     assert!(eventually(|| server.hits() == 2).await);
+    assert!(failures_taken_in(1).await);
     let first_12h = checker
         .check(&server.url("/public"), &["bot"])
         .await
@@ -428,6 +438,7 @@ async fn backoff_over_time_last_good_copy_then_allow_all_then_recovery() {
             .allowed
     );
     assert!(eventually(|| server.hits() == 3).await);
+    assert!(failures_taken_in(2).await);
 
     // 31 days on: as if there were no robots.txt.
     clock.advance(31 * 24 * HOUR);
@@ -435,6 +446,7 @@ async fn backoff_over_time_last_good_copy_then_allow_all_then_recovery() {
     assert_eq!(late.reason, Reason::Unreachable30Days);
     assert!(late.allowed);
     assert!(eventually(|| server.hits() == 4).await);
+    assert!(failures_taken_in(3).await);
 
     // The site recovers: the next due retry ends the backoff.
     server.set_reply(|| ok(RULES));

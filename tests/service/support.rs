@@ -4,14 +4,14 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, Response, StatusCode};
 use robotsd::cache::{CacheConfig, OriginCache};
 use robotsd::checker::{Answer, Checker, Source};
-use robotsd::clock::Clock;
+use robotsd::clock::{Clock, Timestamp};
 use robotsd::destination::DestinationPolicy;
 use robotsd::fetch::{FetchConfig, Fetcher};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -167,27 +167,24 @@ pub fn source(answer: &Answer) -> &Source {
     answer.source.as_ref().expect("a live check has a source")
 }
 
-/// A clock the test moves by hand: both its monotonic and its wall-clock time.
+/// A clock the test moves by hand.
 #[derive(Debug)]
-pub struct ManualClock(Mutex<(Instant, SystemTime)>);
+pub struct ManualClock(Mutex<Timestamp>);
 
 impl ManualClock {
     pub fn new() -> Arc<ManualClock> {
-        Arc::new(ManualClock(Mutex::new((Instant::now(), SystemTime::now()))))
+        Arc::new(ManualClock(Mutex::new(Timestamp::from_system(
+            SystemTime::now(),
+        ))))
     }
     pub fn advance(&self, by: Duration) {
-        let mut now = self.0.lock().unwrap();
-        now.0 += by;
-        now.1 += by;
+        *self.0.lock().unwrap() += by;
     }
 }
 
 impl Clock for ManualClock {
-    fn now(&self) -> Instant {
-        self.0.lock().unwrap().0
-    }
-    fn wall(&self) -> SystemTime {
-        self.0.lock().unwrap().1
+    fn now(&self) -> Timestamp {
+        *self.0.lock().unwrap()
     }
 }
 
