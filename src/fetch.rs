@@ -136,6 +136,8 @@ pub enum FetchOutcome {
     Parsed {
         /// The parsed file.
         robots: Arc<RobotsTxt>,
+        /// The body it was parsed from (at most the size limit), for the shared store.
+        body: bytes::Bytes,
         /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`).
         max_age: Option<Duration>,
         /// What was observed.
@@ -325,8 +327,9 @@ impl Fetcher {
         };
         meta.duration = started.elapsed();
         match outcome {
-            Ok(Done::Parsed(robots, max_age)) => FetchOutcome::Parsed {
+            Ok(Done::Parsed(robots, body, max_age)) => FetchOutcome::Parsed {
                 robots,
+                body,
                 max_age,
                 meta,
             },
@@ -412,7 +415,7 @@ impl Fetcher {
             }
             let body = self.read_body(response, meta).await?;
             let robots = Arc::new(RobotsTxt::parse(&body));
-            return Ok(Done::Parsed(robots, freshness.max_age));
+            return Ok(Done::Parsed(robots, body.into(), freshness.max_age));
         }
     }
 
@@ -446,7 +449,7 @@ impl Fetcher {
 }
 
 enum Done {
-    Parsed(Arc<RobotsTxt>, Option<Duration>),
+    Parsed(Arc<RobotsTxt>, bytes::Bytes, Option<Duration>),
     NoRobots(NoRobotsReason, Option<Duration>),
     Refused(DestinationError),
 }

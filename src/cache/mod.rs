@@ -9,6 +9,7 @@
 //! while one background refresh runs; during a backoff nothing is sent before the retry time,
 //! however many checks arrive.
 
+mod fleet;
 pub mod policy;
 mod slots;
 
@@ -22,6 +23,9 @@ use crate::fetch::{
     FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, UnreachableReason,
 };
 use crate::origin::Origin;
+use crate::store::Store;
+pub use fleet::FleetConfig;
+use fleet::Fleet;
 use policy::{BackoffBasis, Decision, FetchResult, PolicyConfig, Rules};
 use slots::{Slot, Slots};
 
@@ -55,6 +59,8 @@ pub enum Lookup {
     Stale,
     /// Another check was fetching: this one waited for that fetch.
     Coalesced,
+    /// Nothing was known here; another replica's result was taken from the shared store.
+    Shared,
 }
 
 impl Lookup {
@@ -65,6 +71,7 @@ impl Lookup {
             Lookup::Miss => "miss",
             Lookup::Stale => "stale",
             Lookup::Coalesced => "coalesced",
+            Lookup::Shared => "shared",
         }
     }
 }
@@ -158,6 +165,12 @@ pub struct CacheStats {
     pub fetches: AtomicU64,
     /// Fetches running now.
     pub fetches_in_flight: AtomicU64,
+    /// Fetch leases taken in the shared store.
+    pub leases_taken: AtomicU64,
+    /// Waits for another replica's fetch that ended with its result.
+    pub leases_waited: AtomicU64,
+    /// Waits that ended without a result: the holder's lease expired, or the wait gave up.
+    pub leases_expired: AtomicU64,
 }
 
 /// Told of every fetch: the kind of its outcome and how long it took. The metrics layer installs
@@ -173,6 +186,7 @@ pub struct OriginCache {
     clock: Arc<dyn Clock>,
     stats: Arc<CacheStats>,
     observer: Option<FetchObserver>,
+    fleet: Option<Fleet>,
 }
 
 impl std::fmt::Debug for OriginCache {
@@ -200,7 +214,18 @@ impl OriginCache {
             clock,
             stats,
             observer: None,
+            fleet: None,
         }
+    }
+
+    /// The same cache, sharing origin state with other replicas through `store`.
+    pub fn with_store(mut self, store: Store, config: FleetConfig) -> OriginCache {
+        self.fleet = Some(Fleet {
+            store,
+            config,
+            max_body_bytes: self.fetcher.config().max_body_bytes,
+        });
+        self
     }
 
     /// The same cache, telling `observer` of every fetch.
@@ -234,6 +259,11 @@ impl OriginCache {
         self.slots.usage().await
     }
 
+    /// Whether the shared store is up (its breaker closed); `None` without one.
+    pub fn store_up(&self) -> Option<bool> {
+        self.fleet.as_ref().map(|fleet| fleet.store.is_up())
+    }
+
     /// Origins currently in backoff.
     pub fn origins_in_backoff(&self) -> usize {
         self.slots.count(|slot| slot.lock().backoff.is_some())
@@ -256,6 +286,12 @@ impl OriginCache {
             Lookup::Hit
         };
         if let Some(snapshot) = self.answer_from_state(origin, &slot, lookup) {
+            return snapshot;
+        }
+        // Another replica may have fetched it: its result, if the store has one, is answered.
+        if self.pull(origin, &slot).await
+            && let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Shared)
+        {
             return snapshot;
         }
         // The fetch is a task of its own, holding the single-flight lock: a check that gives up
@@ -351,6 +387,8 @@ impl OriginCache {
         drop(state);
         if refresh {
             self.refresh_in_background(origin, slot);
+        } else if lookup == Lookup::Hit {
+            self.sync_in_background(origin, slot, now);
         }
         Some(snapshot)
     }
@@ -382,8 +420,20 @@ impl OriginCache {
         });
     }
 
-    /// Fetches the origin's robots.txt and takes the outcome in. The caller holds `fetching`.
+    /// Fetches the origin's robots.txt, or takes another replica's result, and takes the outcome
+    /// in. The caller holds `fetching`.
     async fn fetch_into(&self, origin: &Origin, slot: &Arc<Slot>) {
+        match &self.fleet {
+            Some(fleet) => self.fetch_shared(origin, slot, fleet).await,
+            None => {
+                self.fetch_now(origin, slot).await;
+            }
+        }
+    }
+
+    /// Fetches the origin's robots.txt and takes the outcome in; returns the body of a parsed
+    /// file, for the store. The caller holds `fetching`.
+    async fn fetch_now(&self, origin: &Origin, slot: &Arc<Slot>) -> FetchedBody {
         self.stats.fetches.fetch_add(1, Ordering::Relaxed);
         self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
         let outcome = self.fetcher.fetch(&origin.robots_url()).await;
@@ -391,16 +441,30 @@ impl OriginCache {
         if let Some(observer) = &self.observer {
             observer(outcome.kind(), outcome.meta().duration);
         }
-        let parsed_bytes = match &outcome {
-            FetchOutcome::Parsed { robots, .. } => robots.heap_size(),
-            _ => 0,
+        let (parsed_bytes, fetched) = match &outcome {
+            FetchOutcome::Parsed { robots, body, .. } => {
+                (robots.heap_size(), FetchedBody::Parsed(body.clone()))
+            }
+            FetchOutcome::Refused { .. } => (0, FetchedBody::Refused),
+            _ => (0, FetchedBody::None),
         };
         let result = fetch_result(outcome);
         let now = self.clock.now();
         slot.lock()
             .apply(result, now, rand::random::<f64>(), &self.policy);
         self.slots.reweigh(origin, slot, parsed_bytes).await;
+        fetched
     }
+}
+
+/// What a fetch leaves for the shared store.
+enum FetchedBody {
+    /// A parsed file's body.
+    Parsed(bytes::Bytes),
+    /// A refusal: this replica's own, not shared.
+    Refused,
+    /// Nothing new to store but the state.
+    None,
 }
 
 fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
@@ -443,6 +507,7 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
             robots,
             max_age,
             meta,
+            ..
         } => FetchResult::Success {
             rules: Rules::Parsed(robots),
             max_age,

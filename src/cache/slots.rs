@@ -6,7 +6,7 @@
 //! its usage; nothing about moka shows through. A shared store behind the cache (the fleet tier)
 //! is a second storage of the same shape, reached from the same few calls.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::policy::OriginState;
@@ -23,6 +23,9 @@ pub(crate) struct Slot {
     pub(crate) fetching: Arc<tokio::sync::Mutex<()>>,
     /// Bytes charged to the cache for this entry, updated after each fetch.
     weight: AtomicU32,
+    /// When the state was last compared with the shared store (milliseconds since the epoch;
+    /// unused without one).
+    pub(crate) synced_ms: AtomicU64,
 }
 
 /// Bytes charged for an entry beyond its parsed file: the entry and the cache's bookkeeping.
@@ -34,6 +37,7 @@ impl Slot {
             state: Mutex::new(OriginState::default()),
             fetching: Arc::new(tokio::sync::Mutex::new(())),
             weight: AtomicU32::new(SLOT_OVERHEAD_BYTES),
+            synced_ms: AtomicU64::new(0),
         }
     }
 

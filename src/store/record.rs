@@ -1,6 +1,6 @@
 //! What the shared store holds per origin, and how it is written: a [`Record`] of the last good
-//! copy (with its body), the backoff and the refusal, in wall-clock time so that every replica
-//! can read it whatever its own monotonic clock says.
+//! copy (with its body) and the backoff, in wall-clock milliseconds, which every replica reads
+//! alike (robotsd's clock is wall-clock time that only moves forward: `crate::clock`).
 //!
 //! The encoding is a schema version, a JSON document of the metadata (small, readable with
 //! `redis-cli`), and the body, deflate-compressed (robots.txt files are text and shrink about
@@ -27,8 +27,6 @@ pub struct Record {
     pub copy: Option<StoredCopy>,
     /// The current run of failures.
     pub backoff: Option<StoredBackoff>,
-    /// The last fetch was refused on the way.
-    pub refusal: Option<StoredRefusal>,
 }
 
 /// What one fetch observed, as stored.
@@ -58,6 +56,8 @@ pub struct StoredCopy {
     /// Why there is no robots.txt (`status:404`, `redirect_limit`, …); `None` when the body was
     /// parsed.
     pub no_robots: Option<String>,
+    /// When the copy was taken in, in milliseconds since the Unix epoch.
+    pub kept_at_ms: u64,
     /// When the copy expires, in milliseconds since the Unix epoch.
     pub expires_at_ms: u64,
 }
@@ -75,17 +75,6 @@ pub struct StoredBackoff {
     pub last: StoredFetch,
     /// Why it failed.
     pub reason: String,
-}
-
-/// A refused destination.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredRefusal {
-    /// What the fetch observed.
-    pub fetch: StoredFetch,
-    /// Which destination was refused and why, as the error said it.
-    pub reason: String,
-    /// When the origin may be asked again, in milliseconds since the Unix epoch.
-    pub expires_at_ms: u64,
 }
 
 /// Why stored bytes are not a usable record.
@@ -223,6 +212,7 @@ mod tests {
             copy: Some(StoredCopy {
                 fetch: fetch(),
                 no_robots: None,
+                kept_at_ms: 1_795_000_000_012,
                 expires_at_ms: 1_795_086_400_000,
             }),
             backoff: Some(StoredBackoff {
@@ -232,7 +222,6 @@ mod tests {
                 last: fetch(),
                 reason: "HTTP status 503".into(),
             }),
-            refusal: None,
         }
     }
 

@@ -247,3 +247,19 @@ pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// Waits (up to 5 s) until the async `cond` holds.
+pub async fn eventually_async<F, Fut>(mut cond: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while tokio::time::Instant::now() < deadline {
+        if cond().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    cond().await
+}

@@ -25,6 +25,9 @@ use prometheus::{
 use crate::cache::{Lookup, OriginCache};
 use crate::checker::Reason;
 use crate::fetch::FetchKind;
+use crate::store::{StoreOp, StoreOutcome};
+
+mod store;
 
 /// The route label of requests no route matched (404s from the fallback): the raw path would let
 /// any client mint new series.
@@ -35,7 +38,7 @@ pub const UNMATCHED_ROUTE: &str = "unmatched";
 pub const OTHER_LABEL: &str = "other";
 
 /// The `result` label values of `robotsd_cache_lookups_total`, as `cache::Lookup` serialises.
-const LOOKUP_RESULTS: [&str; 4] = ["hit", "miss", "stale", "coalesced"];
+const LOOKUP_RESULTS: [&str; 5] = ["hit", "miss", "stale", "coalesced", "shared"];
 
 /// Methods kept as their own label value; anything else (extension methods are legal HTTP and
 /// client-chosen) becomes [`OTHER_LABEL`].
@@ -62,7 +65,7 @@ struct Inner {
     check_series: [[std::sync::OnceLock<IntCounter>; Reason::ALL.len()]; 2],
     /// `robotsd_cache_lookups_total` by [`Lookup`], in `LOOKUP_RESULTS` order: the label set is
     /// closed and small, so every series exists from the start.
-    lookup_series: [IntCounter; 4],
+    lookup_series: [IntCounter; 5],
     cache_entries: IntGauge,
     cache_weight_bytes: IntGauge,
     cache_capacity_bytes: IntGauge,
@@ -73,6 +76,7 @@ struct Inner {
     fetches: IntCounterVec,
     fetch_duration: prometheus::Histogram,
     fetches_in_flight: IntGauge,
+    store: store::StoreMetrics,
 }
 
 impl fmt::Debug for Metrics {
@@ -188,7 +192,8 @@ impl Metrics {
             fetches.with_label_values(&[outcome]);
         }
 
-        let collectors: [Box<dyn prometheus::core::Collector>; 13] = [
+        let store = store::StoreMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 17] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -202,6 +207,10 @@ impl Metrics {
             Box::new(fetch_duration.clone()),
             Box::new(fetches_in_flight.clone()),
             Box::new(build_info),
+            Box::new(store.up.clone()),
+            Box::new(store.operations.clone()),
+            Box::new(store.duration.clone()),
+            Box::new(store.leases.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -240,6 +249,7 @@ impl Metrics {
                 fetches,
                 fetch_duration,
                 fetches_in_flight,
+                store,
             }),
         }
     }
@@ -290,6 +300,7 @@ impl Metrics {
             Lookup::Miss => 1,
             Lookup::Stale => 2,
             Lookup::Coalesced => 3,
+            Lookup::Shared => 4,
         };
         debug_assert_eq!(LOOKUP_RESULTS[index], lookup.as_str());
         self.inner.lookup_series[index].inc();
@@ -306,6 +317,12 @@ impl Metrics {
             .with_label_values(&[outcome.as_str()])
             .inc();
         self.inner.fetch_duration.observe(elapsed.as_secs_f64());
+    }
+
+    /// Records one call to the shared store: `robotsd_store_operations_total{op,outcome}` and
+    /// `robotsd_store_operation_duration_seconds{op}`.
+    pub fn observe_store(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
+        self.inner.store.observe(op, outcome, took);
     }
 
     /// Refreshes the cache series from `cache` (entries, weight, capacity, evictions, origins in backoff,
@@ -334,6 +351,7 @@ impl Metrics {
             &inner.evictions_seen,
             stats.evictions.load(Ordering::Relaxed),
         );
+        inner.store.refresh(cache.store_up(), stats);
 
         let families = inner.registry.gather();
         let mut out = String::new();

@@ -1,0 +1,419 @@
+//! The cache's side of the shared store (docs/fleet.md): an origin's state written to the store
+//! after each fetch and read from it when this replica knows nothing newer, and the fleet-wide
+//! lease that lets one replica fetch while the others wait for its result.
+//!
+//! The store is never needed to answer. Every call is bounded by the store's time limit and
+//! breaker ([`crate::store::Store`]); when it fails, this replica does what a lone replica does:
+//! it answers from its own cache and fetches itself, still one fetch at a time per origin.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use robotsd_engine::RobotsTxt;
+use url::Url;
+
+use super::policy::{Backoff, Copy, Decision, OriginState, PolicyConfig, Rules};
+use super::slots::Slot;
+use super::{Detail, FetchedBody, OriginCache, Remembered};
+use crate::origin::Origin;
+use crate::clock::Timestamp;
+use crate::fetch::{FetchMeta, NoRobotsReason};
+use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
+use crate::store::{BodyWrite, Record, Store};
+
+/// How the cache uses the shared store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetConfig {
+    /// How long a fetch lease lasts: a replica that dies holding one delays the others by at
+    /// most this. At least the fetch's total time limit.
+    pub lease_ttl: Duration,
+    /// How often a replica waiting for another's fetch looks for its result.
+    pub poll_interval: Duration,
+    /// How long a fresh entry of this replica may go without being compared with the store: the
+    /// bound on how stale this replica's answers can be against what another replica stored.
+    pub sync_interval: Duration,
+}
+
+impl Default for FleetConfig {
+    fn default() -> Self {
+        FleetConfig {
+            lease_ttl: Duration::from_secs(15),
+            poll_interval: Duration::from_millis(50),
+            sync_interval: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The store, as the cache uses it.
+#[derive(Debug, Clone)]
+pub(crate) struct Fleet {
+    pub(crate) store: Store,
+    pub(crate) config: FleetConfig,
+    /// Body bytes accepted from the store (the fetch limit).
+    pub(crate) max_body_bytes: usize,
+}
+
+fn ms(at: Timestamp) -> u64 {
+    u64::try_from(at.since_epoch().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn at_ms(ms: u64) -> Timestamp {
+    Timestamp::from_system(from_ms(ms))
+}
+
+fn stored_fetch(meta: &FetchMeta) -> StoredFetch {
+    StoredFetch {
+        status: meta.status,
+        bytes: meta.bytes,
+        truncated: meta.truncated,
+        final_url: meta.final_url.as_str().to_owned(),
+        redirects: meta.redirects,
+        fetched_at_ms: to_ms(meta.fetched_at),
+        duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+fn fetch_meta(stored: &StoredFetch) -> Option<FetchMeta> {
+    Some(FetchMeta {
+        status: stored.status,
+        bytes: stored.bytes,
+        truncated: stored.truncated,
+        final_url: Url::parse(&stored.final_url).ok()?,
+        redirects: stored.redirects,
+        fetched_at: from_ms(stored.fetched_at_ms),
+        duration: Duration::from_millis(stored.duration_ms),
+    })
+}
+
+fn no_robots_name(reason: NoRobotsReason) -> String {
+    match reason {
+        NoRobotsReason::Status(code) => format!("status:{code}"),
+        NoRobotsReason::RedirectLimit => "redirect_limit".into(),
+        NoRobotsReason::RedirectLoop => "redirect_loop".into(),
+        NoRobotsReason::BadRedirect => "bad_redirect".into(),
+    }
+}
+
+fn no_robots_reason(name: &str) -> Option<NoRobotsReason> {
+    Some(match name {
+        "redirect_limit" => NoRobotsReason::RedirectLimit,
+        "redirect_loop" => NoRobotsReason::RedirectLoop,
+        "bad_redirect" => NoRobotsReason::BadRedirect,
+        _ => NoRobotsReason::Status(name.strip_prefix("status:")?.parse().ok()?),
+    })
+}
+
+/// When the state last took in a fetch's outcome: which of two states is newer.
+pub(crate) fn last_change(state: &OriginState<Remembered>) -> Option<Timestamp> {
+    let copy = state.copy.as_ref().map(|c| c.fetched_at);
+    let backoff = state.backoff.as_ref().map(|b| {
+        Timestamp::from_system(b.last.meta.fetched_at) + b.last.meta.duration
+    });
+    copy.max(backoff)
+}
+
+/// The record of a state; refusals are this replica's own (they are short and name a
+/// destination this replica refused).
+pub(crate) fn export(state: &OriginState<Remembered>) -> Record {
+    Record {
+        copy: state.copy.as_ref().map(|copy| StoredCopy {
+            fetch: stored_fetch(&copy.meta.meta),
+            no_robots: match copy.meta.detail {
+                Detail::NoRobots(reason) => Some(no_robots_name(reason)),
+                _ => None,
+            },
+            kept_at_ms: ms(copy.fetched_at),
+            expires_at_ms: ms(copy.expires_at),
+        }),
+        backoff: state.backoff.as_ref().map(|backoff| StoredBackoff {
+            since_ms: ms(backoff.since),
+            failures: backoff.failures,
+            next_retry_ms: ms(backoff.next_retry),
+            last: stored_fetch(&backoff.last.meta),
+            reason: match &backoff.last.detail {
+                Detail::Failed(reason) => reason.clone(),
+                _ => String::new(),
+            },
+        }),
+    }
+}
+
+/// The state a record describes, with its body parsed; `None` when it cannot be used (a URL
+/// that does not parse, an unknown reason).
+pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState<Remembered>> {
+    let copy = match &record.copy {
+        None => None,
+        Some(stored) => {
+            let meta = Arc::new(fetch_meta(&stored.fetch)?);
+            let (rules, detail) = match (&stored.no_robots, body) {
+                (Some(name), _) => (Rules::NoRobots, Detail::NoRobots(no_robots_reason(name)?)),
+                (None, Some(body)) => (
+                    Rules::Parsed(Arc::new(RobotsTxt::parse(body))),
+                    Detail::Parsed,
+                ),
+                (None, None) => return None,
+            };
+            Some(Copy {
+                rules,
+                fetched_at: at_ms(stored.kept_at_ms),
+                expires_at: at_ms(stored.expires_at_ms),
+                meta: Remembered { meta, detail },
+            })
+        }
+    };
+    let backoff = match &record.backoff {
+        None => None,
+        Some(stored) => Some(Backoff {
+            since: at_ms(stored.since_ms),
+            failures: stored.failures,
+            next_retry: at_ms(stored.next_retry_ms),
+            last: Remembered {
+                meta: Arc::new(fetch_meta(&stored.last)?),
+                detail: Detail::Failed(stored.reason.clone()),
+            },
+        }),
+    };
+    Some(OriginState {
+        copy,
+        backoff,
+        refusal: None,
+    })
+}
+
+/// How long the store keeps a record: long enough for the last good copy to serve the whole
+/// §5 window of a backoff that starts when the copy expires.
+pub(crate) fn record_ttl(policy: &PolicyConfig) -> Duration {
+    policy.max_lifetime + policy.last_copy_window
+}
+
+/// What a fetch's outcome does to the stored body.
+pub(crate) fn body_write(body: Option<&[u8]>, parsed: bool) -> BodyWrite {
+    match body {
+        Some(body) => BodyWrite::Set(crate::store::record::deflate_body(body)),
+        // A failure keeps the last good copy's body; "no robots.txt" has none.
+        None if parsed => BodyWrite::Keep,
+        None => BodyWrite::Remove,
+    }
+}
+
+impl OriginCache {
+    /// Takes the store's state for the origin if it is newer than this replica's: `true` when
+    /// it did. Without a store, or when the store fails, nothing changes.
+    pub(super) async fn pull(&self, origin: &Origin, slot: &Arc<Slot>) -> bool {
+        let Some(fleet) = &self.fleet else {
+            return false;
+        };
+        slot.synced_ms.store(ms(self.clock.now()), Ordering::Relaxed);
+        let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
+        else {
+            return false;
+        };
+        // Parsed before the lock is taken: checks of this origin go on meanwhile.
+        let Some(state) = import(&record, body.as_deref()) else {
+            return false;
+        };
+        let parsed_bytes = match state.copy.as_ref().map(|c| &c.rules) {
+            Some(Rules::Parsed(robots)) => robots.heap_size(),
+            _ => 0,
+        };
+        {
+            let mut local = slot.lock();
+            if last_change(&state) <= last_change(&local) {
+                return false;
+            }
+            *local = state;
+        }
+        self.slots.reweigh(origin, slot, parsed_bytes).await;
+        true
+    }
+
+    /// Writes the slot's state to the store after this replica's fetch (best effort: a store
+    /// that fails only means the others fetch for themselves).
+    async fn push(&self, origin: &Origin, slot: &Arc<Slot>, fetched: FetchedBody, fleet: &Fleet) {
+        let body = match fetched {
+            FetchedBody::Refused => return,
+            FetchedBody::Parsed(body) => Some(body),
+            FetchedBody::None => None,
+        };
+        let (record, parsed_copy) = {
+            let state = slot.lock();
+            let parsed = state
+                .copy
+                .as_ref()
+                .is_some_and(|c| matches!(c.rules, Rules::Parsed(_)));
+            (export(&state), parsed)
+        };
+        let write = body_write(body.as_deref(), parsed_copy);
+        let ttl = record_ttl(&self.policy);
+        if fleet.store.save(origin.key(), &record, &write, ttl).await.is_ok() {
+            slot.synced_ms
+                .store(ms(self.clock.now()), Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the slot's state calls for a fetch now (nothing known, expired, a retry due).
+    fn fetch_due(&self, slot: &Slot) -> bool {
+        let now = self.clock.now();
+        let state = slot.lock();
+        state.may_fetch(now)
+            && matches!(
+                state.decide(now, &self.policy),
+                Decision::Fetch
+                    | Decision::Copy { stale: true, .. }
+                    | Decision::Backoff {
+                        retry_due: true,
+                        ..
+                    }
+                    | Decision::Refused { stale: true, .. }
+            )
+    }
+
+    /// The fleet-wide single flight: the replica that takes the origin's lease fetches and
+    /// stores the result; the others wait for that result, and fetch themselves only when the
+    /// lease expires without one (its holder died) or the store fails. The caller holds the
+    /// slot's `fetching` lock, so this replica waits for the store at most once per origin.
+    pub(super) async fn fetch_shared(&self, origin: &Origin, slot: &Arc<Slot>, fleet: &Fleet) {
+        // Another replica may have fetched since this one looked.
+        if self.pull(origin, slot).await && !self.fetch_due(slot) {
+            return;
+        }
+        let key = origin.key();
+        let token = format!("{:032x}", rand::random::<u128>());
+        let deadline = tokio::time::Instant::now() + fleet.config.lease_ttl;
+        let mut waited = false;
+        loop {
+            match fleet
+                .store
+                .try_lease(key, &token, fleet.config.lease_ttl)
+                .await
+            {
+                Ok(true) => {
+                    self.stats.leases_taken.fetch_add(1, Ordering::Relaxed);
+                    if waited {
+                        self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
+                    }
+                    // The previous holder stored its result before releasing the lease.
+                    if !(self.pull(origin, slot).await && !self.fetch_due(slot)) {
+                        let fetched = self.fetch_now(origin, slot).await;
+                        self.push(origin, slot, fetched, fleet).await;
+                    }
+                    // If this fails, the lease expires by itself.
+                    let _ = fleet.store.release(key, &token).await;
+                    return;
+                }
+                Ok(false) if tokio::time::Instant::now() < deadline => {
+                    waited = true;
+                    tokio::time::sleep(fleet.config.poll_interval).await;
+                    if self.pull(origin, slot).await && !self.fetch_due(slot) {
+                        self.stats.leases_waited.fetch_add(1, Ordering::Relaxed);
+                        return;
+                    }
+                }
+                Ok(false) | Err(_) => break,
+            }
+        }
+        if waited {
+            self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
+        }
+        let fetched = self.fetch_now(origin, slot).await;
+        self.push(origin, slot, fetched, fleet).await;
+    }
+
+    /// Compares a fresh entry with the store once per `sync_interval`, in the background: the
+    /// bound on how long this replica can miss what another stored (a new copy, a backoff).
+    pub(super) fn sync_in_background(&self, origin: &Origin, slot: &Arc<Slot>, now: Timestamp) {
+        let Some(fleet) = &self.fleet else {
+            return;
+        };
+        let now = ms(now);
+        let synced = slot.synced_ms.load(Ordering::Relaxed);
+        let interval = u64::try_from(fleet.config.sync_interval.as_millis()).unwrap_or(u64::MAX);
+        if now.saturating_sub(synced) < interval {
+            return;
+        }
+        let Ok(fetching) = Arc::clone(&slot.fetching).try_lock_owned() else {
+            return;
+        };
+        slot.synced_ms.store(now, Ordering::Relaxed);
+        let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
+        tokio::spawn(async move {
+            let _fetching = fetching;
+            cache.pull(&origin, &slot).await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use super::*;
+    use crate::cache::policy::FetchResult;
+
+    fn meta() -> Remembered {
+        Remembered {
+            meta: Arc::new(FetchMeta {
+                status: Some(200),
+                bytes: 33,
+                truncated: false,
+                final_url: Url::parse("https://example.com/robots.txt").unwrap(),
+                redirects: 1,
+                fetched_at: SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_000),
+                duration: Duration::from_millis(12),
+            }),
+            detail: Detail::Parsed,
+        }
+    }
+
+    const BODY: &[u8] = b"User-agent: *\nDisallow: /private\n";
+
+    #[test]
+    fn a_state_survives_the_store() {
+        let config = PolicyConfig::default();
+        let t0 = Timestamp::from_unix(Duration::from_millis(1_795_000_000_100));
+        let mut state = OriginState::default();
+        state.apply(
+            FetchResult::Success {
+                rules: Rules::Parsed(Arc::new(RobotsTxt::parse(BODY))),
+                max_age: None,
+                meta: meta(),
+            },
+            t0,
+            0.0,
+            &config,
+        );
+        let mut failed = meta();
+        failed.detail = Detail::Failed("HTTP status 503".into());
+        state.apply(
+            FetchResult::Unreachable {
+                retry_after: None,
+                short: true,
+                meta: failed,
+            },
+            t0 + Duration::from_secs(90_000),
+            0.5,
+            &config,
+        );
+        let record = export(&state);
+        let back = import(&record, Some(BODY)).expect("importable");
+        assert_eq!(export(&back), record);
+        assert_eq!(last_change(&back), last_change(&state));
+        let rules = &back.copy.as_ref().unwrap().rules;
+        assert!(matches!(rules, Rules::Parsed(r) if !r.check(&["bot"], "/private").allowed));
+    }
+
+    #[test]
+    fn no_robots_reasons_round_trip() {
+        for reason in [
+            NoRobotsReason::Status(404),
+            NoRobotsReason::RedirectLimit,
+            NoRobotsReason::RedirectLoop,
+            NoRobotsReason::BadRedirect,
+        ] {
+            assert_eq!(no_robots_reason(&no_robots_name(reason)), Some(reason));
+        }
+        assert_eq!(no_robots_reason("status:x"), None);
+        assert_eq!(no_robots_reason("whatever"), None);
+    }
+}

@@ -1,0 +1,106 @@
+//! The shared store's series: whether it is up, every call by operation and outcome with its
+//! latency, and the fetch leases. Registered always (deployment artefacts are checked against
+//! every family robotsd can export); `robotsd_store_up` has a series only when a store is
+//! configured, so an alert on it stays silent for a replica that runs alone.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts};
+
+use crate::cache::CacheStats;
+use crate::store::{StoreOp, StoreOutcome};
+
+/// The `result` label values of `robotsd_store_leases_total`.
+const LEASE_RESULTS: [&str; 3] = ["taken", "waited", "expired"];
+
+pub(super) struct StoreMetrics {
+    pub(super) up: IntGaugeVec,
+    pub(super) operations: IntCounterVec,
+    pub(super) duration: HistogramVec,
+    pub(super) leases: IntCounterVec,
+    /// The lease totals last copied into `leases`, in `LEASE_RESULTS` order.
+    leases_seen: [AtomicU64; 3],
+}
+
+impl StoreMetrics {
+    pub(super) fn new() -> StoreMetrics {
+        let up = IntGaugeVec::new(
+            Opts::new(
+                "robotsd_store_up",
+                "1 while the shared store answers (its circuit breaker is closed), 0 while it is \
+                 treated as down; no series without a store.",
+            ),
+            &["backend"],
+        )
+        .expect("valid metric");
+        let operations = IntCounterVec::new(
+            Opts::new(
+                "robotsd_store_operations_total",
+                "Calls to the shared store, by operation and outcome.",
+            ),
+            &["op", "outcome"],
+        )
+        .expect("valid metric");
+        // 100 µs to ~1.6 s doubling: loopback Redis answers in well under a millisecond, and
+        // the time limit is 250 ms by default.
+        let duration = HistogramVec::new(
+            HistogramOpts::new(
+                "robotsd_store_operation_duration_seconds",
+                "Time taken by calls to the shared store, by operation.",
+            )
+            .buckets(prometheus::exponential_buckets(0.000_1, 2.0, 15).expect("valid buckets")),
+            &["op"],
+        )
+        .expect("valid metric");
+        let leases = IntCounterVec::new(
+            Opts::new(
+                "robotsd_store_leases_total",
+                "Fetch leases: taken by this replica, waited on (another replica's result came), \
+                 expired (the wait ended without one, and this replica fetched).",
+            ),
+            &["result"],
+        )
+        .expect("valid metric");
+        for op in StoreOp::ALL {
+            duration.with_label_values(&[op.as_str()]);
+            for outcome in StoreOutcome::ALL {
+                operations.with_label_values(&[op.as_str(), outcome.as_str()]);
+            }
+        }
+        for result in LEASE_RESULTS {
+            leases.with_label_values(&[result]);
+        }
+        StoreMetrics {
+            up,
+            operations,
+            duration,
+            leases,
+            leases_seen: Default::default(),
+        }
+    }
+
+    pub(super) fn observe(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
+        self.operations
+            .with_label_values(&[op.as_str(), outcome.as_str()])
+            .inc();
+        self.duration
+            .with_label_values(&[op.as_str()])
+            .observe(took.as_secs_f64());
+    }
+
+    /// Refreshes the series read from the cache: the breaker and the lease totals.
+    pub(super) fn refresh(&self, store_up: Option<bool>, stats: &CacheStats) {
+        if let Some(up) = store_up {
+            self.up.with_label_values(&["redis"]).set(i64::from(up));
+        }
+        let totals = [
+            stats.leases_taken.load(Ordering::Relaxed),
+            stats.leases_waited.load(Ordering::Relaxed),
+            stats.leases_expired.load(Ordering::Relaxed),
+        ];
+        for ((result, seen), total) in LEASE_RESULTS.iter().zip(&self.leases_seen).zip(totals) {
+            super::sync_counter(&self.leases.with_label_values(&[result]), seen, total);
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The fleet tier (docs/fleet.md) against a real `redis-server` on loopback, with three replicas
+//! sharing it: each replica is a checker with its own cache and its own connections, as a
+//! process of its own would have.
+
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use robotsd::cache::Lookup;
+use robotsd::checker::{Checker, Reason};
+
+use crate::redis_server::{RedisServer, replica};
+use crate::support::*;
+
+const RULES: &str = "User-agent: *\nDisallow: /private\n";
+
+fn replicas(redis: &RedisServer) -> [Checker; 3] {
+    [replica(&redis.url()), replica(&redis.url()), replica(&redis.url())]
+}
+
+async fn reason(checker: &Checker, url: &str) -> Reason {
+    checker.check(url, &["bot"]).await.expect("an answer").reason
+}
+
+#[tokio::test]
+async fn cold_checks_across_three_replicas_send_one_fetch() {
+    let redis = RedisServer::start().await;
+    let server = origin(|| ok(RULES)).await;
+    // A slow origin, so that every check arrives while the one fetch is under way.
+    server.set_delay(Duration::from_millis(200));
+    let replicas = replicas(&redis);
+    let url = server.url("/private/x");
+    let checks = replicas
+        .iter()
+        .flat_map(|replica| (0..30).map(|_| replica.check(&url, &["bot"])))
+        .collect::<Vec<_>>();
+    for answer in join_all(checks).await {
+        assert_eq!(answer.expect("an answer").reason, Reason::MatchedRule);
+    }
+    assert_eq!(server.hits(), 1, "one fetch for the whole fleet");
+}
+
+#[tokio::test]
+async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others() {
+    let redis = RedisServer::start().await;
+    let server = origin(|| status(503)).await;
+    let [a, b, c] = replicas(&redis);
+    let url = server.url("/x");
+    assert_eq!(reason(&a, &url).await, Reason::UnreachableDisallowAll);
+    for other in [&b, &c] {
+        let answer = other.check(&url, &["bot"]).await.unwrap();
+        assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
+        assert_eq!(source(&answer).cache, Lookup::Shared);
+        let backoff = source(&answer).backoff.clone().expect("the shared backoff");
+        assert_eq!(backoff.failures, 1);
+    }
+    assert_eq!(server.hits(), 1, "nobody else probed the failing site");
+}
+
+#[tokio::test]
+async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff() {
+    let redis = RedisServer::start().await;
+    let good = origin(|| ok(RULES)).await;
+    let failing = origin(|| status(500)).await;
+    {
+        let before = replica(&redis.url());
+        assert_eq!(reason(&before, &good.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(
+            reason(&before, &failing.url("/x")).await,
+            Reason::UnreachableDisallowAll
+        );
+    }
+    // A new process: nothing in its own cache.
+    let after = replica(&redis.url());
+    let answer = after.check(&good.url("/private"), &["bot"]).await.unwrap();
+    assert_eq!(answer.reason, Reason::MatchedRule);
+    assert_eq!(source(&answer).cache, Lookup::Shared);
+    assert_eq!(
+        reason(&after, &failing.url("/x")).await,
+        Reason::UnreachableDisallowAll
+    );
+    assert_eq!((good.hits(), failing.hits()), (1, 1));
+}
+
+#[tokio::test]
+async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns() {
+    let mut redis = RedisServer::start().await;
+    let [a, b, _] = replicas(&redis);
+    redis.kill();
+    let alone = origin(|| ok(RULES)).await;
+    for replica in [&a, &b] {
+        let started = tokio::time::Instant::now();
+        assert_eq!(reason(replica, &alone.url("/private")).await, Reason::MatchedRule);
+        assert!(started.elapsed() < Duration::from_secs(3), "no long stall");
+    }
+    assert_eq!(alone.hits(), 2, "each replica fetched for itself");
+
+    redis.restart().await;
+    // The breaker lets a probe through after its cooldown, and the connection comes back: then
+    // what one replica fetches, the other takes from the store.
+    assert!(
+        eventually_async(|| async {
+            let server = origin(|| ok(RULES)).await;
+            let _ = a.check(&server.url("/private"), &["bot"]).await;
+            let answer = b.check(&server.url("/private"), &["bot"]).await.unwrap();
+            source(&answer).cache == Lookup::Shared
+        })
+        .await
+    );
+    let fresh = origin(|| ok(RULES)).await;
+    assert_eq!(reason(&a, &fresh.url("/private")).await, Reason::MatchedRule);
+    let answer = b.check(&fresh.url("/private"), &["bot"]).await.unwrap();
+    assert_eq!(source(&answer).cache, Lookup::Shared);
+    assert_eq!(fresh.hits(), 1, "shared again");
+}
+
+#[tokio::test]
+async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires() {
+    let redis = RedisServer::start().await;
+    let server = origin(|| ok(RULES)).await;
+    let key = format!("robotsd:{{{}}}:lease", server.base());
+    // A replica took the lease and died before storing anything.
+    let mut connection = redis.connection().await.unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(&key)
+        .arg("a-dead-replica")
+        .arg("PX")
+        .arg(1000)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let [_, b, c] = replicas(&redis);
+    let url = server.url("/private");
+    let started = tokio::time::Instant::now();
+    let (from_b, from_c) = tokio::join!(b.check(&url, &["bot"]), c.check(&url, &["bot"]));
+    assert_eq!(from_b.unwrap().reason, Reason::MatchedRule);
+    assert_eq!(from_c.unwrap().reason, Reason::MatchedRule);
+    assert!(started.elapsed() >= Duration::from_millis(900), "they waited");
+    assert_eq!(server.hits(), 1, "one of them fetched");
+}
+
+#[tokio::test]
+async fn garbage_and_future_schema_records_are_ignored_and_replaced() {
+    let redis = RedisServer::start().await;
+    let mut connection = redis.connection().await.unwrap();
+    for (version, meta) in [("2", "{\"copy\":{\"some\":\"future\"}}"), ("1", "not json")] {
+        let server = origin(|| ok(RULES)).await;
+        let key = format!("robotsd:{{{}}}:record", server.base());
+        let _: () = redis::cmd("HSET")
+            .arg(&key)
+            .arg("v")
+            .arg(version)
+            .arg("m")
+            .arg(meta)
+            .arg("b")
+            .arg("garbage")
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        let replica = replica(&redis.url());
+        assert_eq!(reason(&replica, &server.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(server.hits(), 1, "the unreadable record was not used");
+        let stored: String = redis::cmd("HGET")
+            .arg(&key)
+            .arg("v")
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        assert_eq!(stored, "1", "and it was replaced");
+        // Another replica now shares the replacement.
+        let other = crate::redis_server::replica(&redis.url());
+        assert_eq!(reason(&other, &server.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(server.hits(), 1);
+    }
+}

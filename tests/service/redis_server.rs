@@ -1,0 +1,122 @@
+//! A real `redis-server` (Debian's package) on a loopback port, started and stopped by the test,
+//! and replicas of robotsd sharing it. A missing `redis-server` fails the test: it never skips.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use robotsd::cache::{CacheConfig, FleetConfig, OriginCache};
+use robotsd::checker::Checker;
+use robotsd::clock::{Clock, TokioClock};
+use robotsd::fetch::Fetcher;
+use robotsd::store::{RedisConfig, RedisStore, Store, StoreSettings};
+
+use crate::support::{fetch_config, loopback_allowed};
+
+/// A `redis-server` process on 127.0.0.1, killed when dropped.
+pub struct RedisServer {
+    pub port: u16,
+    child: Option<Child>,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl RedisServer {
+    /// Starts a server that keeps nothing on disk.
+    pub async fn start() -> RedisServer {
+        let mut server = RedisServer {
+            port: free_port(),
+            child: None,
+        };
+        server.restart().await;
+        server
+    }
+
+    /// Starts the server again on the same port (after [`RedisServer::kill`]), empty.
+    pub async fn restart(&mut self) {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is required for these tests (Debian: apt-get install redis-server)");
+        self.child = Some(child);
+        for _ in 0..200 {
+            if let Ok(mut connection) = self.connection().await
+                && redis::cmd("PING")
+                    .query_async::<String>(&mut connection)
+                    .await
+                    .is_ok()
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("redis-server on port {} did not start", self.port);
+    }
+
+    /// Kills the server.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// A plain connection, for looking at or tampering with what robotsd stored.
+    pub async fn connection(&self) -> redis::RedisResult<redis::aio::MultiplexedConnection> {
+        redis::Client::open(self.url())?
+            .get_multiplexed_async_connection()
+            .await
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The store's settings in these tests: quick to give up and quick to retry.
+pub fn store_settings() -> StoreSettings {
+    StoreSettings {
+        timeout: Duration::from_millis(500),
+        breaker_threshold: 2,
+        breaker_cooldown: Duration::from_millis(300),
+    }
+}
+
+/// A replica: its own cache and connections, sharing `redis_url` with the others.
+pub fn replica(redis_url: &str) -> Checker {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let store = RedisStore::new(RedisConfig {
+        url: redis_url.to_string(),
+        password: None,
+        cluster: false,
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(500),
+    })
+    .expect("a redis URL");
+    let store = Store::new(Arc::new(store), store_settings(), Arc::clone(&clock));
+    let fetcher = Fetcher::new(fetch_config(), loopback_allowed()).expect("fetcher");
+    let cache = OriginCache::with_clock(CacheConfig::default(), fetcher, clock).with_store(
+        store,
+        FleetConfig {
+            lease_ttl: Duration::from_secs(3),
+            poll_interval: Duration::from_millis(20),
+            sync_interval: Duration::from_secs(60),
+        },
+    );
+    Checker::new(cache)
+}
