@@ -141,11 +141,11 @@ def check_versions():
     if not cargo == app == docker:
         fail(f"versions differ: Cargo.toml {cargo}, appVersion {app}, Dockerfile {docker}")
     # The chart derives terminationGracePeriodSeconds from robotsd's default shutdown grace.
-    config = open("src/config.rs").read()
-    grace = re.search(r'env = "ROBOTSD_SHUTDOWN_GRACE",\s*default_value = "([^"]+)"', config)
+    grace = re.search(r'env = "ROBOTSD_SHUTDOWN_GRACE",\s*default_value = "([^"]+)"',
+                      config_source())
     helpers = open(f"{CHART}/templates/_helpers.tpl").read()
     if not grace or f'.Values.config.shutdownGrace | default "{grace.group(1)}"' not in helpers:
-        fail("the chart's default shutdown grace is not --shutdown-grace's default in config.rs")
+        fail("the chart's default shutdown grace is not --shutdown-grace's default in src/config/")
     else:
         print(f"--shutdown-grace default {grace.group(1)} = the chart's")
 
@@ -363,9 +363,14 @@ def seconds(duration):
     return math.ceil(total)
 
 
+def config_source():
+    """The source of robotsd serve's settings: one module per concern under src/config/."""
+    return "".join(open(path).read() for path in sorted(glob.glob("src/config/*.rs")))
+
+
 def config_envs():
-    """Every ROBOTSD_* variable that robotsd serve reads (src/config.rs)."""
-    return sorted(set(re.findall(r'env = "(ROBOTSD_[A-Z_]+)"', open("src/config.rs").read())))
+    """Every ROBOTSD_* variable that robotsd serve reads (src/config/)."""
+    return sorted(set(re.findall(r'env = "(ROBOTSD_[A-Z_]+)"', config_source())))
 
 
 def check_promises(label, values, docs, monitor_api):
@@ -396,7 +401,7 @@ def check_promises(label, values, docs, monitor_api):
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
         if len(config_envs()) != 29:
-            problems.append(f"src/config.rs has {len(config_envs())} settings, expected 29")
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 29")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}

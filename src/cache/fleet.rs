@@ -16,9 +16,9 @@ use url::Url;
 use super::policy::{Backoff, Copy, Decision, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
 use super::{Detail, FetchedBody, OriginCache, Remembered};
-use crate::origin::Origin;
 use crate::clock::Timestamp;
 use crate::fetch::{FetchMeta, NoRobotsReason};
+use crate::origin::Origin;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
 use crate::store::{BodyWrite, Record, Store};
 
@@ -107,9 +107,10 @@ fn no_robots_reason(name: &str) -> Option<NoRobotsReason> {
 /// When the state last took in a fetch's outcome: which of two states is newer.
 pub(crate) fn last_change(state: &OriginState<Remembered>) -> Option<Timestamp> {
     let copy = state.copy.as_ref().map(|c| c.fetched_at);
-    let backoff = state.backoff.as_ref().map(|b| {
-        Timestamp::from_system(b.last.meta.fetched_at) + b.last.meta.duration
-    });
+    let backoff = state
+        .backoff
+        .as_ref()
+        .map(|b| Timestamp::from_system(b.last.meta.fetched_at) + b.last.meta.duration);
     copy.max(backoff)
 }
 
@@ -204,7 +205,8 @@ impl OriginCache {
         let Some(fleet) = &self.fleet else {
             return false;
         };
-        slot.synced_ms.store(ms(self.clock.now()), Ordering::Relaxed);
+        slot.synced_ms
+            .store(ms(self.clock.now()), Ordering::Relaxed);
         let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
         else {
             return false;
@@ -246,7 +248,12 @@ impl OriginCache {
         };
         let write = body_write(body.as_deref(), parsed_copy);
         let ttl = record_ttl(&self.policy);
-        if fleet.store.save(origin.key(), &record, &write, ttl).await.is_ok() {
+        if fleet
+            .store
+            .save(origin.key(), &record, &write, ttl)
+            .await
+            .is_ok()
+        {
             slot.synced_ms
                 .store(ms(self.clock.now()), Ordering::Relaxed);
         }
@@ -294,7 +301,7 @@ impl OriginCache {
                         self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
                     }
                     // The previous holder stored its result before releasing the lease.
-                    if !(self.pull(origin, slot).await && !self.fetch_due(slot)) {
+                    if !self.pull(origin, slot).await || self.fetch_due(slot) {
                         let fetched = self.fetch_now(origin, slot).await;
                         self.push(origin, slot, fetched, fleet).await;
                     }

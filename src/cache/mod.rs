@@ -24,8 +24,8 @@ use crate::fetch::{
 };
 use crate::origin::Origin;
 use crate::store::Store;
-pub use fleet::FleetConfig;
 use fleet::Fleet;
+pub use fleet::FleetConfig;
 use policy::{BackoffBasis, Decision, FetchResult, PolicyConfig, Rules};
 use slots::{Slot, Slots};
 

@@ -49,42 +49,84 @@ impl Default for PolicyConfig {
     }
 }
 
-/// A [`PolicyConfig`] whose numbers contradict each other.
+/// A [`PolicyConfig`] whose numbers contradict each other; each variant names the fields by
+/// their names in [`PolicyConfig`], so that a caller can say where they came from.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PolicyConfigError {
-    /// A minimum above its maximum, or a zero where time must pass.
-    #[error("{name}: {detail}")]
-    Invalid {
-        /// The setting.
-        name: &'static str,
-        /// What is wrong with it.
-        detail: &'static str,
+    /// A zero where time must pass.
+    #[error("{field} must be above zero")]
+    Zero {
+        /// The field.
+        field: &'static str,
+    },
+    /// A minimum above its maximum.
+    #[error("{field} ({value:?}) must not exceed {limit_field} ({limit:?})")]
+    Exceeds {
+        /// The field that is too large.
+        field: &'static str,
+        /// The field that bounds it.
+        limit_field: &'static str,
+        /// The first field's value.
+        value: Duration,
+        /// The second field's value.
+        limit: Duration,
     },
 }
 
 impl PolicyConfig {
-    /// Checks that the numbers make sense together.
+    /// Builds a policy from its numbers, given in the order of the fields, if they make sense
+    /// together ([`PolicyConfig::validate`]).
+    pub fn try_new(
+        default_lifetime: Duration,
+        min_lifetime: Duration,
+        max_lifetime: Duration,
+        disallow_window: Duration,
+        last_copy_window: Duration,
+        retry_min: Duration,
+        retry_max: Duration,
+    ) -> Result<PolicyConfig, PolicyConfigError> {
+        let config = PolicyConfig {
+            default_lifetime,
+            min_lifetime,
+            max_lifetime,
+            disallow_window,
+            last_copy_window,
+            retry_min,
+            retry_max,
+        };
+        config.validate().map(|()| config)
+    }
+
+    /// Checks that the numbers make sense together; the first contradiction found is reported.
     pub fn validate(&self) -> Result<(), PolicyConfigError> {
-        let invalid = |name, detail| Err(PolicyConfigError::Invalid { name, detail });
-        if self.min_lifetime.is_zero() {
-            return invalid("min_lifetime", "must be above zero");
-        }
-        if self.min_lifetime > self.max_lifetime {
-            return invalid("min_lifetime", "must not exceed max_lifetime");
-        }
-        if !(self.min_lifetime..=self.max_lifetime).contains(&self.default_lifetime) {
-            return invalid("default_lifetime", "must lie between min and max lifetime");
-        }
-        if self.retry_min.is_zero() {
-            return invalid("retry_min", "must be above zero");
-        }
-        if self.retry_min > self.retry_max {
-            return invalid("retry_min", "must not exceed retry_max");
-        }
-        if self.disallow_window > self.last_copy_window {
-            return invalid("disallow_window", "must not exceed last_copy_window");
-        }
-        Ok(())
+        let zero = |field, value: Duration| {
+            if value.is_zero() {
+                return Err(PolicyConfigError::Zero { field });
+            }
+            Ok(())
+        };
+        let at_most = |(field, value): (_, Duration), (limit_field, limit)| {
+            if value > limit {
+                return Err(PolicyConfigError::Exceeds {
+                    field,
+                    limit_field,
+                    value,
+                    limit,
+                });
+            }
+            Ok(())
+        };
+        let (min, max, default) = (self.min_lifetime, self.max_lifetime, self.default_lifetime);
+        zero("min_lifetime", min)?;
+        at_most(("min_lifetime", min), ("max_lifetime", max))?;
+        at_most(("min_lifetime", min), ("default_lifetime", default))?;
+        at_most(("default_lifetime", default), ("max_lifetime", max))?;
+        zero("retry_min", self.retry_min)?;
+        at_most(("retry_min", self.retry_min), ("retry_max", self.retry_max))?;
+        at_most(
+            ("disallow_window", self.disallow_window),
+            ("last_copy_window", self.last_copy_window),
+        )
     }
 
     /// How long a successful fetch is used: its `max-age` (zero for `no-cache`/`no-store`), else

@@ -15,12 +15,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use robotsd::cache::{CacheConfig, OriginCache};
+use robotsd::cache::{CacheConfig, FleetConfig, OriginCache};
+use robotsd::clock::{Clock, TokioClock};
 use robotsd::destination::DestinationPolicy;
 use robotsd::fetch::{FetchConfig, FetchKind, Fetcher};
 use robotsd::metrics::Metrics;
+use robotsd::store::{MemoryStore, Store, StoreSettings};
 use serde_json::Value;
 
 /// Labels Prometheus attaches to every series it scrapes.
@@ -78,7 +81,15 @@ impl Exported {
         metrics.observe_fetch(FetchKind::Parsed, Duration::from_millis(1));
         let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
             .expect("default fetcher");
-        let cache = OriginCache::new(CacheConfig::default(), fetcher);
+        // With a store, so that the store's series are rendered too.
+        let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+        let store = Store::new(
+            Arc::new(MemoryStore::new(Arc::clone(&clock))),
+            StoreSettings::default(),
+            clock,
+        );
+        let cache = OriginCache::new(CacheConfig::default(), fetcher)
+            .with_store(store, FleetConfig::default());
         let text = metrics.render(&cache).await;
 
         let families: BTreeSet<String> = metrics.family_names().iter().cloned().collect();

@@ -14,11 +14,19 @@ use crate::support::*;
 const RULES: &str = "User-agent: *\nDisallow: /private\n";
 
 fn replicas(redis: &RedisServer) -> [Checker; 3] {
-    [replica(&redis.url()), replica(&redis.url()), replica(&redis.url())]
+    [
+        replica(&redis.url()),
+        replica(&redis.url()),
+        replica(&redis.url()),
+    ]
 }
 
 async fn reason(checker: &Checker, url: &str) -> Reason {
-    checker.check(url, &["bot"]).await.expect("an answer").reason
+    checker
+        .check(url, &["bot"])
+        .await
+        .expect("an answer")
+        .reason
 }
 
 #[tokio::test]
@@ -63,7 +71,10 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff() {
     let failing = origin(|| status(500)).await;
     {
         let before = replica(&redis.url());
-        assert_eq!(reason(&before, &good.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(
+            reason(&before, &good.url("/private")).await,
+            Reason::MatchedRule
+        );
         assert_eq!(
             reason(&before, &failing.url("/x")).await,
             Reason::UnreachableDisallowAll
@@ -89,7 +100,10 @@ async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns()
     let alone = origin(|| ok(RULES)).await;
     for replica in [&a, &b] {
         let started = tokio::time::Instant::now();
-        assert_eq!(reason(replica, &alone.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(
+            reason(replica, &alone.url("/private")).await,
+            Reason::MatchedRule
+        );
         assert!(started.elapsed() < Duration::from_secs(3), "no long stall");
     }
     assert_eq!(alone.hits(), 2, "each replica fetched for itself");
@@ -107,7 +121,10 @@ async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns()
         .await
     );
     let fresh = origin(|| ok(RULES)).await;
-    assert_eq!(reason(&a, &fresh.url("/private")).await, Reason::MatchedRule);
+    assert_eq!(
+        reason(&a, &fresh.url("/private")).await,
+        Reason::MatchedRule
+    );
     let answer = b.check(&fresh.url("/private"), &["bot"]).await.unwrap();
     assert_eq!(source(&answer).cache, Lookup::Shared);
     assert_eq!(fresh.hits(), 1, "shared again");
@@ -134,7 +151,10 @@ async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_e
     let (from_b, from_c) = tokio::join!(b.check(&url, &["bot"]), c.check(&url, &["bot"]));
     assert_eq!(from_b.unwrap().reason, Reason::MatchedRule);
     assert_eq!(from_c.unwrap().reason, Reason::MatchedRule);
-    assert!(started.elapsed() >= Duration::from_millis(900), "they waited");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "they waited"
+    );
     assert_eq!(server.hits(), 1, "one of them fetched");
 }
 
@@ -157,7 +177,10 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced() {
             .await
             .unwrap();
         let replica = replica(&redis.url());
-        assert_eq!(reason(&replica, &server.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(
+            reason(&replica, &server.url("/private")).await,
+            Reason::MatchedRule
+        );
         assert_eq!(server.hits(), 1, "the unreadable record was not used");
         let stored: String = redis::cmd("HGET")
             .arg(&key)
@@ -168,7 +191,10 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced() {
         assert_eq!(stored, "1", "and it was replaced");
         // Another replica now shares the replacement.
         let other = crate::redis_server::replica(&redis.url());
-        assert_eq!(reason(&other, &server.url("/private")).await, Reason::MatchedRule);
+        assert_eq!(
+            reason(&other, &server.url("/private")).await,
+            Reason::MatchedRule
+        );
         assert_eq!(server.hits(), 1);
     }
 }

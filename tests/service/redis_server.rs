@@ -42,11 +42,20 @@ impl RedisServer {
     pub async fn restart(&mut self) {
         let child = Command::new("redis-server")
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server is required for these tests (Debian: apt-get install redis-server)");
+            .expect(
+                "redis-server is required for these tests (Debian: apt-get install redis-server)",
+            );
         self.child = Some(child);
         for _ in 0..200 {
             if let Ok(mut connection) = self.connection().await

@@ -1,0 +1,118 @@
+//! The settings of one robots.txt fetch: its user agent, time limits, size limit, redirects and
+//! proxy, which become a [`FetchConfig`].
+//!
+//! What makes a fetch configuration usable is the fetcher's business, so the checks live in
+//! [`FetchConfig::try_new`]; this module only hands the flags' values over and names the flag
+//! behind a field the fetcher complains about. `--max-redirects 0` is allowed: a redirect is then
+//! "no robots.txt".
+
+use std::time::Duration;
+
+use url::Url;
+
+use super::{ConfigError, parse_duration, parse_size};
+use crate::fetch::{DEFAULT_USER_AGENT, FetchConfig, FetchConfigError};
+
+/// Where [`FetchConfig`] sits in [`super::Settings`], to name the flag of a field.
+const SECTION: &str = "fetch";
+
+/// The flags of fetching robots.txt.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Fetching robots.txt")]
+pub struct FetchArgs {
+    /// User-Agent header robotsd sends when fetching robots.txt (printable ASCII).
+    #[arg(long, env = "ROBOTSD_FETCH_USER_AGENT", default_value = DEFAULT_USER_AGENT)]
+    #[arg(value_name = "STRING")]
+    pub fetch_user_agent: String,
+
+    /// Time limit for establishing one connection when fetching robots.txt.
+    #[arg(long, env = "ROBOTSD_CONNECT_TIMEOUT", default_value = "5s")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub connect_timeout: Duration,
+
+    /// Time limit for a whole robots.txt fetch, redirects and body included; at least
+    /// --connect-timeout.
+    #[arg(long, env = "ROBOTSD_FETCH_TIMEOUT", default_value = "10s")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub fetch_timeout: Duration,
+
+    /// Decoded bytes of a robots.txt kept and parsed (500 KiB = 512000 bytes); the rest is
+    /// dropped, not an error.
+    #[arg(long, env = "ROBOTSD_MAX_ROBOTS_BYTES", default_value = "500KiB")]
+    #[arg(value_parser = parse_size, value_name = "BYTES")]
+    pub max_robots_bytes: u64,
+
+    /// Redirect hops followed when fetching robots.txt; one more is treated as "no robots.txt"
+    /// (0 follows none).
+    #[arg(long, env = "ROBOTSD_MAX_REDIRECTS", default_value = "5")]
+    #[arg(value_name = "N")]
+    pub max_redirects: u32,
+
+    /// Outbound HTTP proxy (http:// or https:// URL) for every robots.txt fetch; unset by
+    /// default. Proxy environment variables such as HTTPS_PROXY are never used.
+    #[arg(long, env = "ROBOTSD_PROXY", hide_env_values = true)]
+    #[arg(value_name = "URL")]
+    pub proxy: Option<Url>,
+}
+
+impl FetchArgs {
+    /// The checked [`FetchConfig`].
+    pub(super) fn fetch_config(&self) -> Result<FetchConfig, ConfigError> {
+        let max_body_bytes =
+            ConfigError::to_usize(SECTION, "max_body_bytes", self.max_robots_bytes)?;
+        Ok(FetchConfig::try_new(
+            self.fetch_user_agent.clone(),
+            self.connect_timeout,
+            self.fetch_timeout,
+            max_body_bytes,
+            self.max_redirects,
+            self.proxy.clone(),
+        )?)
+    }
+}
+
+impl From<FetchConfigError> for ConfigError {
+    fn from(error: FetchConfigError) -> Self {
+        match error {
+            FetchConfigError::UserAgent => ConfigError::UserAgent,
+            FetchConfigError::Zero { field } => ConfigError::zero(SECTION, field),
+            FetchConfigError::ConnectAboveTotal { connect, total } => ConfigError::exceeds(
+                SECTION,
+                ("connect_timeout", connect),
+                ("total_timeout", total),
+            ),
+            FetchConfigError::Proxy { url, detail } => ConfigError::Proxy { url, detail },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{error_of, settings};
+    use super::*;
+
+    #[test]
+    fn proxy_must_be_http() {
+        for good in ["http://proxy:3128", "https://proxy.example/"] {
+            settings(&["--proxy", good]).unwrap_or_else(|e| panic!("{good}: {e}"));
+        }
+        let err = error_of(&["--proxy", "socks5://user:secret@proxy:1080"]);
+        assert!(matches!(err, ConfigError::Proxy { .. }));
+        let message = err.to_string();
+        assert!(message.starts_with("--proxy "), "{message}");
+        assert!(message.contains("socks5"), "{message}");
+        assert!(!message.contains("secret"), "{message}");
+        assert!(matches!(
+            error_of(&["--proxy", "file:///tmp/x"]),
+            ConfigError::Proxy { .. }
+        ));
+    }
+
+    #[test]
+    fn user_agent_must_be_a_header_value() {
+        for bad in ["", "   ", "bot\nInjected: yes", "bötchen"] {
+            let err = error_of(&["--fetch-user-agent", bad]);
+            assert!(matches!(err, ConfigError::UserAgent), "{bad:?}: {err:?}");
+        }
+    }
+}

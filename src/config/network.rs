@@ -1,0 +1,149 @@
+//! The network settings: where robotsd listens (`--listen`, `--admin-listen`) and which
+//! destinations it may fetch robots.txt from (`--allow-private-networks`, `--allow-cidr`,
+//! `--deny-cidr`).
+//!
+//! Both are about addresses, and both are what an operator adjusts to fit robotsd into a network:
+//! ports for the load balancer and the scraper, networks for the SSRF guard. The guard itself is
+//! [`DestinationPolicy`]; this module only gathers its inputs. The one check clap cannot make on a
+//! single value is here: the admin listener must not fight the main listener for a port.
+
+use std::net::SocketAddr;
+
+use clap::builder::BoolishValueParser;
+use ipnet::IpNet;
+
+use super::{ConfigError, parse_cidr};
+use crate::destination::DestinationPolicy;
+
+/// The flags of the listeners and of the destination rules.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Network")]
+pub struct NetworkArgs {
+    /// Address the API listens on.
+    #[arg(long, env = "ROBOTSD_LISTEN", default_value = "0.0.0.0:8080")]
+    #[arg(value_name = "ADDR")]
+    pub listen: SocketAddr,
+
+    /// Separate address for /metrics, /livez, /readyz and /healthz; unset by default, which
+    /// serves them on --listen.
+    #[arg(long, env = "ROBOTSD_ADMIN_LISTEN")]
+    #[arg(value_name = "ADDR")]
+    pub admin_listen: Option<SocketAddr>,
+
+    /// Allow fetching from loopback, private (RFC 1918), link-local, CGNAT and IPv6
+    /// unique-local/site-local addresses; cloud metadata, multicast, broadcast and unspecified
+    /// addresses stay refused. Off by default; the variable takes true/false (also yes/no,
+    /// on/off, 1/0).
+    #[arg(long, env = "ROBOTSD_ALLOW_PRIVATE_NETWORKS")]
+    #[arg(value_parser = BoolishValueParser::new())]
+    pub allow_private_networks: bool,
+
+    /// A network robotsd may fetch from whatever its address class (repeatable; the variable
+    /// takes a comma-separated list). None by default.
+    #[arg(long, env = "ROBOTSD_ALLOW_CIDR")]
+    #[arg(value_delimiter = ',', value_parser = parse_cidr, value_name = "CIDR")]
+    pub allow_cidr: Vec<IpNet>,
+
+    /// A network robotsd never fetches from; wins over everything else (repeatable; the
+    /// variable takes a comma-separated list). None by default.
+    #[arg(long, env = "ROBOTSD_DENY_CIDR")]
+    #[arg(value_delimiter = ',', value_parser = parse_cidr, value_name = "CIDR")]
+    pub deny_cidr: Vec<IpNet>,
+}
+
+impl NetworkArgs {
+    /// The admin listener's address, if it can be bound next to `--listen`.
+    pub(super) fn admin_listen(&self) -> Result<Option<SocketAddr>, ConfigError> {
+        match self.admin_listen {
+            Some(admin) if binds_overlap(self.listen, admin) => {
+                Err(ConfigError::AdminListenCollides {
+                    listen: self.listen,
+                    admin,
+                })
+            }
+            admin => Ok(admin),
+        }
+    }
+
+    /// The destination rules; any combination of them is valid.
+    pub(super) fn destinations(&self) -> DestinationPolicy {
+        DestinationPolicy::new(
+            self.allow_private_networks,
+            self.allow_cidr.clone(),
+            self.deny_cidr.clone(),
+        )
+    }
+}
+
+/// Whether two listeners would fight over one port: the same address, or a wildcard address
+/// that covers the other (`0.0.0.0` covers IPv4, `[::]` covers both families on a dual-stack
+/// host). Port 0 asks the OS for a free port and never collides.
+fn binds_overlap(a: SocketAddr, b: SocketAddr) -> bool {
+    if a.port() != b.port() || a.port() == 0 {
+        return false;
+    }
+    let covers = |x: SocketAddr, y: SocketAddr| {
+        x.ip().is_unspecified() && (x.is_ipv6() || x.is_ipv4() == y.is_ipv4())
+    };
+    a.ip() == b.ip() || covers(a, b) || covers(b, a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{error_of, parse, settings};
+    use super::*;
+
+    #[test]
+    fn repeated_cidrs_parse() {
+        let args = parse(&["--allow-cidr", "10.0.0.0/8", "--allow-cidr", "::1/128"]).unwrap();
+        assert_eq!(
+            args.network.allow_cidr,
+            [
+                "10.0.0.0/8".parse::<IpNet>().unwrap(),
+                "::1/128".parse().unwrap()
+            ]
+        );
+        assert!(args.network.deny_cidr.is_empty());
+        let err = parse(&["--deny-cidr", "10.0.0.0/99"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn bool_flag_takes_no_value_on_the_command_line() {
+        assert!(
+            parse(&["--allow-private-networks"])
+                .unwrap()
+                .network
+                .allow_private_networks
+        );
+        assert!(!parse(&[]).unwrap().network.allow_private_networks);
+    }
+
+    #[test]
+    fn admin_listener_must_not_collide() {
+        for (listen, admin) in [
+            ("0.0.0.0:8080", "0.0.0.0:8080"),
+            ("0.0.0.0:8080", "127.0.0.1:8080"),
+            ("127.0.0.1:9000", "0.0.0.0:9000"),
+            ("[::]:8080", "127.0.0.1:8080"),
+            ("[::1]:8080", "[::]:8080"),
+        ] {
+            let err = error_of(&["--listen", listen, "--admin-listen", admin]);
+            assert!(
+                matches!(err, ConfigError::AdminListenCollides { .. }),
+                "{listen} {admin}: {err:?}"
+            );
+            assert!(err.to_string().contains("--admin-listen"));
+        }
+        for (listen, admin) in [
+            ("0.0.0.0:8080", "0.0.0.0:9090"),
+            ("127.0.0.1:8080", "127.0.0.2:8080"),
+            ("0.0.0.0:8080", "[::1]:8080"),
+            ("127.0.0.1:0", "127.0.0.1:0"),
+        ] {
+            let s = settings(&["--listen", listen, "--admin-listen", admin])
+                .unwrap_or_else(|e| panic!("{listen} {admin}: {e}"));
+            assert_eq!(s.admin_listen, Some(admin.parse().unwrap()));
+        }
+    }
+}
