@@ -183,6 +183,7 @@ WRONG_VALUES = [
     ("config.listen: localhost:80 (not an IP)", {"config": {"listen": "localhost:80"}}, True),
     ("config.allowCidr: a string", {"config": {"allowCidr": "10.0.0.0/8"}}, True),
     ("config.proxy: socks5://", {"config": {"proxy": "socks5://proxy:1080"}}, True),
+    ("config.redisUrl: http://", {"config": {"redisUrl": "http://redis:6379"}}, True),
     ("a misspelt key (confg)", {"confg": {"logFormat": "json"}}, True),
     ("service.port: 70000", {"service": {"port": 70000}}, True),
     ("extraEnv: ROBOTSD_LISTEN (belongs in config)",
@@ -191,6 +192,10 @@ WRONG_VALUES = [
     # mode), so these must fail rendering (template/install).
     ("config.proxy and proxyFromSecret both",
      {"config": {"proxy": "http://proxy:3128", "proxyFromSecret": {"name": "s", "key": "url"}}},
+     False),
+    ("config.redisUrl and redisUrlFromSecret both",
+     {"config": {"redisUrl": "redis://redis:6379",
+                 "redisUrlFromSecret": {"name": "s", "key": "url"}}},
      False),
     ("autoscaling.minReplicas above maxReplicas",
      {"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, False),
@@ -393,6 +398,8 @@ def check_promises(label, values, docs, monitor_api):
         value = config.get(key)
         if key == "proxy" and config["proxyFromSecret"]["name"]:
             value = "<secret>"
+        if key == "redisUrl" and config["redisUrlFromSecret"]["name"]:
+            value = "<secret>"
         set_ = value not in (None, [])
         if set_ != (name in env):
             problems.append(f"{name}: config.{key}={value!r} but rendered={name in env}")
@@ -400,8 +407,8 @@ def check_promises(label, values, docs, monitor_api):
         missing = [n for n in config_envs() if n not in env]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
-        if len(config_envs()) != 29:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 29")
+        if len(config_envs()) != 35:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 35")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -610,6 +617,14 @@ run = json.load(open(sys.argv[1]))[int(sys.argv[2])]
 env = dict(run["env"])
 if env.get("ROBOTSD_PROXY") == "<from secret>":
     env["ROBOTSD_PROXY"] = "http://proxy-from-secret.invalid:3128"  # no fetch is made here
+if env.get("ROBOTSD_REDIS_URL") == "<from secret>":
+    # A loopback port nothing listens on: robotsd starts and answers with its store down.
+    env["ROBOTSD_REDIS_URL"] = "redis://127.0.0.1:9/0"
+if "ROBOTSD_REDIS_PASSWORD_FILE" in env:
+    # The mounted Secret's file, stood in for by one written here.
+    path = sys.argv[1] + ".redis-password"
+    open(path, "w").write("not-a-real-password\n")
+    env["ROBOTSD_REDIS_PASSWORD_FILE"] = path
 print("name=" + shlex.quote(run["name"]))
 print("probe_admin=" + ("1" if run["probe_admin"] else ""))
 print("test_script=" + shlex.quote(run["test_script"]))

@@ -135,6 +135,11 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
             None => None,
         };
         tracing::info!(listen = %settings.listen, admin = ?settings.admin_listen, "robotsd serving");
+        if let Some(store) = &settings.store {
+            // The URL without its credentials.
+            let redis = crate::store::redact(&store.redis.url);
+            tracing::info!(%redis, cluster = store.redis.cluster, "sharing origin state through the store");
+        }
         crate::server::run(state, listener, admin, crate::server::shutdown_signal()).await
     });
     match result {

@@ -26,6 +26,7 @@ mod fetch;
 mod limits;
 mod logging;
 mod network;
+mod store;
 mod values;
 
 use std::net::SocketAddr;
@@ -40,6 +41,7 @@ pub use fetch::FetchArgs;
 pub use limits::{LimitArgs, Limits};
 pub use logging::{LogArgs, LogFormat, LogSettings};
 pub use network::NetworkArgs;
+pub use store::{StoreArgs, StoreConfig};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
 
 /// The flags of `robotsd serve` (also the default command), one group per concern.
@@ -63,16 +65,21 @@ pub struct ServeArgs {
     /// Logging.
     #[command(flatten)]
     pub logging: LogArgs,
+    /// The shared store.
+    #[command(flatten)]
+    pub store: StoreArgs,
 }
 
 impl ServeArgs {
     /// Checks the flags together and builds the [`Settings`].
     pub fn settings(&self) -> Result<Settings, ConfigError> {
         let admin_listen = self.network.admin_listen()?;
+        let fetch = self.fetch.fetch_config()?;
         Ok(Settings {
             listen: self.network.listen,
             admin_listen,
-            fetch: self.fetch.fetch_config()?,
+            store: self.store.store_config(&fetch)?,
+            fetch,
             cache: self.cache.cache_config()?,
             destinations: self.network.destinations(),
             limits: self.limits.limits()?,
@@ -99,6 +106,8 @@ pub struct Settings {
     pub limits: Limits,
     /// Logging.
     pub log: LogSettings,
+    /// The shared store, if any (none: the in-memory cache alone).
+    pub store: Option<StoreConfig>,
 }
 
 impl Default for Settings {
@@ -111,6 +120,7 @@ impl Default for Settings {
             destinations: DestinationPolicy::default(),
             limits: Limits::default(),
             log: LogSettings::default(),
+            store: None,
         }
     }
 }
@@ -118,7 +128,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 29] = [
+const FLAGS: [(&str, &str); 35] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -148,6 +158,12 @@ const FLAGS: [(&str, &str); 29] = [
     ("limits.shutdown_grace", "--shutdown-grace"),
     ("log.format", "--log-format"),
     ("log.level", "--log-level"),
+    ("store.redis.url", "--redis-url"),
+    ("store.redis.password", "--redis-password-file"),
+    ("store.redis.cluster", "--redis-cluster"),
+    ("store.settings.timeout", "--store-timeout"),
+    ("store.fleet.lease_ttl", "--store-lease"),
+    ("store.fleet.sync_interval", "--store-sync-interval"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).
@@ -230,6 +246,15 @@ pub enum ConfigError {
     /// The fetch user agent cannot be sent as a header value.
     #[error("{} must be non-empty printable ASCII", flag("fetch", "user_agent"))]
     UserAgent,
+    /// A shared store setting is unusable (a URL that is not Redis's, an unreadable password
+    /// file).
+    #[error("{flag}: {detail}")]
+    Store {
+        /// The flag.
+        flag: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// The log filter does not parse.
     #[error(
         "{} {value:?} is not a valid filter directive: {detail}",
@@ -493,7 +518,7 @@ mod tests {
             assert!(arg.get_help().is_some(), "--{long} has no help");
             checked += 1;
         }
-        assert_eq!(checked, 29, "arguments checked");
+        assert_eq!(checked, FLAGS.len(), "arguments checked");
     }
 
     #[test]
@@ -532,7 +557,15 @@ mod tests {
         let concerns = ["Network", "Fetching robots.txt", "Caching and backoff"];
         assert_eq!(
             headings,
-            [&concerns[..], &["Request limits", "Logging"]].concat()
+            [
+                &concerns[..],
+                &[
+                    "Request limits",
+                    "Logging",
+                    "Shared store (a fleet of replicas)"
+                ]
+            ]
+            .concat()
         );
     }
 

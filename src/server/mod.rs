@@ -22,9 +22,11 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::api::{self, AppState, Shared};
 use crate::cache::OriginCache;
 use crate::checker::Checker;
+use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
+use crate::store::{RedisStore, Store};
 use edge::{EdgeLayer, Guard, RouteLabels};
 
 /// Why the service could not start or stopped.
@@ -33,6 +35,9 @@ pub enum ServeError {
     /// The fetcher could not be built from the settings.
     #[error(transparent)]
     Fetcher(#[from] crate::fetch::FetcherError),
+    /// The shared store could not be set up from the settings.
+    #[error(transparent)]
+    Store(#[from] crate::store::RedisStoreError),
     /// Serving failed.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -43,9 +48,20 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
     let metrics = Metrics::new();
     let observed = metrics.clone();
-    let cache = OriginCache::new(settings.cache.clone(), fetcher).with_fetch_observer(Arc::new(
-        move |outcome, took| observed.observe_fetch(outcome, took),
-    ));
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))
+        .with_fetch_observer(Arc::new(move |outcome, took| {
+            observed.observe_fetch(outcome, took)
+        }));
+    if let Some(config) = &settings.store {
+        // Nothing is contacted here: robotsd starts, and answers, with the store down.
+        let redis = RedisStore::new(config.redis.clone())?;
+        let observed = metrics.clone();
+        let store = Store::new(Arc::new(redis), config.settings.clone(), clock).with_observer(
+            Arc::new(move |op, outcome, took| observed.observe_store(op, outcome, took)),
+        );
+        cache = cache.with_store(store, config.fleet.clone());
+    }
     Ok(AppState::new(Shared {
         checker: Checker::new(cache),
         metrics,

@@ -163,10 +163,15 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "allow-private-networks" "allow-cidr" "deny-cidr"
   "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "request-timeout"
   "concurrency-limit" "batch-concurrency" "shutdown-grace"
-  "log-format" "log-level" }}
+  "log-format" "log-level"
+  "redis-url" "redis-password-file" "redis-cluster" "store-timeout" "store-lease"
+  "store-sync-interval" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and $config.redisUrl $config.redisUrlFromSecret.name }}
+{{- fail "config.redisUrl and config.redisUrlFromSecret.name are both set: choose one" }}
 {{- end }}
 {{- range $flag := $flags }}
 {{- $key := $flag | replace "-" "_" | camelcase | untitle }}
@@ -191,5 +196,12 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
     secretKeyRef:
       name: {{ . }}
       key: {{ $config.proxyFromSecret.key }}
+{{- end }}
+{{- with $config.redisUrlFromSecret.name }}
+- name: ROBOTSD_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $config.redisUrlFromSecret.key }}
 {{- end }}
 {{- end }}
