@@ -18,11 +18,7 @@ cargo build --release --quiet -p robotsd-engine --example parse_corpus --example
 bin=target/release/robotsd
 baseline=target/release/examples/baseline_server
 
-mkdir -p "$work/origin"
-printf 'User-agent: *\nDisallow: /private\n' > "$work/origin/robots.txt"
-origin=$(free_port)
-python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$work/origin" >/dev/null 2>&1 &
-pids+=($!)
+start_origin
 
 # N GETs of PATH over one keep-alive connection to 127.0.0.1:PORT.
 send() {

@@ -17,11 +17,7 @@ cargo build --release --quiet --bin robotsd --example baseline_server
 bin=target/release/robotsd
 helper=target/release/examples/baseline_server
 
-mkdir -p "$work/origin"
-printf 'User-agent: *\nDisallow: /private\n' > "$work/origin/robots.txt"
-origin=$(free_port)
-python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$work/origin" >/dev/null 2>&1 &
-pids+=($!)
+start_origin
 port=$(free_port)
 "$bin" --listen "127.0.0.1:$port" --allow-private-networks --log-level warn --concurrency-limit 100000 &
 pids+=($!)

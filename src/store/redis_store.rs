@@ -111,6 +111,11 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 ";
 
+/// A time to live in whole milliseconds, at least one (`PX 0` is an error).
+fn millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
 fn record_key(origin: &str) -> String {
     format!("robotsd:{{{origin}}}:record")
 }
@@ -289,7 +294,7 @@ impl SharedStore for RedisStore {
                 }
                 BodyWrite::Keep => {}
             }
-            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let ttl_ms = millis(ttl);
             pipeline.cmd("PEXPIRE").arg(&key).arg(ttl_ms).ignore();
             self.query(Request::Pipeline(&pipeline)).await.map(drop)
         }
@@ -303,7 +308,7 @@ impl SharedStore for RedisStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
         async move {
-            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let ttl_ms = millis(ttl);
             let mut command = redis::cmd("SET");
             command
                 .arg(lease_key(origin))
