@@ -1,6 +1,7 @@
-//! The fleet tier (docs/fleet.md) against a real `redis-server` on loopback, with three replicas
-//! sharing it: each replica is a checker with its own cache and its own connections, as a
-//! process of its own would have.
+//! The fleet tier (docs/fleet.md) against real Redis on loopback, with three replicas sharing
+//! it: each replica is a checker with its own cache and its own connections, as a process of its
+//! own would have. Each test runs on one `redis-server` and on a cluster of three masters
+//! (`<test>::single`, `<test>::cluster`), except the one that kills Redis.
 
 use std::time::Duration;
 
@@ -8,18 +9,71 @@ use futures_util::future::join_all;
 use robotsd::cache::Lookup;
 use robotsd::checker::{Checker, Reason};
 
-use crate::redis_server::{RedisServer, replica};
+use crate::redis_server::{RedisCluster, RedisServer, cluster_replica, replica};
 use crate::support::*;
 
 const RULES: &str = "User-agent: *\nDisallow: /private\n";
 
-fn replicas(redis: &RedisServer) -> [Checker; 3] {
-    [
-        replica(&redis.url()),
-        replica(&redis.url()),
-        replica(&redis.url()),
-    ]
+/// What the replicas share.
+enum Backend {
+    Single(RedisServer),
+    Cluster(RedisCluster),
 }
+
+impl Backend {
+    fn replica(&self) -> Checker {
+        match self {
+            Backend::Single(server) => replica(&server.url()),
+            Backend::Cluster(cluster) => cluster_replica(&cluster.url()),
+        }
+    }
+
+    fn replicas(&self) -> [Checker; 3] {
+        [self.replica(), self.replica(), self.replica()]
+    }
+
+    /// Runs a command on the node that holds its key.
+    async fn raw<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> T {
+        match self {
+            Backend::Single(server) => {
+                let mut connection = server.connection().await.expect("a connection");
+                command.query_async(&mut connection).await
+            }
+            Backend::Cluster(cluster) => {
+                let mut connection = cluster.connection().await.expect("a connection");
+                command.query_async(&mut connection).await
+            }
+        }
+        .expect("a raw command")
+    }
+}
+
+/// Runs each test `$name(&Backend)` as `$name::single` and `$name::cluster`.
+macro_rules! on_single_and_cluster {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::{Backend, RedisCluster, RedisServer};
+
+            #[tokio::test]
+            async fn single() {
+                super::$name(&Backend::Single(RedisServer::start().await)).await
+            }
+
+            #[tokio::test]
+            async fn cluster() {
+                super::$name(&Backend::Cluster(RedisCluster::start().await)).await
+            }
+        }
+    )*};
+}
+
+on_single_and_cluster!(
+    cold_checks_across_three_replicas_send_one_fetch,
+    a_backoff_seen_by_one_replica_is_honoured_by_the_others,
+    a_restarted_replica_neither_refetches_nor_forgets_a_backoff,
+    when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires,
+    garbage_and_future_schema_records_are_ignored_and_replaced,
+);
 
 async fn reason(checker: &Checker, url: &str) -> Reason {
     checker
@@ -29,13 +83,11 @@ async fn reason(checker: &Checker, url: &str) -> Reason {
         .reason
 }
 
-#[tokio::test]
-async fn cold_checks_across_three_replicas_send_one_fetch() {
-    let redis = RedisServer::start().await;
+async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
     let server = origin(|| ok(RULES)).await;
     // A slow origin, so that every check arrives while the one fetch is under way.
     server.set_delay(Duration::from_millis(200));
-    let replicas = replicas(&redis);
+    let replicas = backend.replicas();
     let url = server.url("/private/x");
     let checks = replicas
         .iter()
@@ -47,11 +99,9 @@ async fn cold_checks_across_three_replicas_send_one_fetch() {
     assert_eq!(server.hits(), 1, "one fetch for the whole fleet");
 }
 
-#[tokio::test]
-async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others() {
-    let redis = RedisServer::start().await;
+async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others(backend: &Backend) {
     let server = origin(|| status(503)).await;
-    let [a, b, c] = replicas(&redis);
+    let [a, b, c] = backend.replicas();
     let url = server.url("/x");
     assert_eq!(reason(&a, &url).await, Reason::UnreachableDisallowAll);
     for other in [&b, &c] {
@@ -64,13 +114,11 @@ async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others() {
     assert_eq!(server.hits(), 1, "nobody else probed the failing site");
 }
 
-#[tokio::test]
-async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff() {
-    let redis = RedisServer::start().await;
+async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff(backend: &Backend) {
     let good = origin(|| ok(RULES)).await;
     let failing = origin(|| status(500)).await;
     {
-        let before = replica(&redis.url());
+        let before = backend.replica();
         assert_eq!(
             reason(&before, &good.url("/private")).await,
             Reason::MatchedRule
@@ -81,7 +129,7 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff() {
         );
     }
     // A new process: nothing in its own cache.
-    let after = replica(&redis.url());
+    let after = backend.replica();
     let answer = after.check(&good.url("/private"), &["bot"]).await.unwrap();
     assert_eq!(answer.reason, Reason::MatchedRule);
     assert_eq!(source(&answer).cache, Lookup::Shared);
@@ -95,7 +143,7 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff() {
 #[tokio::test]
 async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns() {
     let mut redis = RedisServer::start().await;
-    let [a, b, _] = replicas(&redis);
+    let [a, b] = [replica(&redis.url()), replica(&redis.url())];
     redis.kill();
     let alone = origin(|| ok(RULES)).await;
     for replica in [&a, &b] {
@@ -130,22 +178,16 @@ async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns()
     assert_eq!(fresh.hits(), 1, "shared again");
 }
 
-#[tokio::test]
-async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires() {
-    let redis = RedisServer::start().await;
+async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires(
+    backend: &Backend,
+) {
     let server = origin(|| ok(RULES)).await;
     let key = format!("robotsd:{{{}}}:lease", server.base());
     // A replica took the lease and died before storing anything.
-    let mut connection = redis.connection().await.unwrap();
-    let _: () = redis::cmd("SET")
-        .arg(&key)
-        .arg("a-dead-replica")
-        .arg("PX")
-        .arg(1000)
-        .query_async(&mut connection)
-        .await
-        .unwrap();
-    let [_, b, c] = replicas(&redis);
+    let mut set = redis::cmd("SET");
+    set.arg(&key).arg("a-dead-replica").arg("PX").arg(1000);
+    let () = backend.raw(&set).await;
+    let [_, b, c] = backend.replicas();
     let url = server.url("/private");
     let started = tokio::time::Instant::now();
     let (from_b, from_c) = tokio::join!(b.check(&url, &["bot"]), c.check(&url, &["bot"]));
@@ -158,39 +200,26 @@ async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_e
     assert_eq!(server.hits(), 1, "one of them fetched");
 }
 
-#[tokio::test]
-async fn garbage_and_future_schema_records_are_ignored_and_replaced() {
-    let redis = RedisServer::start().await;
-    let mut connection = redis.connection().await.unwrap();
+async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Backend) {
     for (version, meta) in [("2", "{\"copy\":{\"some\":\"future\"}}"), ("1", "not json")] {
         let server = origin(|| ok(RULES)).await;
         let key = format!("robotsd:{{{}}}:record", server.base());
-        let _: () = redis::cmd("HSET")
-            .arg(&key)
-            .arg("v")
-            .arg(version)
-            .arg("m")
-            .arg(meta)
-            .arg("b")
-            .arg("garbage")
-            .query_async(&mut connection)
-            .await
-            .unwrap();
-        let replica = replica(&redis.url());
+        let mut hset = redis::cmd("HSET");
+        hset.arg(&key)
+            .arg(&["v", version, "m", meta, "b", "garbage"][..]);
+        let _: i64 = backend.raw(&hset).await;
+        let replica = backend.replica();
         assert_eq!(
             reason(&replica, &server.url("/private")).await,
             Reason::MatchedRule
         );
         assert_eq!(server.hits(), 1, "the unreadable record was not used");
-        let stored: String = redis::cmd("HGET")
-            .arg(&key)
-            .arg("v")
-            .query_async(&mut connection)
-            .await
-            .unwrap();
+        let mut hget = redis::cmd("HGET");
+        hget.arg(&key).arg("v");
+        let stored: String = backend.raw(&hget).await;
         assert_eq!(stored, "1", "and it was replaced");
         // Another replica now shares the replacement.
-        let other = crate::redis_server::replica(&redis.url());
+        let other = backend.replica();
         assert_eq!(
             reason(&other, &server.url("/private")).await,
             Reason::MatchedRule

@@ -2,6 +2,7 @@
 //! and replicas of robotsd sharing it. A missing `redis-server` fails the test: it never skips.
 
 use std::net::TcpListener;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,6 +19,9 @@ use crate::support::{fetch_config, loopback_allowed};
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
+    /// Extra arguments (cluster mode) and the directory its files go to.
+    args: Vec<String>,
+    dir: Option<PathBuf>,
 }
 
 fn free_port() -> u16 {
@@ -33,6 +37,8 @@ impl RedisServer {
         let mut server = RedisServer {
             port: free_port(),
             child: None,
+            args: Vec::new(),
+            dir: None,
         };
         server.restart().await;
         server
@@ -40,7 +46,11 @@ impl RedisServer {
 
     /// Starts the server again on the same port (after [`RedisServer::kill`]), empty.
     pub async fn restart(&mut self) {
-        let child = Command::new("redis-server")
+        let mut command = Command::new("redis-server");
+        if let Some(dir) = &self.dir {
+            command.current_dir(dir);
+        }
+        let child = command
             .args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
             .args([
                 "--save",
@@ -50,6 +60,7 @@ impl RedisServer {
                 "--protected-mode",
                 "yes",
             ])
+            .args(&self.args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -97,6 +108,91 @@ impl Drop for RedisServer {
     }
 }
 
+/// Three `redis-server`s in cluster mode on 127.0.0.1, joined into one cluster of three masters
+/// with `redis-cli --cluster create`.
+pub struct RedisCluster {
+    pub nodes: Vec<RedisServer>,
+    dir: PathBuf,
+}
+
+impl RedisCluster {
+    pub async fn start() -> RedisCluster {
+        let dir = std::env::temp_dir().join(format!(
+            "robotsd-cluster-{}-{}",
+            std::process::id(),
+            free_port()
+        ));
+        std::fs::create_dir_all(&dir).expect("a directory for the cluster's files");
+        let mut nodes = Vec::new();
+        for _ in 0..3 {
+            let port = free_port();
+            let mut node = RedisServer {
+                port,
+                child: None,
+                args: vec![
+                    "--cluster-enabled".into(),
+                    "yes".into(),
+                    "--cluster-node-timeout".into(),
+                    "5000".into(),
+                    "--cluster-config-file".into(),
+                    format!("nodes-{port}.conf"),
+                ],
+                dir: Some(dir.clone()),
+            };
+            node.restart().await;
+            nodes.push(node);
+        }
+        let addresses: Vec<String> = nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let status = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("redis-cli is required for the cluster tests");
+        assert!(status.success(), "redis-cli --cluster create failed");
+        let cluster = RedisCluster { nodes, dir };
+        for _ in 0..200 {
+            if let Ok(mut connection) = cluster.nodes[0].connection().await
+                && let Ok(info) = redis::cmd("CLUSTER")
+                    .arg("INFO")
+                    .query_async::<String>(&mut connection)
+                    .await
+                && info.contains("cluster_state:ok")
+            {
+                return cluster;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the cluster did not become ready");
+    }
+
+    /// A node's URL: robotsd discovers the others.
+    pub fn url(&self) -> String {
+        self.nodes[0].url()
+    }
+
+    /// A cluster connection, for looking at or tampering with what robotsd stored.
+    pub async fn connection(&self) -> redis::RedisResult<redis::cluster_async::ClusterConnection> {
+        redis::cluster::ClusterClient::new(vec![self.url()])?
+            .get_async_connection()
+            .await
+    }
+}
+
+impl Drop for RedisCluster {
+    fn drop(&mut self) {
+        for node in &mut self.nodes {
+            node.kill();
+        }
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// The store's settings in these tests: quick to give up and quick to retry.
 pub fn store_settings() -> StoreSettings {
     StoreSettings {
@@ -108,11 +204,20 @@ pub fn store_settings() -> StoreSettings {
 
 /// A replica: its own cache and connections, sharing `redis_url` with the others.
 pub fn replica(redis_url: &str) -> Checker {
+    replica_of(redis_url, false)
+}
+
+/// A replica of a fleet sharing a Redis Cluster, reached through `node_url`.
+pub fn cluster_replica(node_url: &str) -> Checker {
+    replica_of(node_url, true)
+}
+
+fn replica_of(redis_url: &str, cluster: bool) -> Checker {
     let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
     let store = RedisStore::new(RedisConfig {
         url: redis_url.to_string(),
         password: None,
-        cluster: false,
+        cluster,
         connect_timeout: Duration::from_millis(500),
         response_timeout: Duration::from_millis(500),
     })
