@@ -77,7 +77,8 @@ enum Connection {
 
 struct Cluster {
     client: ClusterClient,
-    /// The connection, once made; dropped after a failure so that the next call makes a new one.
+    /// The connection, once made; dropped after a connection failure so that the next call
+    /// makes a new one.
     connection: Mutex<Option<ClusterConnection>>,
 }
 
@@ -188,18 +189,28 @@ impl RedisStore {
         match &*self.connection {
             Connection::Single(manager) => on(request, &mut manager.clone()).await.map_err(failed),
             Connection::Cluster(cluster) => {
-                let mut slot = cluster.connection.lock().await;
-                let mut connection = match slot.take() {
-                    Some(connection) => connection,
-                    None => cluster
-                        .client
-                        .get_async_connection()
-                        .await
-                        .map_err(failed)?,
+                // The connection is multiplexed: calls share a clone of it, and only making it is
+                // done under the lock (once, however many calls wait).
+                let mut connection = {
+                    let mut slot = cluster.connection.lock().await;
+                    match &*slot {
+                        Some(connection) => connection.clone(),
+                        None => {
+                            let connection = cluster
+                                .client
+                                .get_async_connection()
+                                .await
+                                .map_err(failed)?;
+                            *slot = Some(connection.clone());
+                            connection
+                        }
+                    }
                 };
                 let result = on(request, &mut connection).await;
-                if result.is_ok() {
-                    *slot = Some(connection);
+                if let Err(error) = &result
+                    && (error.is_io_error() || error.is_connection_dropped())
+                {
+                    *cluster.connection.lock().await = None;
                 }
                 result.map_err(failed)
             }

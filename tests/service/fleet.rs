@@ -21,15 +21,24 @@ enum Backend {
 }
 
 impl Backend {
-    fn replica(&self) -> Checker {
-        match self {
+    /// A replica whose connections are up: its first check (of an origin of its own) made them,
+    /// so that a slow first connection on a loaded machine cannot pass for a store that is down.
+    async fn replica(&self) -> Checker {
+        let replica = match self {
             Backend::Single(server) => replica(&server.url()),
             Backend::Cluster(cluster) => cluster_replica(&cluster.url()),
-        }
+        };
+        let warm_up = origin(|| ok(RULES)).await;
+        replica.check(&warm_up.url("/"), &["bot"]).await.unwrap();
+        replica
     }
 
-    fn replicas(&self) -> [Checker; 3] {
-        [self.replica(), self.replica(), self.replica()]
+    async fn replicas(&self) -> [Checker; 3] {
+        [
+            self.replica().await,
+            self.replica().await,
+            self.replica().await,
+        ]
     }
 
     /// Runs a command on the node that holds its key.
@@ -87,7 +96,7 @@ async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
     let server = origin(|| ok(RULES)).await;
     // A slow origin, so that every check arrives while the one fetch is under way.
     server.set_delay(Duration::from_millis(200));
-    let replicas = backend.replicas();
+    let replicas = backend.replicas().await;
     let url = server.url("/private/x");
     let checks = replicas
         .iter()
@@ -101,7 +110,7 @@ async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
 
 async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others(backend: &Backend) {
     let server = origin(|| status(503)).await;
-    let [a, b, c] = backend.replicas();
+    let [a, b, c] = backend.replicas().await;
     let url = server.url("/x");
     assert_eq!(reason(&a, &url).await, Reason::UnreachableDisallowAll);
     for other in [&b, &c] {
@@ -118,7 +127,7 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff(backend: &B
     let good = origin(|| ok(RULES)).await;
     let failing = origin(|| status(500)).await;
     {
-        let before = backend.replica();
+        let before = backend.replica().await;
         assert_eq!(
             reason(&before, &good.url("/private")).await,
             Reason::MatchedRule
@@ -129,7 +138,7 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff(backend: &B
         );
     }
     // A new process: nothing in its own cache.
-    let after = backend.replica();
+    let after = backend.replica().await;
     let answer = after.check(&good.url("/private"), &["bot"]).await.unwrap();
     assert_eq!(answer.reason, Reason::MatchedRule);
     assert_eq!(source(&answer).cache, Lookup::Shared);
@@ -183,11 +192,11 @@ async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_e
 ) {
     let server = origin(|| ok(RULES)).await;
     let key = format!("robotsd:{{{}}}:lease", server.base());
+    let [_, b, c] = backend.replicas().await;
     // A replica took the lease and died before storing anything.
     let mut set = redis::cmd("SET");
     set.arg(&key).arg("a-dead-replica").arg("PX").arg(1000);
     let () = backend.raw(&set).await;
-    let [_, b, c] = backend.replicas();
     let url = server.url("/private");
     let started = tokio::time::Instant::now();
     let (from_b, from_c) = tokio::join!(b.check(&url, &["bot"]), c.check(&url, &["bot"]));
@@ -208,7 +217,7 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
         hset.arg(&key)
             .arg(&["v", version, "m", meta, "b", "garbage"][..]);
         let _: i64 = backend.raw(&hset).await;
-        let replica = backend.replica();
+        let replica = backend.replica().await;
         assert_eq!(
             reason(&replica, &server.url("/private")).await,
             Reason::MatchedRule
@@ -219,7 +228,7 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
         let stored: String = backend.raw(&hget).await;
         assert_eq!(stored, "1", "and it was replaced");
         // Another replica now shares the replacement.
-        let other = backend.replica();
+        let other = backend.replica().await;
         assert_eq!(
             reason(&other, &server.url("/private")).await,
             Reason::MatchedRule
