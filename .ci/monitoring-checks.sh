@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks the monitoring artefacts the way Prometheus itself reads them:
-#   1. promtool check config deploy/prometheus/prometheus.yml (and the rule file it names);
+#   1. promtool check config deploy/prometheus/prometheus.yml and prometheus.fleet.yml (and the
+#      rule file they name);
 #   2. promtool check rules deploy/prometheus/alerts.yaml;
 #   3. promtool test rules deploy/prometheus/alerts.test.yaml: every alert fires on a failing
 #      series and stays quiet on a healthy one;
@@ -51,6 +52,7 @@ fi
 
 step "promtool check config deploy/prometheus/prometheus.yml"
 "$promtool" check config deploy/prometheus/prometheus.yml
+"$promtool" check config deploy/prometheus/prometheus.fleet.yml
 
 step "promtool check rules deploy/prometheus/alerts.yaml"
 "$promtool" check rules deploy/prometheus/alerts.yaml
