@@ -166,10 +166,16 @@ for kind in ["ok"] * 6 + ["503", "404", "slow"]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     origins.setdefault(kind, []).append(server.server_address[1])
 
-api, admin, prom = free_port(), free_port(), free_port()
+api, admin, prom, redis = free_port(), free_port(), free_port(), free_port()
+# A shared store too (installed by .ci/run), so that its series exist for the dashboard's store
+# panels and the store alert.
+procs.append(subprocess.Popen(
+    ["redis-server", "--bind", "127.0.0.1", "--port", str(redis), "--save", "",
+     "--appendonly", "no"], stdout=subprocess.DEVNULL))
 procs.append(subprocess.Popen(
     [robotsd_bin, f"--listen=127.0.0.1:{api}", f"--admin-listen=127.0.0.1:{admin}",
-     "--allow-private-networks", "--request-timeout=1s", "--log-level=error"]))
+     "--allow-private-networks", "--request-timeout=1s", "--log-level=error",
+     f"--redis-url=redis://127.0.0.1:{redis}/0"]))
 wait_for(f"http://127.0.0.1:{admin}/readyz", "robotsd")
 
 # deploy/prometheus as it is, but scraping this robotsd every second.
