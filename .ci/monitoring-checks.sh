@@ -6,8 +6,9 @@
 #   3. promtool test rules deploy/prometheus/alerts.test.yaml: every alert fires on a failing
 #      series and stays quiet on a healthy one;
 #   4. live, on loopback only: a real Prometheus, with prometheus.yml (its target pointed at this
-#      robotsd, scraping every second) and alerts.yaml, scrapes the release robotsd while it
-#      answers checks against local origins (ordinary, 503, 404, too slow); every rule must
+#      robotsd, scraping every second) and alerts.yaml, scrapes the release robotsd (with a local
+#      redis-server as its shared store) while it answers checks against local origins
+#      (ordinary, 503, 404, too slow); every rule must
 #      evaluate without error, and every query of deploy/grafana/robotsd-dashboard.json and its
 #      variables must return series.
 # That every metric and label these files name is one robotsd exports is checked by
