@@ -4,6 +4,7 @@
 mod eval;
 
 use std::io::{BufRead, Write};
+use std::sync::Arc;
 
 use crate::config::{LogFormat, ServeArgs};
 use std::path::PathBuf;
@@ -92,6 +93,10 @@ pub fn run(
     }
 }
 
+/// Log lines queued for stderr at most (about 2 MB of typical lines); past that, lines are dropped
+/// and counted instead of blocking.
+const LOG_QUEUE_LINES: usize = 8_192;
+
 /// Validates the settings, starts the service and serves until SIGTERM or SIGINT.
 fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
     let settings = match args.settings() {
@@ -108,10 +113,20 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
             return 2;
         }
     };
+    // Lines go to stderr from a thread of their own, through a bounded queue that drops lines
+    // (counted in robotsd_log_lines_dropped_total) rather than block: a log reader that stalls,
+    // or a full pipe, must never stall requests or the probes. `_flush` writes what is queued
+    // when serving ends.
+    let (writer, _flush) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(true)
+        .buffered_lines_limit(LOG_QUEUE_LINES)
+        .thread_name("robotsd-log")
+        .finish(std::io::stderr());
+    let dropped = writer.error_counter();
     let subscriber = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr);
+        .with_writer(writer);
     // A second initialisation (in tests) keeps the first subscriber.
     let _ = match settings.log.format {
         LogFormat::Json => subscriber.json().try_init(),
@@ -129,6 +144,9 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
     };
     let result = runtime.block_on(async {
         let state = crate::server::state(&settings)?;
+        state
+            .metrics
+            .count_dropped_log_lines(Arc::new(move || dropped.dropped_lines() as u64));
         let listener = tokio::net::TcpListener::bind(settings.listen).await?;
         let admin = match settings.admin_listen {
             Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),

@@ -77,7 +77,15 @@ struct Inner {
     fetch_duration: prometheus::Histogram,
     fetches_in_flight: IntGauge,
     store: store::StoreMetrics,
+    log_dropped: IntCounter,
+    /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
+    log_dropped_seen: AtomicU64,
+    /// Where the dropped-line total is kept (the log writer), once installed.
+    log_dropped_source: std::sync::OnceLock<LogDropSource>,
 }
+
+/// Reads the running total of log lines dropped because the log writer's queue was full.
+pub type LogDropSource = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 impl fmt::Debug for Metrics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -193,7 +201,13 @@ impl Metrics {
         }
 
         let store = store::StoreMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 17] = [
+        let log_dropped = IntCounter::new(
+            "robotsd_log_lines_dropped_total",
+            "Log lines dropped because the log writer's queue was full (a slow or stalled reader \
+             of robotsd's stderr): dropped instead of blocking requests.",
+        )
+        .expect("valid metric");
+        let collectors: [Box<dyn prometheus::core::Collector>; 18] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -211,6 +225,7 @@ impl Metrics {
             Box::new(store.operations.clone()),
             Box::new(store.duration.clone()),
             Box::new(store.leases.clone()),
+            Box::new(log_dropped.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -250,6 +265,9 @@ impl Metrics {
                 fetch_duration,
                 fetches_in_flight,
                 store,
+                log_dropped,
+                log_dropped_seen: AtomicU64::new(0),
+                log_dropped_source: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -319,6 +337,12 @@ impl Metrics {
         self.inner.fetch_duration.observe(elapsed.as_secs_f64());
     }
 
+    /// Reports `robotsd_log_lines_dropped_total` from `source` from now on (the first source
+    /// installed stays).
+    pub fn count_dropped_log_lines(&self, source: LogDropSource) {
+        let _ = self.inner.log_dropped_source.set(source);
+    }
+
     /// Records one call to the shared store: `robotsd_store_operations_total{op,outcome}` and
     /// `robotsd_store_operation_duration_seconds{op}`.
     pub fn observe_store(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
@@ -352,6 +376,9 @@ impl Metrics {
             stats.evictions.load(Ordering::Relaxed),
         );
         inner.store.refresh(cache.store_up(), stats);
+        if let Some(source) = inner.log_dropped_source.get() {
+            sync_counter(&inner.log_dropped, &inner.log_dropped_seen, source());
+        }
 
         let families = inner.registry.gather();
         let mut out = String::new();

@@ -1,13 +1,14 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cli::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
-//! `ssrf::`).
+//! `logging::`, `ssrf::`).
 
 mod api;
 mod cli;
 mod deploy_artifacts;
 mod fetch_cache;
 mod fleet;
+mod logging;
 mod redis_server;
 mod ssrf;
 mod support;
