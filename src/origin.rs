@@ -49,6 +49,9 @@ pub enum TargetError {
     /// An `http`/`https` URL without a host (`http://`).
     #[error("URL has no host")]
     NoHost,
+    /// Port 0, which no server listens on and no connection can be made to.
+    #[error("port 0 cannot be connected to")]
+    PortZero,
     /// Anything else the WHATWG parser rejects (bad port, invalid host or IDN, ...); the `url`
     /// crate's message.
     #[error("malformed URL: {0}")]
@@ -126,6 +129,9 @@ impl Origin {
         // `url` already drops a default port, so this is `None` exactly when the port is the
         // scheme's default.
         let port = url.port();
+        if port == Some(0) {
+            return Err(TargetError::PortZero);
+        }
         // `host_str` is the serialised host: lower-case punycode, IPv6 in brackets.
         let host_str = url.host_str().ok_or(TargetError::NoHost)?;
         let key = match port {

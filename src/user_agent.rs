@@ -45,11 +45,18 @@ pub enum UserAgentError {
     /// 64 bytes at a character boundary.
     #[error("no product token ([A-Za-z_-]+) in user-agent `{0}`")]
     NoToken(String),
+    /// A line break or another control character (tab aside), which no `User-Agent` header can
+    /// hold.
+    #[error("user-agent contains a line break or another control character")]
+    ControlCharacter,
 }
 
 /// The product token of a `ua` value: a non-empty slice of `ua` made of `[A-Za-z_-]` only. See
 /// the module documentation for the rules.
 pub fn product_token(ua: &str) -> Result<&str, UserAgentError> {
+    if ua.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+        return Err(UserAgentError::ControlCharacter);
+    }
     let value = ua.trim();
     if value.is_empty() {
         return Err(UserAgentError::Empty);
@@ -192,7 +199,24 @@ mod tests {
 
     #[test]
     fn whitespace_only_is_empty() {
-        assert_eq!(product_token(" \t\n "), Err(UserAgentError::Empty));
+        assert_eq!(product_token(" \t "), Err(UserAgentError::Empty));
+    }
+
+    #[test]
+    fn line_breaks_and_control_characters_are_refused() {
+        for ua in [
+            "Googlebot\r\nX-Injected: 1",
+            "Googlebot\n",
+            "Bot\u{0}",
+            "Bot\u{7f}",
+        ] {
+            assert_eq!(
+                product_token(ua),
+                Err(UserAgentError::ControlCharacter),
+                "{ua:?}"
+            );
+        }
+        assert_eq!(product_token("Googlebot/2.1\t(+x)"), Ok("Googlebot"));
     }
 
     #[test]

@@ -240,8 +240,34 @@ async fn check_get(
     Ok(response)
 }
 
+/// A request body declared as JSON (`application/json`, or any `+json` type), buffered within
+/// the body limit. A body declared as anything else, or not declared, is refused with 415 before
+/// it is read.
+struct JsonRequest(Result<Bytes, BytesRejection>);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonRequest {
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let declared_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split(';').next())
+            .map(|essence| essence.trim().to_ascii_lowercase())
+            .is_some_and(|essence| {
+                essence == "application/json"
+                    || (essence.starts_with("application/") && essence.ends_with("+json"))
+            });
+        if !declared_json {
+            return Err(ApiError::UnsupportedMediaType);
+        }
+        Ok(JsonRequest(Bytes::from_request(request, state).await))
+    }
+}
+
 fn read_json<T: serde::de::DeserializeOwned>(
-    body: Result<Bytes, BytesRejection>,
+    JsonRequest(body): JsonRequest,
     limits: &Limits,
 ) -> Result<T, ApiError> {
     let body = body.map_err(|rejection| match rejection {
@@ -263,12 +289,13 @@ fn read_json<T: serde::de::DeserializeOwned>(
         (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
         (status = 400, description = "The body is not a batch.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Too many items, or too large a body.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Overloaded.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn check_post(
     State(state): State<AppState>,
-    body: Result<Bytes, BytesRejection>,
+    body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
     let request: BatchRequest = read_json(body, &state.limits)?;
     let items: Vec<(String, Vec<String>)> = match request {
@@ -341,11 +368,12 @@ async fn robots_get(
         (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched).", body = BatchResponse),
         (status = 400, description = "The body is not an evaluation request.", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Too many URLs, or too large a body.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
     )
 )]
 async fn evaluate_post(
     State(state): State<AppState>,
-    body: Result<Bytes, BytesRejection>,
+    body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
     let urls = match (request.url, request.urls) {

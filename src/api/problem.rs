@@ -70,6 +70,9 @@ pub enum ApiError {
     /// The request body is not the JSON the endpoint expects.
     #[error("{0}")]
     InvalidBody(String),
+    /// A request body that is not declared as JSON.
+    #[error("the request body must be JSON, sent with Content-Type: application/json")]
+    UnsupportedMediaType,
     /// Too many requests in flight: try again shortly.
     #[error("robotsd is at its concurrency limit; retry after {retry_after} s")]
     Overloaded {
@@ -135,6 +138,11 @@ impl ApiError {
                 S::PAYLOAD_TOO_LARGE,
             ),
             ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
+            ApiError::UnsupportedMediaType => (
+                "unsupported-media-type",
+                "Unsupported media type",
+                S::UNSUPPORTED_MEDIA_TYPE,
+            ),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
@@ -199,6 +207,7 @@ mod tests {
             ApiError::BatchTooLarge { len: 2, max: 1 },
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),
+            ApiError::UnsupportedMediaType,
             ApiError::Overloaded { retry_after: 1 },
             ApiError::Timeout(1),
             ApiError::NotFound("/x".into()),

@@ -164,6 +164,16 @@ async fn each_error_class_is_problem_json_with_its_type() {
             "invalid-user-agent",
         ),
         (
+            check("url=http%3A%2F%2Fexample.com%2F&ua=Bot%0D%0AX-Injected%3A%201".into()),
+            400,
+            "invalid-user-agent",
+        ),
+        (
+            check("url=http%3A%2F%2Fexample.com%3A0%2F&ua=a".into()),
+            400,
+            "invalid-url",
+        ),
+        (
             check(format!("url={}&ua=a", encode(&slow.url("/x")))),
             504,
             "timeout",
@@ -199,6 +209,29 @@ async fn each_error_class_is_problem_json_with_its_type() {
         (status, body["type"].as_str()),
         (400, Some("urn:robotsd:problem:invalid-body"))
     );
+    // A body not declared as JSON is refused before it is read, whatever it holds.
+    for (path, content_type) in [
+        ("/v1/check", Some("text/plain")),
+        ("/v1/check", None),
+        ("/v1/evaluate", Some("application/x-www-form-urlencoded")),
+    ] {
+        let mut request = client().post(service.url(path)).body(batch.to_string());
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let (status, media_type, body) = parts(request.send().await.unwrap()).await;
+        assert_eq!(media_type, "application/problem+json");
+        assert_eq!(
+            (status, body["type"].as_str()),
+            (415, Some("urn:robotsd:problem:unsupported-media-type")),
+            "{path} {content_type:?}"
+        );
+    }
+    let declared = client()
+        .post(service.url("/v1/check"))
+        .header("content-type", "application/json; charset=utf-8")
+        .body(json!({"ua": "a", "urls": []}).to_string());
+    assert_eq!(parts(declared.send().await.unwrap()).await.0, 200);
     let response = client().put(service.url("/v1/check")).send().await.unwrap();
     assert_eq!(response.status().as_u16(), 405);
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
