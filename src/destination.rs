@@ -128,7 +128,8 @@ pub enum DestinationError {
         /// The refused address.
         ip: IpAddr,
     },
-    /// The name resolved to no address at all.
+    /// The name resolved to no address at all (a failure of the name, not a refusal: see
+    /// [`DestinationError::is_resolution_failure`]).
     #[error("{host} resolved to no addresses")]
     NoAddresses {
         /// The name that was looked up.
@@ -142,6 +143,18 @@ pub enum DestinationError {
         /// The resolver's error message.
         message: String,
     },
+}
+
+impl DestinationError {
+    /// Whether the name could not be resolved (no answer, no address), rather than an address
+    /// refused by the policy. A robots.txt that cannot be fetched because of DNS is unreachable
+    /// (SEMANTICS.md §3): the backoff applies, not a refusal.
+    pub fn is_resolution_failure(&self) -> bool {
+        matches!(
+            self,
+            DestinationError::Resolve { .. } | DestinationError::NoAddresses { .. }
+        )
+    }
 }
 
 /// Which destinations robotsd may connect to.
@@ -443,15 +456,45 @@ fn classify_v6(ip: Ipv6Addr) -> Option<AddressClass> {
 /// If any address a name resolves to is refused, the whole name fails: a name answering with a
 /// mix of public and private addresses is the signature of a rebinding attack, and quietly
 /// dropping the bad answers would still let the attacker choose when to flip.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct PolicyResolver {
     policy: DestinationPolicy,
+    /// Where names are looked up; the system resolver (`getaddrinfo`) when `None`.
+    lookup: Option<NameLookup>,
+}
+
+/// Looks a host name up: its socket addresses (port 0), or why it has none. Tests put in one
+/// they control, so that nothing is asked of the network.
+pub type NameLookup = std::sync::Arc<
+    dyn Fn(String) -> futures_util::future::BoxFuture<'static, std::io::Result<Vec<SocketAddr>>>
+        + Send
+        + Sync,
+>;
+
+impl std::fmt::Debug for PolicyResolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PolicyResolver")
+            .field("policy", &self.policy)
+            .field("custom_lookup", &self.lookup.is_some())
+            .finish()
+    }
 }
 
 impl PolicyResolver {
-    /// A resolver enforcing `policy`.
+    /// A resolver enforcing `policy`, looking names up with the system resolver.
     pub fn new(policy: DestinationPolicy) -> Self {
-        PolicyResolver { policy }
+        PolicyResolver {
+            policy,
+            lookup: None,
+        }
+    }
+
+    /// A resolver enforcing `policy`, looking names up with `lookup`.
+    pub fn with_lookup(policy: DestinationPolicy, lookup: NameLookup) -> Self {
+        PolicyResolver {
+            policy,
+            lookup: Some(lookup),
+        }
     }
 
     /// The policy this resolver enforces.
@@ -462,13 +505,16 @@ impl PolicyResolver {
     /// Resolves `host` and vets every answer; the addresses carry port 0 for reqwest to fill.
     pub async fn resolve_checked(&self, host: &str) -> Result<Vec<SocketAddr>, DestinationError> {
         self.policy.check_name(host)?;
-        let answers =
-            tokio::net::lookup_host((host, 0))
+        let answers: Vec<SocketAddr> = match &self.lookup {
+            Some(lookup) => lookup(host.to_owned()).await,
+            None => tokio::net::lookup_host((host, 0))
                 .await
-                .map_err(|e| DestinationError::Resolve {
-                    host: host.to_owned(),
-                    message: e.to_string(),
-                })?;
+                .map(|answers| answers.collect()),
+        }
+        .map_err(|e| DestinationError::Resolve {
+            host: host.to_owned(),
+            message: e.to_string(),
+        })?;
         let mut addrs = Vec::new();
         for addr in answers {
             self.policy.check_ip(addr.ip())?;

@@ -21,7 +21,7 @@ use url::Url;
 
 use crate::clock::{Clock, TokioClock};
 use crate::destination::{
-    DestinationError, DestinationPolicy, PolicyResolver, find_destination_error,
+    DestinationError, DestinationPolicy, NameLookup, PolicyResolver, find_destination_error,
 };
 use robotsd_engine::RobotsTxt;
 
@@ -356,7 +356,27 @@ struct Freshness {
 impl Fetcher {
     /// Builds a fetcher with its own HTTP client.
     pub fn new(config: FetchConfig, policy: DestinationPolicy) -> Result<Fetcher, FetcherError> {
-        let resolver = Arc::new(PolicyResolver::new(policy.clone()));
+        let resolver = PolicyResolver::new(policy.clone());
+        Fetcher::with_resolver(config, policy, resolver)
+    }
+
+    /// Builds a fetcher that looks names up with `lookup` instead of the system resolver (still
+    /// vetting every answer against `policy`).
+    pub fn with_name_lookup(
+        config: FetchConfig,
+        policy: DestinationPolicy,
+        lookup: NameLookup,
+    ) -> Result<Fetcher, FetcherError> {
+        let resolver = PolicyResolver::with_lookup(policy.clone(), lookup);
+        Fetcher::with_resolver(config, policy, resolver)
+    }
+
+    fn with_resolver(
+        config: FetchConfig,
+        policy: DestinationPolicy,
+        resolver: PolicyResolver,
+    ) -> Result<Fetcher, FetcherError> {
+        let resolver = Arc::new(resolver);
         let mut builder = reqwest::Client::builder()
             .user_agent(config.user_agent.clone())
             // robotsd follows redirects itself, to check every hop and count them.
@@ -562,8 +582,16 @@ enum Done {
 struct Unreachable(UnreachableReason, Option<Duration>);
 
 fn classify_send_error(error: &reqwest::Error) -> Result<DestinationError, Unreachable> {
-    if let Some(denied) = find_destination_error(error) {
-        return Ok(denied.clone());
+    match find_destination_error(error) {
+        // A name that does not resolve is a server error, like a refused connection (§3).
+        Some(failed) if failed.is_resolution_failure() => {
+            return Err(Unreachable(
+                UnreachableReason::Connect(failed.to_string()),
+                None,
+            ));
+        }
+        Some(denied) => return Ok(denied.clone()),
+        None => {}
     }
     let reason = if error.is_timeout() {
         UnreachableReason::Timeout

@@ -3,8 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use robotsd::cache::Lookup;
-use robotsd::checker::Reason;
+use robotsd::cache::{CacheConfig, Lookup, OriginCache};
+use robotsd::checker::{Checker, Reason};
+use robotsd::destination::NameLookup;
+use robotsd::fetch::Fetcher;
 use tokio::io::AsyncWriteExt;
 
 use crate::support::*;
@@ -555,4 +557,30 @@ async fn bad_input_is_a_typed_error_not_a_verdict() {
         checker.check("http://127.0.0.1:9/", &none).await,
         Err(CheckError::NoUserAgent)
     ));
+}
+
+#[tokio::test]
+async fn an_unresolvable_name_is_unreachable_not_refused() {
+    // A resolver the test controls: the name does not resolve, and nothing leaves the machine.
+    let lookup: NameLookup = Arc::new(|host: String| {
+        Box::pin(async move {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{host}: no such host"),
+            ))
+        })
+    });
+    let fetcher = Fetcher::with_name_lookup(fetch_config(), loopback_allowed(), lookup).unwrap();
+    let checker = Checker::new(OriginCache::new(CacheConfig::default(), fetcher));
+    let answer = checker
+        .check("https://unresolvable.test/private", &["bot"])
+        .await
+        .expect("a verdict, not a refusal");
+    assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
+    assert!(!answer.allowed);
+    let backoff = source(&answer).backoff.clone().expect("in backoff");
+    assert!(
+        backoff.last_error.contains("could not resolve"),
+        "{backoff:?}"
+    );
 }

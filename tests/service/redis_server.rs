@@ -156,14 +156,24 @@ impl RedisCluster {
             .expect("redis-cli is required for the cluster tests");
         assert!(status.success(), "redis-cli --cluster create failed");
         let cluster = RedisCluster { nodes, dir };
+        // Ready when every node sees the whole cluster: a node still learning the slot map
+        // answers MOVED, which a test would take for a store that loses writes.
         for _ in 0..200 {
-            if let Ok(mut connection) = cluster.nodes[0].connection().await
-                && let Ok(info) = redis::cmd("CLUSTER")
-                    .arg("INFO")
-                    .query_async::<String>(&mut connection)
-                    .await
-                && info.contains("cluster_state:ok")
-            {
+            let mut ready = 0;
+            for node in &cluster.nodes {
+                if let Ok(mut connection) = node.connection().await
+                    && let Ok(info) = redis::cmd("CLUSTER")
+                        .arg("INFO")
+                        .query_async::<String>(&mut connection)
+                        .await
+                    && info.contains("cluster_state:ok")
+                    && info.contains("cluster_known_nodes:3")
+                    && info.contains("cluster_slots_ok:16384")
+                {
+                    ready += 1;
+                }
+            }
+            if ready == cluster.nodes.len() {
                 return cluster;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
