@@ -95,6 +95,9 @@ pub struct Guard {
     pub permits: Arc<Semaphore>,
     /// Past this, the request is answered 504.
     pub time_limit: Duration,
+    /// A request declaring a larger body (`Content-Length`) is answered 413 at once, before any
+    /// of it is read and without a `100 Continue`.
+    pub max_body_bytes: usize,
 }
 
 /// A [`Layer`] adding [`Edge`].
@@ -194,6 +197,12 @@ async fn guarded<S>(guard: &Guard, inner: S, request: Request) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    if declared_length(&request).is_some_and(|length| length > guard.max_body_bytes as u64) {
+        return ApiError::BodyTooLarge {
+            max: guard.max_body_bytes,
+        }
+        .into_response();
+    }
     let Ok(_permit) = guard.permits.try_acquire() else {
         return ApiError::Overloaded { retry_after: 1 }.into_response();
     };
@@ -201,6 +210,18 @@ where
         Ok(response) => response.unwrap_or_else(|e| match e {}),
         Err(_) => ApiError::Timeout(guard.time_limit.as_secs().max(1)).into_response(),
     }
+}
+
+/// The body length a request declares, if it declares one that parses.
+fn declared_length(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Metrics and one log line per request: route template, method, status, latency, cache result.
@@ -272,6 +293,7 @@ mod tests {
             Guard {
                 permits: Arc::new(Semaphore::new(permits)),
                 time_limit,
+                max_body_bytes: 1024,
             },
         )
         .layer(router)

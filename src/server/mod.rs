@@ -118,6 +118,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
     let guard = Guard {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
+        max_body_bytes: limits.max_body_bytes,
     };
     let (router, labels) = public_routes(&state, with_admin);
     finish(router, &state, labels, guard)
@@ -129,6 +130,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
     let guard = Guard {
         permits: Arc::new(Semaphore::new(0)),
         time_limit: state.limits.request_timeout,
+        max_body_bytes: state.limits.max_body_bytes,
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
     finish(api::admin_router(state.clone()), &state, labels, guard)

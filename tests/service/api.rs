@@ -497,3 +497,28 @@ fn committed_openapi_matches_the_code() {
         "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test service api::committed_openapi` and review the diff"
     );
 }
+
+#[tokio::test]
+async fn a_declared_oversized_body_is_refused_at_once_without_100_continue() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let service = start(settings()).await;
+    let address = service.url("").trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    // Ten megabytes announced, none sent: the answer must not wait for them.
+    stream
+        .write_all(
+            b"POST /v1/check HTTP/1.1\r\nHost: robotsd\r\ncontent-type: application/json\r\n\
+              content-length: 10000000\r\nexpect: 100-continue\r\n\r\n",
+        )
+        .await
+        .unwrap();
+    let mut head = vec![0u8; 4096];
+    let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut head))
+        .await
+        .expect("answered before any body byte was sent")
+        .unwrap();
+    let head = String::from_utf8_lossy(&head[..read]).to_string();
+    assert!(head.starts_with("HTTP/1.1 413"), "{head}");
+    assert!(!head.contains("100 Continue"), "{head}");
+    assert!(head.contains("application/problem+json"), "{head}");
+}
