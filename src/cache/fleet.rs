@@ -280,9 +280,16 @@ impl OriginCache {
     /// stores the result; the others wait for that result, and fetch themselves only when the
     /// lease expires without one (its holder died) or the store fails. The caller holds the
     /// slot's `fetching` lock, so this replica waits for the store at most once per origin.
-    pub(super) async fn fetch_shared(&self, origin: &Origin, slot: &Arc<Slot>, fleet: &Fleet) {
-        // Another replica may have fetched since this one looked.
-        if self.pull(origin, slot).await && !self.fetch_due(slot) {
+    pub(super) async fn fetch_shared(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        fleet: &Fleet,
+        pulled: bool,
+    ) {
+        // Another replica may have fetched since this one looked (a background refresh has not
+        // looked at the store yet; a foreground miss just did).
+        if !pulled && self.pull(origin, slot).await && !self.fetch_due(slot) {
             return;
         }
         let key = origin.key();

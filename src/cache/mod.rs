@@ -301,7 +301,8 @@ impl OriginCache {
             let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(&slot));
             tokio::spawn(async move {
                 let _fetching = fetching;
-                cache.fetch_into(&origin, &slot).await;
+                // The store was just read above: the fetch need not read it again.
+                cache.fetch_into(&origin, &slot, true).await;
             })
         };
         if let Err(error) = fetch.await
@@ -415,16 +416,18 @@ impl OriginCache {
                     )
             };
             if due {
-                cache.fetch_into(&origin, &slot).await;
+                cache.fetch_into(&origin, &slot, false).await;
             }
         });
     }
 
     /// Fetches the origin's robots.txt, or takes another replica's result, and takes the outcome
     /// in. The caller holds `fetching`.
-    async fn fetch_into(&self, origin: &Origin, slot: &Arc<Slot>) {
+    /// `pulled`: the store was read just before (a foreground miss), so it is not read again
+    /// before the lease is taken.
+    async fn fetch_into(&self, origin: &Origin, slot: &Arc<Slot>, pulled: bool) {
         match &self.fleet {
-            Some(fleet) => self.fetch_shared(origin, slot, fleet).await,
+            Some(fleet) => self.fetch_shared(origin, slot, fleet, pulled).await,
             None => {
                 self.fetch_now(origin, slot).await;
             }

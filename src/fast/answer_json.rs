@@ -362,8 +362,13 @@ mod tests {
             let mut answer = full();
             answer.reason = reason;
             answer.allowed = i % 2 == 0;
-            source(&mut answer).cache =
-                [Lookup::Hit, Lookup::Miss, Lookup::Stale, Lookup::Coalesced][i % 4];
+            source(&mut answer).cache = [
+                Lookup::Hit,
+                Lookup::Miss,
+                Lookup::Stale,
+                Lookup::Coalesced,
+                Lookup::Shared,
+            ][i % 5];
             answer.rule.as_mut().unwrap().directive = if i % 2 == 0 {
                 Directive::Allow
             } else {

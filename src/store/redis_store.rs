@@ -117,6 +117,13 @@ fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
+/// `EVAL script 1 key`, for the caller to add the script's arguments to.
+fn eval(script: &str, key: String) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command.arg(script).arg(1).arg(key);
+    command
+}
+
 fn record_key(origin: &str) -> String {
     format!("robotsd:{{{origin}}}:record")
 }
@@ -238,13 +245,8 @@ impl SharedStore for RedisStore {
         max_body_bytes: usize,
     ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
         async move {
-            let mut command = redis::cmd("EVAL");
-            command
-                .arg(LOAD)
-                .arg(1)
-                .arg(record_key(origin))
-                .arg(MAX_META_BYTES)
-                .arg(max_body_bytes);
+            let mut command = eval(LOAD, record_key(origin));
+            command.arg(MAX_META_BYTES).arg(max_body_bytes);
             let value: redis::Value = self.run(&command).await?;
             let fields: Vec<Option<Vec<u8>>> = match value {
                 redis::Value::SimpleString(s) if s == "too_large" => {
@@ -339,12 +341,8 @@ impl SharedStore for RedisStore {
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
-            let mut command = redis::cmd("EVAL");
-            command
-                .arg(RELEASE)
-                .arg(1)
-                .arg(lease_key(origin))
-                .arg(token);
+            let mut command = eval(RELEASE, lease_key(origin));
+            command.arg(token);
             let _: i64 = self.run(&command).await?;
             Ok(())
         }
