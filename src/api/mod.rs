@@ -27,7 +27,7 @@ use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use json::JsonBody;
-use problem::{ApiError, Problem};
+use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use robotsd_engine::RobotsTxt;
 use types::*;
 
@@ -44,6 +44,8 @@ pub struct Shared {
     pub metrics: Metrics,
     /// Request limits.
     pub limits: Limits,
+    /// Connection limits; the edge applies their body-read deadline to each request.
+    pub connections: crate::config::ConnectionLimits,
     /// False while draining: `/readyz` then answers 503.
     pub ready: Arc<AtomicBool>,
 }
@@ -215,8 +217,7 @@ async fn check_one(
         (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from.", body = CheckResponse),
         (status = 400, description = "Missing or invalid url or ua.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Overloaded; retry after the Retry-After header.", body = Problem, content_type = "application/problem+json"),
-        (status = 504, description = "The check took longer than the request time limit.", body = Problem, content_type = "application/problem+json"),
+        EdgeProblems,
     )
 )]
 async fn check_get(
@@ -288,9 +289,9 @@ fn read_json<T: serde::de::DeserializeOwned>(
     responses(
         (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
         (status = 400, description = "The body is not a batch.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Too many items, or too large a body.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
-        (status = 503, description = "Overloaded.", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        EdgeProblems,
     )
 )]
 async fn check_post(
@@ -339,6 +340,7 @@ async fn check_post(
         (status = 200, description = "The origin's robots.txt as robotsd holds it (fetched now if it was not held).", body = RobotsResponse),
         (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
+        EdgeProblems,
     )
 )]
 async fn robots_get(
@@ -367,8 +369,9 @@ async fn robots_get(
     responses(
         (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched).", body = BatchResponse),
         (status = 400, description = "The body is not an evaluation request.", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Too many URLs, or too large a body.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        EdgeProblems,
     )
 )]
 async fn evaluate_post(

@@ -38,6 +38,61 @@ pub struct Problem {
     pub parameter: Option<String>,
 }
 
+/// What the server's edge may answer on any API route before (or instead of) its handler; each
+/// route's OpenAPI responses include these.
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)] // Only its OpenAPI description is used.
+pub enum EdgeProblems {
+    /// 414 `uri-too-long`.
+    #[response(
+        status = 414,
+        description = "The request target is longer than 32 KiB.",
+        content_type = "application/problem+json"
+    )]
+    UriTooLong(Problem),
+    /// 431 `headers-too-large`.
+    #[response(
+        status = 431,
+        description = "The request head is larger than --max-header-bytes, or has more than 100 header fields.",
+        content_type = "application/problem+json"
+    )]
+    HeadTooLarge(Problem),
+    /// 503 `overloaded` or `connection-limit`.
+    #[response(
+        status = 503,
+        description = "At the concurrency limit (overloaded) or the connection limit; retry after the Retry-After header.",
+        content_type = "application/problem+json"
+    )]
+    Unavailable(Problem),
+    /// 504 `timeout`.
+    #[response(
+        status = 504,
+        description = "The request took longer than the request time limit.",
+        content_type = "application/problem+json"
+    )]
+    Timeout(Problem),
+}
+
+/// What the edge may answer on the API routes that take a body, besides [`EdgeProblems`].
+#[derive(utoipa::IntoResponses)]
+#[allow(dead_code)] // Only its OpenAPI description is used.
+pub enum BodyProblems {
+    /// 408 `body-timeout`.
+    #[response(
+        status = 408,
+        description = "The body did not arrive within the body-read time limit.",
+        content_type = "application/problem+json"
+    )]
+    BodyTimeout(Problem),
+    /// 413 `body-too-large` or `batch-too-large`.
+    #[response(
+        status = 413,
+        description = "Too many items, or too large a body.",
+        content_type = "application/problem+json"
+    )]
+    TooLarge(Problem),
+}
+
 /// Every error the API can answer with.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApiError {
@@ -73,6 +128,35 @@ pub enum ApiError {
     /// A request body that is not declared as JSON.
     #[error("the request body must be JSON, sent with Content-Type: application/json")]
     UnsupportedMediaType,
+    /// The request body did not arrive within the body-read time limit.
+    #[error("the request body did not arrive within {0} s of its head")]
+    BodyTimeout(u64),
+    /// The request target (path and query) is longer than robotsd reads.
+    #[error("the request target is longer than {max} bytes")]
+    UriTooLong {
+        /// The limit.
+        max: usize,
+    },
+    /// The request head (request line and headers) is larger than robotsd reads, or has too
+    /// many header fields.
+    #[error(
+        "the request line and headers exceed {max} bytes, or there are more than {fields} header fields"
+    )]
+    HeadTooLarge {
+        /// The byte limit.
+        max: usize,
+        /// The field count limit.
+        fields: usize,
+    },
+    /// The request head is not HTTP that parses.
+    #[error("the request line or a header is malformed")]
+    MalformedRequest,
+    /// Every connection robotsd keeps open is taken.
+    #[error("robotsd is at its connection limit; retry after {retry_after} s")]
+    ConnectionLimit {
+        /// Seconds, sent as `Retry-After`.
+        retry_after: u64,
+    },
     /// Too many requests in flight: try again shortly.
     #[error("robotsd is at its concurrency limit; retry after {retry_after} s")]
     Overloaded {
@@ -143,6 +227,23 @@ impl ApiError {
                 "Unsupported media type",
                 S::UNSUPPORTED_MEDIA_TYPE,
             ),
+            ApiError::BodyTimeout(_) => {
+                ("body-timeout", "Request body too slow", S::REQUEST_TIMEOUT)
+            }
+            ApiError::UriTooLong { .. } => ("uri-too-long", "URI too long", S::URI_TOO_LONG),
+            ApiError::HeadTooLarge { .. } => (
+                "headers-too-large",
+                "Request headers too large",
+                S::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ),
+            ApiError::MalformedRequest => {
+                ("malformed-request", "Malformed request", S::BAD_REQUEST)
+            }
+            ApiError::ConnectionLimit { .. } => (
+                "connection-limit",
+                "Too many connections",
+                S::SERVICE_UNAVAILABLE,
+            ),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
@@ -177,7 +278,9 @@ impl IntoResponse for ApiError {
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if let ApiError::Overloaded { retry_after } = self {
+        if let ApiError::Overloaded { retry_after } | ApiError::ConnectionLimit { retry_after } =
+            self
+        {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         }
         response
@@ -208,6 +311,11 @@ mod tests {
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),
             ApiError::UnsupportedMediaType,
+            ApiError::BodyTimeout(1),
+            ApiError::UriTooLong { max: 1 },
+            ApiError::HeadTooLarge { max: 1, fields: 1 },
+            ApiError::MalformedRequest,
+            ApiError::ConnectionLimit { retry_after: 1 },
             ApiError::Overloaded { retry_after: 1 },
             ApiError::Timeout(1),
             ApiError::NotFound("/x".into()),

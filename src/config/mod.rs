@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits` and `logging`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging` and `store`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -22,6 +22,7 @@
 //! [`PolicyConfig::try_new`]: crate::cache::policy::PolicyConfig::try_new
 
 mod cache;
+mod connections;
 mod fetch;
 mod limits;
 mod logging;
@@ -37,6 +38,7 @@ use crate::destination::DestinationPolicy;
 use crate::fetch::FetchConfig;
 
 pub use cache::CacheArgs;
+pub use connections::{ConnectionArgs, ConnectionLimits, MIN_HEADER_BYTES};
 pub use fetch::FetchArgs;
 pub use limits::{LimitArgs, Limits};
 pub use logging::{LogArgs, LogFormat, LogSettings};
@@ -62,6 +64,9 @@ pub struct ServeArgs {
     /// Request and server limits.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Client connection limits.
+    #[command(flatten)]
+    pub connections: ConnectionArgs,
     /// Logging.
     #[command(flatten)]
     pub logging: LogArgs,
@@ -75,6 +80,7 @@ impl ServeArgs {
     pub fn settings(&self) -> Result<Settings, ConfigError> {
         let admin_listen = self.network.admin_listen()?;
         let fetch = self.fetch.fetch_config()?;
+        let limits = self.limits.limits()?;
         Ok(Settings {
             listen: self.network.listen,
             admin_listen,
@@ -82,7 +88,8 @@ impl ServeArgs {
             fetch,
             cache: self.cache.cache_config()?,
             destinations: self.network.destinations(),
-            limits: self.limits.limits()?,
+            connections: self.connections.connection_limits(limits.request_timeout)?,
+            limits,
             log: self.logging.log_settings()?,
         })
     }
@@ -104,6 +111,8 @@ pub struct Settings {
     pub destinations: DestinationPolicy,
     /// Request and server limits.
     pub limits: Limits,
+    /// Client connection limits.
+    pub connections: ConnectionLimits,
     /// Logging.
     pub log: LogSettings,
     /// The shared store, if any (none: the in-memory cache alone).
@@ -119,6 +128,7 @@ impl Default for Settings {
             cache: CacheConfig::default(),
             destinations: DestinationPolicy::default(),
             limits: Limits::default(),
+            connections: ConnectionLimits::default(),
             log: LogSettings::default(),
             store: None,
         }
@@ -128,7 +138,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 35] = [
+const FLAGS: [(&str, &str); 41] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -156,6 +166,12 @@ const FLAGS: [(&str, &str); 35] = [
     ("limits.concurrency_limit", "--concurrency-limit"),
     ("limits.batch_concurrency", "--batch-concurrency"),
     ("limits.shutdown_grace", "--shutdown-grace"),
+    ("connections.max_connections", "--max-connections"),
+    ("connections.header_read_timeout", "--header-read-timeout"),
+    ("connections.idle_timeout", "--idle-timeout"),
+    ("connections.body_read_timeout", "--body-read-timeout"),
+    ("connections.max_header_bytes", "--max-header-bytes"),
+    ("connections.http2_max_streams", "--http2-max-streams"),
     ("log.format", "--log-format"),
     ("log.level", "--log-level"),
     ("store.redis.url", "--redis-url"),
@@ -214,6 +230,16 @@ pub enum ConfigError {
         value: u64,
         /// The built-in limit.
         max: u64,
+    },
+    /// A size below the least the server can work with.
+    #[error("{flag} ({value}) is below the minimum of {min}")]
+    BelowMinimum {
+        /// The flag.
+        flag: &'static str,
+        /// Its value.
+        value: u64,
+        /// The minimum.
+        min: u64,
     },
     /// A size that does not fit this platform's address space.
     #[error("{flag} ({value}) is too large for this platform")]
@@ -561,6 +587,7 @@ mod tests {
                 &concerns[..],
                 &[
                     "Request limits",
+                    "Connection limits",
                     "Logging",
                     "Shared store (a fleet of replicas)"
                 ]

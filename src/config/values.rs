@@ -20,7 +20,7 @@ use ipnet::IpNet;
 /// risk overflowing clock arithmetic.
 pub const MAX_DURATION: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 
-const KIB: u64 = 1024;
+pub(super) const KIB: u64 = 1024;
 pub(super) const MIB: u64 = 1024 * 1024;
 
 /// Parses a duration in humantime's syntax (`5s`, `1m`, `24h`, `30days`, `1h 30m`, `0`), at most

@@ -27,7 +27,10 @@ use crate::checker::Reason;
 use crate::fetch::FetchKind;
 use crate::store::{StoreOp, StoreOutcome};
 
+mod connections;
 mod store;
+
+pub use connections::{ConnectionMetrics, LISTENERS};
 
 /// The route label of requests no route matched (404s from the fallback): the raw path would let
 /// any client mint new series.
@@ -77,6 +80,7 @@ struct Inner {
     fetch_duration: prometheus::Histogram,
     fetches_in_flight: IntGauge,
     store: store::StoreMetrics,
+    connections: connections::ConnectionFamilies,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -207,7 +211,8 @@ impl Metrics {
              of robotsd's stderr): dropped instead of blocking requests.",
         )
         .expect("valid metric");
-        let collectors: [Box<dyn prometheus::core::Collector>; 18] = [
+        let connections = connections::ConnectionFamilies::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 21] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -226,6 +231,9 @@ impl Metrics {
             Box::new(store.duration.clone()),
             Box::new(store.leases.clone()),
             Box::new(log_dropped.clone()),
+            Box::new(connections.open.clone()),
+            Box::new(connections.refused.clone()),
+            Box::new(connections.timeouts.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -265,6 +273,7 @@ impl Metrics {
                 fetch_duration,
                 fetches_in_flight,
                 store,
+                connections,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -277,6 +286,12 @@ impl Metrics {
     /// checked against this list so they never query a series robotsd does not export.
     pub fn family_names(&self) -> &[String] {
         &self.inner.family_names
+    }
+
+    /// The connection series of `listener`, one of [`LISTENERS`].
+    pub fn connections(&self, listener: &str) -> ConnectionMetrics {
+        debug_assert!(LISTENERS.contains(&listener), "{listener}");
+        self.inner.connections.of(listener)
     }
 
     /// Records one HTTP response: `robotsd_http_requests_total{route,method,status}` and

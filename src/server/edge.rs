@@ -1,6 +1,7 @@
 //! What every request passes through around the router, as one hand-written service: request
-//! metrics and the log line, the concurrency limit that sheds load, the request time limit, and
-//! a 500 problem instead of a dropped connection when a handler panics.
+//! metrics and the log line, the request target's length limit, the body read under its own
+//! deadline before anything else is taken, the concurrency limit that sheds load, the request
+//! time limit, and a 500 problem instead of a dropped connection when a handler panics.
 //!
 //! It wraps the whole router rather than being added with `Router::layer`, which wraps every
 //! route on its own: each such layer costs a boxed service clone and a boxed future per request,
@@ -16,9 +17,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
-use futures_util::FutureExt as _;
+use bytes::{Bytes, BytesMut};
+use futures_util::{FutureExt as _, StreamExt as _};
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
@@ -96,9 +99,16 @@ pub struct Guard {
     /// Past this, the request is answered 504.
     pub time_limit: Duration,
     /// A request declaring a larger body (`Content-Length`) is answered 413 at once, before any
-    /// of it is read and without a `100 Continue`.
+    /// of it is read and without a `100 Continue`; one sending more is answered 413 when it has.
     pub max_body_bytes: usize,
+    /// A body must be in within this of the head: it is read before a permit is taken, so a
+    /// slow sender holds a connection, never one of the permits.
+    pub body_time_limit: Duration,
 }
+
+/// The longest request target (path and query) read: room for the longest URL and `ua`
+/// accepted, each percent-encoded in full (3 × (8192 + 1024) bytes), and the parameter names.
+pub const MAX_TARGET_BYTES: usize = 32 * 1024;
 
 /// A [`Layer`] adding [`Edge`].
 #[derive(Clone)]
@@ -164,8 +174,17 @@ where
         Box::pin(async move {
             let (route, is_guarded) = shared.routes.route(request.uri().path());
             let method = request.method().clone();
+            let target = request
+                .uri()
+                .path_and_query()
+                .map_or(0, |p| p.as_str().len());
             let serve = async {
-                if is_guarded {
+                if target > MAX_TARGET_BYTES {
+                    ApiError::UriTooLong {
+                        max: MAX_TARGET_BYTES,
+                    }
+                    .into_response()
+                } else if is_guarded {
                     guarded(&shared.guard, inner, request).await
                 } else {
                     inner.oneshot(request).await.unwrap_or_else(|e| match e {})
@@ -191,18 +210,33 @@ where
     }
 }
 
-/// Sheds load beyond the concurrency limit with 503 + `Retry-After`, and answers 504 past the
-/// request time limit.
+/// Reads the body under its deadline, then sheds load beyond the concurrency limit with 503 +
+/// `Retry-After`, and answers 504 past the request time limit.
 async fn guarded<S>(guard: &Guard, inner: S, request: Request) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    let too_large = ApiError::BodyTooLarge {
+        max: guard.max_body_bytes,
+    };
     if declared_length(&request).is_some_and(|length| length > guard.max_body_bytes as u64) {
-        return ApiError::BodyTooLarge {
-            max: guard.max_body_bytes,
-        }
-        .into_response();
+        return too_large.into_response();
     }
+    let request = if request.body().is_end_stream() {
+        request
+    } else {
+        let (parts, body) = request.into_parts();
+        let read =
+            tokio::time::timeout(guard.body_time_limit, read_body(body, guard.max_body_bytes));
+        match read.await {
+            Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
+            Ok(Err(error)) => return error.into_response(),
+            Err(_) => {
+                return ApiError::BodyTimeout(guard.body_time_limit.as_secs().max(1))
+                    .into_response();
+            }
+        }
+    };
     let Ok(_permit) = guard.permits.try_acquire() else {
         return ApiError::Overloaded { retry_after: 1 }.into_response();
     };
@@ -210,6 +244,22 @@ where
         Ok(response) => response.unwrap_or_else(|e| match e {}),
         Err(_) => ApiError::Timeout(guard.time_limit.as_secs().max(1)).into_response(),
     }
+}
+
+/// The whole of `body`, if it is at most `max` bytes and arrives.
+async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
+    let mut stream = body.into_data_stream();
+    let mut read = BytesMut::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            ApiError::InvalidBody(format!("the request body could not be read: {e}"))
+        })?;
+        if read.len() + chunk.len() > max {
+            return Err(ApiError::BodyTooLarge { max });
+        }
+        read.extend_from_slice(&chunk);
+    }
+    Ok(read.freeze())
 }
 
 /// The body length a request declares, if it declares one that parses.
@@ -294,6 +344,7 @@ mod tests {
                 permits: Arc::new(Semaphore::new(permits)),
                 time_limit,
                 max_body_bytes: 1024,
+                body_time_limit: Duration::from_secs(1),
             },
         )
         .layer(router)

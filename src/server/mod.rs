@@ -1,19 +1,22 @@
 //! Running the service: the axum app with its limits (request time limit, a concurrency limit
-//! that sheds load with 503 + `Retry-After`, body size), request logs and metrics, on bound
-//! listeners, with graceful shutdown: `/readyz` turns 503, no new connections are accepted, and
-//! requests in flight drain within a bound. [`run`] takes bound listeners so tests can bind
-//! `127.0.0.1:0`.
+//! that sheds load with 503 + `Retry-After`, body size and body-read deadline), request logs and
+//! metrics, on bound listeners with their connection limits ([`listener`]), with graceful
+//! shutdown: `/readyz` turns 503, no new connections are accepted, and requests in flight drain
+//! within a bound. [`run`] takes bound listeners so tests can bind `127.0.0.1:0`.
 
+mod connection;
 mod edge;
+mod head_errors;
+pub mod listener;
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::response::Response;
-use axum::{Router, ServiceExt as _};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower::Service;
@@ -28,6 +31,7 @@ use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
 use crate::store::{RedisStore, Store};
 use edge::{EdgeLayer, Guard, RouteLabels};
+use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
 
 /// Why the service could not start or stopped.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +70,7 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
         checker: Checker::new(cache),
         metrics,
         limits: settings.limits.clone(),
+        connections: settings.connections.clone(),
         ready: Arc::new(AtomicBool::new(true)),
     }))
 }
@@ -94,7 +99,7 @@ fn public_routes(state: &AppState, with_admin: bool) -> (Router, RouteLabels) {
     (router, labels)
 }
 
-/// A served app: what [`run`] hands to `axum::serve`.
+/// A served app: what [`run`] serves on each connection.
 pub trait App:
     Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
     + Clone
@@ -119,6 +124,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
         max_body_bytes: limits.max_body_bytes,
+        body_time_limit: state.connections.body_read_timeout,
     };
     let (router, labels) = public_routes(&state, with_admin);
     finish(router, &state, labels, guard)
@@ -131,6 +137,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(0)),
         time_limit: state.limits.request_timeout,
         max_body_bytes: state.limits.max_body_bytes,
+        body_time_limit: state.connections.body_read_timeout,
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
     finish(api::admin_router(state.clone()), &state, labels, guard)
@@ -168,20 +175,47 @@ pub async fn run(
     let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
         let _ = rx.wait_for(|stop| *stop).await;
     };
-    let main = axum::serve(
+    let api_limits = &state.connections;
+    let open_files = listener::open_file_limit();
+    let cap = listener::connection_cap(api_limits.max_connections, open_files);
+    if cap < api_limits.max_connections {
+        tracing::warn!(
+            max_connections = api_limits.max_connections,
+            open_file_limit = open_files.unwrap_or_default(),
+            cap,
+            "--max-connections lowered to fit the open-file limit (raise `ulimit -n` to keep it)"
+        );
+    }
+    let main = listener::serve(
         listener,
-        app(state.clone(), admin.is_none()).into_make_service(),
-    )
-    .with_graceful_shutdown(stopped(stop_rx.clone()));
+        app(state.clone(), admin.is_none()),
+        ListenerConfig {
+            limits: crate::config::ConnectionLimits {
+                max_connections: cap,
+                ..api_limits.clone()
+            },
+            metrics: state.metrics.connections("api"),
+        },
+        stopped(stop_rx.clone()),
+    );
     let admin_server = admin.map(|admin| {
-        axum::serve(admin, admin_app(state.clone()).into_make_service())
-            .with_graceful_shutdown(stopped(stop_rx.clone()))
+        listener::serve(
+            admin,
+            admin_app(state.clone()),
+            ListenerConfig {
+                limits: crate::config::ConnectionLimits {
+                    max_connections: ADMIN_MAX_CONNECTIONS,
+                    ..api_limits.clone()
+                },
+                metrics: state.metrics.connections("admin"),
+            },
+            stopped(stop_rx.clone()),
+        )
     });
     let drained = async {
         match admin_server {
             Some(admin_server) => {
-                let (a, b) = tokio::join!(main, admin_server);
-                a.and(b)
+                tokio::join!(main, admin_server);
             }
             None => main.await,
         }
@@ -191,7 +225,7 @@ pub async fn run(
         tokio::time::sleep(grace).await;
     };
     tokio::select! {
-        result = drained => result?,
+        () = drained => {},
         () = deadline => tracing::warn!(grace_s = grace.as_secs_f64(), "drain bound reached: closing remaining connections"),
     }
     Ok(())

@@ -2,58 +2,20 @@
 //! logging agent), requests and the probes keep being answered, and the lines that could not be
 //! written are dropped and counted instead.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-/// Kills the process when dropped, so a failing test leaves nothing running.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
+use crate::support::Robotsd;
 
 #[tokio::test]
 async fn a_stalled_log_reader_neither_stalls_requests_nor_probes() {
-    let port = free_port();
-    let _robotsd = Running(
-        Command::new(env!("CARGO_BIN_EXE_robotsd"))
-            .args([
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--log-level",
-                "info",
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            // Piped and never read: the pipe fills after a few hundred lines.
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("robotsd starts"),
-    );
+    // stderr piped and never read: the pipe fills after a few hundred lines.
+    let robotsd = Robotsd::start_with(&["--log-level", "info"], false, Stdio::piped()).await;
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
         .build()
         .unwrap();
-    let livez = format!("http://127.0.0.1:{port}/livez");
-    let mut up = false;
-    for _ in 0..200 {
-        if client.get(&livez).send().await.is_ok() {
-            up = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    assert!(up, "robotsd did not start");
+    let livez = robotsd.url("/livez");
 
     // Every request writes a log line: far more than the pipe and the writer's queue hold.
     let tasks = (0..16).map(|_| {
@@ -69,20 +31,6 @@ async fn a_stalled_log_reader_neither_stalls_requests_nor_probes() {
         task.await.expect("every request answered");
     }
 
-    let metrics = client
-        .get(format!("http://127.0.0.1:{port}/metrics"))
-        .send()
-        .await
-        .expect("metrics answered")
-        .text()
-        .await
-        .unwrap();
-    let dropped: f64 = metrics
-        .lines()
-        .find_map(|line| line.strip_prefix("robotsd_log_lines_dropped_total "))
-        .expect("the dropped-lines counter")
-        .trim()
-        .parse()
-        .unwrap();
-    assert!(dropped > 0.0, "no line was dropped:\n{metrics}");
+    let dropped = robotsd.metric("robotsd_log_lines_dropped_total").await;
+    assert!(dropped > 0.0, "no line was dropped");
 }

@@ -1,10 +1,11 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
-//! `cargo test --test service api::` (or `cli::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
+//! `cargo test --test service api::` (or `cli::`, `connections::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
 //! `logging::`, `ssrf::`).
 
 mod api;
 mod cli;
+mod connections;
 mod deploy_artifacts;
 mod fetch_cache;
 mod fleet;

@@ -263,3 +263,105 @@ where
     }
     cond().await
 }
+
+/// A `robotsd` process on loopback ports of its own, killed when dropped so that a failing test
+/// leaves nothing running.
+pub struct Robotsd {
+    child: std::process::Child,
+    /// Its `--listen` port.
+    pub port: u16,
+    /// Its `--admin-listen` port, when it has one.
+    pub admin_port: Option<u16>,
+}
+
+impl Drop for Robotsd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A loopback port nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl Robotsd {
+    /// Starts the binary with `args` (plus `--listen`, and `--admin-listen` if `admin`), its
+    /// stderr as given, and waits until it answers `/livez`.
+    pub async fn start_with(args: &[&str], admin: bool, stderr: std::process::Stdio) -> Robotsd {
+        let port = free_port();
+        let admin_port = admin.then(free_port);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_robotsd"));
+        command.args(["--listen", &format!("127.0.0.1:{port}")]);
+        if let Some(admin) = admin_port {
+            command.args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
+        }
+        let child = command
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .expect("robotsd starts");
+        let robotsd = Robotsd {
+            child,
+            port,
+            admin_port,
+        };
+        let livez = robotsd.admin_url("/livez");
+        let client = reqwest::Client::new();
+        let mut up = false;
+        for _ in 0..400 {
+            if client.get(&livez).send().await.is_ok() {
+                up = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert!(up, "robotsd did not start");
+        robotsd
+    }
+
+    /// Starts the binary with `args`, its log lines discarded.
+    pub async fn start(args: &[&str], admin: bool) -> Robotsd {
+        Robotsd::start_with(args, admin, std::process::Stdio::null()).await
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// A URL on its API listener.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// A URL on its admin listener, or the API listener without one.
+    pub fn admin_url(&self, path: &str) -> String {
+        format!(
+            "http://127.0.0.1:{}{path}",
+            self.admin_port.unwrap_or(self.port)
+        )
+    }
+
+    /// The value of the metric sample `series` (name and labels as exported).
+    pub async fn metric(&self, series: &str) -> f64 {
+        let text = reqwest::get(self.admin_url("/metrics"))
+            .await
+            .expect("metrics answered")
+            .text()
+            .await
+            .expect("metrics text");
+        text.lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("no {series} in\n{text}"))
+            .trim()
+            .parse()
+            .expect("a number")
+    }
+}

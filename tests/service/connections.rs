@@ -1,0 +1,329 @@
+//! The server's edge against clients that hold on: slow bodies, half-sent and idle
+//! connections, header hoarding, more connections than the cap, and heads hyper refuses. Each
+//! runs the real binary on loopback and talks to it over raw sockets where a client library
+//! would not misbehave.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use crate::support::{Robotsd, ok, origin};
+
+/// Reads until the server closes the connection (or `limit` passes), and says how long that took
+/// and what was read.
+async fn read_to_close(stream: &mut TcpStream, limit: Duration) -> (Duration, Option<Vec<u8>>) {
+    let started = Instant::now();
+    let mut read = Vec::new();
+    let closed = tokio::time::timeout(limit, async {
+        let mut buf = [0u8; 8192];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    (started.elapsed(), closed.ok().map(|()| read))
+}
+
+/// The status and problem of a whole response read off a socket.
+fn problem_of(response: &[u8]) -> (u16, Value) {
+    let text = String::from_utf8_lossy(response);
+    let (head, body) = text.split_once("\r\n\r\n").expect("a whole head");
+    let status = head[9..12].parse().expect("a status");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: application/problem+json"),
+        "{head}"
+    );
+    (status, serde_json::from_str(body).expect("a problem body"))
+}
+
+async fn connect(robotsd: &Robotsd) -> TcpStream {
+    TcpStream::connect(("127.0.0.1", robotsd.port))
+        .await
+        .expect("connects")
+}
+
+#[tokio::test]
+async fn slow_bodies_hold_connections_not_the_permits_of_normal_checks() {
+    let site = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--concurrency-limit=8",
+            "--body-read-timeout=2s",
+        ],
+        false,
+    )
+    .await;
+    // Forty times the concurrency limit in bodies that trickle in a byte at a time.
+    let mut trickling = Vec::new();
+    for _ in 0..40 {
+        let mut stream = connect(&robotsd).await;
+        stream
+            .write_all(
+                b"POST /v1/evaluate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                  content-length: 100\r\n\r\n{",
+            )
+            .await
+            .unwrap();
+        trickling.push(stream);
+    }
+    let started = Instant::now();
+    let client = reqwest::Client::new();
+    let check = robotsd.url(&format!(
+        "/v1/check?ua=FooBot&url={}",
+        site.url("/private/x")
+    ));
+    for _ in 0..50 {
+        for stream in &mut trickling {
+            let _ = stream.write_all(b" ").await;
+        }
+        let response = client.get(&check).send().await.expect("answered");
+        assert_eq!(
+            response.status(),
+            200,
+            "a normal check while bodies trickle"
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "the bodies were still due"
+    );
+    // The trickling requests get 408 at their deadline.
+    for stream in &mut trickling {
+        let (took, response) = read_to_close(stream, Duration::from_secs(5)).await;
+        let response = response.expect("closed after the answer");
+        let (status, problem) = problem_of(&response);
+        assert_eq!(
+            (status, &problem["type"]),
+            (408, &"urn:robotsd:problem:body-timeout".into())
+        );
+        assert!(took < Duration::from_secs(4), "{took:?}");
+    }
+}
+
+#[tokio::test]
+async fn half_sent_heads_and_idle_connections_are_closed_by_their_timeouts() {
+    let robotsd = Robotsd::start(&["--header-read-timeout=1s", "--idle-timeout=3s"], true).await;
+    let mut half = connect(&robotsd).await;
+    half.write_all(b"GET /v1/check?url=http://a.example/ HTTP/1.1\r\nhost:")
+        .await
+        .unwrap();
+    let mut idle = connect(&robotsd).await;
+    // A keep-alive client that keeps asking is never idle.
+    let mut busy = connect(&robotsd).await;
+    let asking = async {
+        for _ in 0..10 {
+            busy.write_all(b"GET /v1/evaluate HTTP/1.1\r\nhost: x\r\n\r\n")
+                .await
+                .expect("still open");
+            let mut buf = [0u8; 4096];
+            let n = busy.read(&mut buf).await.expect("answered");
+            assert!(n > 0, "closed while in use");
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    };
+    let (half_closed, idle_closed, ()) = tokio::join!(
+        read_to_close(&mut half, Duration::from_secs(10)),
+        read_to_close(&mut idle, Duration::from_secs(10)),
+        asking
+    );
+    let (took, read) = half_closed;
+    assert!(read.is_some(), "the half-sent head was not closed");
+    assert!(
+        (Duration::from_millis(900)..Duration::from_millis(2000)).contains(&took),
+        "{took:?}"
+    );
+    let (took, read) = idle_closed;
+    assert_eq!(read.as_deref(), Some(&b""[..]), "closed without a word");
+    assert!(
+        (Duration::from_millis(2900)..Duration::from_millis(4500)).contains(&took),
+        "{took:?}"
+    );
+    let header = r#"robotsd_connection_timeouts_total{listener="api",timeout="header"}"#;
+    let idle = r#"robotsd_connection_timeouts_total{listener="api",timeout="idle"}"#;
+    assert_eq!(robotsd.metric(header).await, 1.0);
+    assert_eq!(robotsd.metric(idle).await, 1.0);
+}
+
+/// Resident memory of `pid`, in bytes.
+fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS");
+    kib * 1024
+}
+
+#[tokio::test]
+async fn header_hoarding_is_bounded_by_the_cap_and_the_head_limit() {
+    let robotsd = Robotsd::start(&["--max-connections=200"], true).await;
+    let before = resident_bytes(robotsd.pid());
+    // 400 connections each trying to park 300 KB of headers that never end: before the limits,
+    // hyper buffered about 400 KB for each.
+    let hoarders = (0..400).map(|i| {
+        let port = robotsd.port;
+        tokio::spawn(async move {
+            let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)).await else {
+                return None;
+            };
+            let mut head = format!("GET /livez?{i} HTTP/1.1\r\nhost: x\r\n").into_bytes();
+            for n in 0..300 {
+                head.extend_from_slice(format!("x-fill-{n}: {}\r\n", "a".repeat(990)).as_bytes());
+            }
+            let _ = tokio::time::timeout(Duration::from_secs(5), stream.write_all(&head)).await;
+            Some(stream)
+        })
+    });
+    let mut streams = Vec::new();
+    for hoarder in hoarders.collect::<Vec<_>>() {
+        streams.extend(hoarder.await.unwrap());
+    }
+    let grown = resident_bytes(robotsd.pid()).saturating_sub(before);
+    // At most 200 connections of 64 KiB each, plus room for the process's own growth.
+    let bound = 200 * 64 * 1024 + 24 * 1024 * 1024;
+    assert!(grown < bound, "resident memory grew by {grown} bytes");
+    let refused = robotsd
+        .metric(r#"robotsd_connections_refused_total{listener="api"}"#)
+        .await;
+    assert!(refused > 0.0, "nothing was refused at the cap");
+    // Each hoarder got its answer: 431 for the oversized head, or 503 at the cap.
+    let mut statuses = std::collections::BTreeMap::new();
+    for mut stream in streams.into_iter().take(50) {
+        if let (_, Some(response)) = read_to_close(&mut stream, Duration::from_secs(5)).await
+            && !response.is_empty()
+        {
+            *statuses.entry(problem_of(&response).0).or_insert(0) += 1;
+        }
+    }
+    assert!(
+        statuses.keys().all(|status| [431, 503].contains(status)) && !statuses.is_empty(),
+        "{statuses:?}"
+    );
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_are_refused_and_probes_stay_reachable() {
+    let robotsd = Robotsd::start(&["--max-connections=20"], true).await;
+    let mut held = Vec::new();
+    for _ in 0..20 {
+        held.push(connect(&robotsd).await);
+    }
+    // Wait until robotsd has taken all twenty in.
+    let open = r#"robotsd_connections_open{listener="api"}"#;
+    for _ in 0..100 {
+        if robotsd.metric(open).await == 20.0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(robotsd.metric(open).await, 20.0);
+    let mut over = connect(&robotsd).await;
+    over.write_all(b"GET /v1/evaluate HTTP/1.1\r\nhost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let (_, response) = read_to_close(&mut over, Duration::from_secs(5)).await;
+    let response = response.expect("closed");
+    let (status, problem) = problem_of(&response);
+    assert_eq!(status, 503);
+    assert_eq!(problem["type"], "urn:robotsd:problem:connection-limit");
+    assert!(String::from_utf8_lossy(&response).contains("retry-after: 1"));
+    let refused = r#"robotsd_connections_refused_total{listener="api"}"#;
+    assert_eq!(robotsd.metric(refused).await, 1.0);
+    // The probes have a listener of their own.
+    let livez = reqwest::get(robotsd.admin_url("/livez")).await.unwrap();
+    assert_eq!(livez.status(), 200);
+    // A slot comes back when a connection closes.
+    drop(held.pop());
+    let mut served = false;
+    for _ in 0..100 {
+        let mut stream = connect(&robotsd).await;
+        stream
+            .write_all(b"GET /v1/evaluate HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .await
+            .unwrap();
+        let (_, response) = read_to_close(&mut stream, Duration::from_secs(5)).await;
+        if response.is_some_and(|r| !r.starts_with(b"HTTP/1.1 503")) {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(served, "the freed slot was not reused");
+}
+
+#[tokio::test]
+async fn heads_hyper_refuses_are_answered_with_problems() {
+    let robotsd = Robotsd::start(&[], false).await;
+    let long_target = format!(
+        "GET /v1/check?ua=x&url=http://a.example/{} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+        "a".repeat(40_000)
+    );
+    let huge_header = format!(
+        "GET /livez HTTP/1.1\r\nhost: x\r\nx-big: {}\r\n\r\n",
+        "a".repeat(70_000)
+    );
+    let many_headers = format!(
+        "GET /livez HTTP/1.1\r\nhost: x\r\n{}\r\n",
+        (0..150)
+            .map(|n| format!("x-{n}: y\r\n"))
+            .collect::<String>()
+    );
+    for (request, status, kind) in [
+        (long_target.as_str(), 414, "uri-too-long"),
+        (huge_header.as_str(), 431, "headers-too-large"),
+        (many_headers.as_str(), 431, "headers-too-large"),
+        (
+            "GET /livez HTTP/1.1\r\nhost: x\r\nno colon\r\n\r\n",
+            400,
+            "malformed-request",
+        ),
+        ("BLAH\r\n\r\n", 400, "malformed-request"),
+    ] {
+        let mut stream = connect(&robotsd).await;
+        let _ = stream.write_all(request.as_bytes()).await;
+        let (_, response) = read_to_close(&mut stream, Duration::from_secs(5)).await;
+        let response = response.expect("answered and closed");
+        let (got, problem) = problem_of(&response);
+        assert_eq!(got, status, "{}", &request[..40.min(request.len())]);
+        assert_eq!(problem["type"], format!("urn:robotsd:problem:{kind}"));
+        assert_eq!(problem["status"], status);
+    }
+}
+
+#[tokio::test]
+async fn http2_is_served_within_its_limits() {
+    let robotsd = Robotsd::start(&["--http2-max-streams=4"], false).await;
+    let client = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let response = client.get(robotsd.url("/livez")).send().await.unwrap();
+    assert_eq!(response.version(), reqwest::Version::HTTP_2);
+    assert_eq!(response.status(), 200);
+    // Twenty requests at once on one connection with four streams: all answered, in turns.
+    let requests = (0..20).map(|_| client.get(robotsd.url("/v1/evaluate")).send());
+    for response in futures_util::future::join_all(requests).await {
+        assert_eq!(
+            response.expect("answered").version(),
+            reqwest::Version::HTTP_2
+        );
+    }
+    // A header list over --max-header-bytes is refused.
+    let refused = client
+        .get(robotsd.url("/livez"))
+        .header("x-big", "a".repeat(70_000))
+        .send()
+        .await;
+    assert!(
+        refused.as_ref().map_or(true, |r| r.status() == 431),
+        "{refused:?}"
+    );
+}
