@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Service load benchmark (figures in BENCHMARKS.md). Loopback only: a local origin, a local sink.
 #  1. cached GET /v1/check throughput and latency vs a minimal axum handler returning a constant
-#     JSON body, same load tool (wrk), same settings, one run;
+#     JSON body, same load tool (wrk), same settings, one run: robotsd with its default settings
+#     first, then with logging off (--access-log off --log-level warn);
 #  2. resident memory of robotsd holding 100,000 cached origins (all fetched through a local
 #     sink acting as the proxy, so no origin is contacted).
 # Usage: bash benches/load.sh [seconds per wrk run, default 15]
@@ -18,16 +19,26 @@ bin=target/release/robotsd
 helper=target/release/examples/baseline_server
 
 start_origin
+# Default settings but the one that lets it fetch from the loopback origin; its log lines go
+# where an operator's would, a pipe read by a logging agent (here cat into a file).
 port=$(free_port)
-"$bin" --listen "127.0.0.1:$port" --allow-private-networks --log-level warn --concurrency-limit 100000 &
+"$bin" --listen "127.0.0.1:$port" --allow-private-networks 2> >(cat > "$work/default.log") &
+pids+=($!)
+quiet=$(free_port)
+"$bin" --listen "127.0.0.1:$quiet" --allow-private-networks --access-log off --log-level warn &
 pids+=($!)
 baseline=$(free_port)
 "$helper" "127.0.0.1:$baseline" &
 pids+=($!)
 wait_ready "http://127.0.0.1:$port/readyz"
+wait_ready "http://127.0.0.1:$quiet/readyz"
 wait_ready "http://127.0.0.1:$baseline/"
-check="http://127.0.0.1:$port/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Fprivate%2Freport&ua=SomeBot"
-curl -sf "$check" >/dev/null   # warm the cache: every measured request is a hit
+query="/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Fprivate%2Freport&ua=SomeBot"
+check="http://127.0.0.1:$port$query"
+quiet_check="http://127.0.0.1:$quiet$query"
+# Warm the caches: every measured request is a hit.
+curl -sf "$check" >/dev/null
+curl -sf "$quiet_check" >/dev/null
 
 run() { # name url
   wrk -t1 -c64 -d"${duration}s" --latency "$2" > "$work/$1.txt"
@@ -39,11 +50,14 @@ run() { # name url
 }
 echo "== wrk -t1 -c64 -d${duration}s, $(nproc) cores, $(date -u +%F)"
 base=$(run baseline "http://127.0.0.1:$baseline/")
-cached=$(run cached_check "$check")
+cached=$(run default "$check")
+logs_off=$(run logs_off "$quiet_check")
 printf '%-14s %12s %10s %10s\n' what req/s p50 p99
 printf '%-14s %12s %10s %10s\n' $base
 printf '%-14s %12s %10s %10s\n' $cached
-awk -v a="$(cut -d' ' -f2 <<<"$cached")" -v b="$(cut -d' ' -f2 <<<"$base")" 'BEGIN {printf "cached /v1/check = %.0f%% of the minimal handler\n", 100*a/b}'
+printf '%-14s %12s %10s %10s\n' $logs_off
+ratio() { awk -v a="$(cut -d' ' -f2 <<<"$1")" -v b="$(cut -d' ' -f2 <<<"$base")" 'BEGIN {printf "%.2f", a/b}'; }
+echo "cached /v1/check: default settings $(ratio "$cached"), logs off $(ratio "$logs_off") of the minimal handler"
 
 echo "== resident memory with 100,000 cached origins"
 sink=$(free_port)

@@ -46,6 +46,8 @@ pub struct Shared {
     pub limits: Limits,
     /// Connection limits; the edge applies their body-read deadline to each request.
     pub connections: crate::config::ConnectionLimits,
+    /// Which requests get an access-log line.
+    pub access_log: crate::config::AccessLog,
     /// False while draining: `/readyz` then answers 503.
     pub ready: Arc<AtomicBool>,
 }

@@ -25,8 +25,8 @@ pub struct ConnectionLimits {
     pub header_read_timeout: Duration,
     /// A connection with no request in flight and nothing sent is closed after this (60 s).
     pub idle_timeout: Duration,
-    /// A request body must be in within this time of its head (10 s); at most the request time
-    /// limit.
+    /// A request body must be in within this time of its head (10 s); lowered to the request
+    /// time limit if that is shorter.
     pub body_read_timeout: Duration,
     /// Most bytes of one request head, request line included (64 KiB); also the most a
     /// connection buffers while reading, so all connections together buffer at most
@@ -69,8 +69,8 @@ pub struct ConnectionArgs {
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
     pub idle_timeout: Duration,
 
-    /// Time a client has to send a whole request body once its head is in; at most
-    /// --request-timeout. No request permit is taken until the body is in.
+    /// Time a client has to send a whole request body once its head is in (lowered to
+    /// --request-timeout if that is shorter). No request permit is taken until the body is in.
     #[arg(long, env = "ROBOTSD_BODY_READ_TIMEOUT", default_value = "10s")]
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
     pub body_read_timeout: Duration,
@@ -89,7 +89,7 @@ pub struct ConnectionArgs {
 
 impl ConnectionArgs {
     /// The checked [`ConnectionLimits`]: nothing zero, a header size hyper can honour, and a
-    /// body deadline within `request_timeout`.
+    /// body deadline lowered to `request_timeout` if it is longer.
     pub(super) fn connection_limits(
         &self,
         request_timeout: Duration,
@@ -105,14 +105,6 @@ impl ConnectionArgs {
                 return Err(ConfigError::zero(SECTION, field));
             }
         }
-        if self.body_read_timeout > request_timeout {
-            return Err(ConfigError::Exceeds {
-                flag: super::flag(SECTION, "body_read_timeout"),
-                value: humantime::format_duration(self.body_read_timeout).to_string(),
-                limit_flag: super::flag("limits", "request_timeout"),
-                limit: humantime::format_duration(request_timeout).to_string(),
-            });
-        }
         if self.max_header_bytes < MIN_HEADER_BYTES as u64 {
             return Err(ConfigError::BelowMinimum {
                 flag: super::flag(SECTION, "max_header_bytes"),
@@ -124,7 +116,8 @@ impl ConnectionArgs {
             max_connections: self.max_connections,
             header_read_timeout: self.header_read_timeout,
             idle_timeout: self.idle_timeout,
-            body_read_timeout: self.body_read_timeout,
+            // A body deadline past the request's would never be the one that ends a request.
+            body_read_timeout: self.body_read_timeout.min(request_timeout),
             max_header_bytes: ConfigError::to_usize(
                 SECTION,
                 "max_header_bytes",
@@ -169,6 +162,14 @@ mod tests {
     }
 
     #[test]
+    fn the_body_deadline_is_at_most_the_request_time_limit() {
+        let s = settings(&["--request-timeout=5s"]).unwrap();
+        assert_eq!(s.connections.body_read_timeout, Duration::from_secs(5));
+        let s = settings(&["--request-timeout=5s", "--body-read-timeout=2s"]).unwrap();
+        assert_eq!(s.connections.body_read_timeout, Duration::from_secs(2));
+    }
+
+    #[test]
     fn unusable_values_name_their_flag() {
         for (args, message) in [
             (
@@ -176,10 +177,6 @@ mod tests {
                 "--max-connections must be above zero",
             ),
             (&["--idle-timeout=0s"], "--idle-timeout must be above zero"),
-            (
-                &["--body-read-timeout=40s"],
-                "--body-read-timeout (40s) must not exceed --request-timeout (30s)",
-            ),
             (
                 &["--max-header-bytes=4KiB"],
                 "--max-header-bytes (4096) is below the minimum of 8192",

@@ -1,5 +1,11 @@
-//! The logging settings: the line format and the filter of which lines are written, checked into
-//! [`LogSettings`].
+//! The logging settings: the line format, the filter of which lines are written, and which
+//! requests get an access-log line, checked into [`LogSettings`].
+//!
+//! The access log is off for successful requests by default ([`AccessLog::Errors`]): traffic is
+//! what the metrics are for (`robotsd_http_requests_total` by route and status), and a line for
+//! each of thousands of cached checks a second would cost about a tenth of the throughput and
+//! flood the log pipeline with lines nobody reads. What goes wrong (a 5xx: overload, time limits,
+//! bugs) is logged; `--access-log all` logs every request.
 //!
 //! The filter is parsed here, at start-up, so that a typo in `--log-level` stops robotsd with a
 //! message naming the flag instead of silently logging at some other level.
@@ -16,6 +22,30 @@ pub enum LogFormat {
     Json,
 }
 
+/// Which requests get an access-log line (route, method, status, latency, cache result; never
+/// the URL or user agent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, clap::ValueEnum)]
+pub enum AccessLog {
+    /// None.
+    Off,
+    /// Requests answered with a server error (5xx): overload, time limits, bugs.
+    #[default]
+    Errors,
+    /// Every request.
+    All,
+}
+
+impl AccessLog {
+    /// Whether a request answered with `status` gets a line.
+    pub fn logs(self, status: u16) -> bool {
+        match self {
+            AccessLog::Off => false,
+            AccessLog::Errors => status >= 500,
+            AccessLog::All => true,
+        }
+    }
+}
+
 /// How and what to log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSettings {
@@ -23,6 +53,8 @@ pub struct LogSettings {
     pub format: LogFormat,
     /// A `tracing_subscriber::EnvFilter` directive string, already checked to parse (`info`).
     pub level: String,
+    /// Which requests get an access-log line (server errors).
+    pub access: AccessLog,
 }
 
 impl Default for LogSettings {
@@ -30,6 +62,7 @@ impl Default for LogSettings {
         LogSettings {
             format: LogFormat::Text,
             level: "info".to_string(),
+            access: AccessLog::Errors,
         }
     }
 }
@@ -48,6 +81,12 @@ pub struct LogArgs {
     #[arg(long, env = "ROBOTSD_LOG_LEVEL", default_value = "info")]
     #[arg(value_name = "FILTER")]
     pub log_level: String,
+
+    /// Which requests get an access-log line (at info, target `robotsd::access`): `errors`
+    /// (5xx), `all`, or `off`. Traffic as a whole is in the metrics.
+    #[arg(long, env = "ROBOTSD_ACCESS_LOG", default_value = "errors")]
+    #[arg(value_enum, value_name = "WHICH")]
+    pub access_log: AccessLog,
 }
 
 impl LogArgs {
@@ -62,6 +101,7 @@ impl LogArgs {
         Ok(LogSettings {
             format: self.log_format,
             level: self.log_level.clone(),
+            access: self.access_log,
         })
     }
 }
@@ -80,6 +120,22 @@ mod tests {
         assert!(
             message.contains("text") && message.contains("json"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn the_access_log_keeps_server_errors_by_default() {
+        assert_eq!(settings(&[]).unwrap().log.access, AccessLog::Errors);
+        for (access, logged) in [
+            (AccessLog::Errors, [false, false, true, true]),
+            (AccessLog::All, [true; 4]),
+            (AccessLog::Off, [false; 4]),
+        ] {
+            assert_eq!([200, 404, 503, 504].map(|s| access.logs(s)), logged);
+        }
+        assert_eq!(
+            settings(&["--access-log", "all"]).unwrap().log.access,
+            AccessLog::All
         );
     }
 

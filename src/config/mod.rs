@@ -41,7 +41,7 @@ pub use cache::CacheArgs;
 pub use connections::{ConnectionArgs, ConnectionLimits, MIN_HEADER_BYTES};
 pub use fetch::FetchArgs;
 pub use limits::{LimitArgs, Limits};
-pub use logging::{LogArgs, LogFormat, LogSettings};
+pub use logging::{AccessLog, LogArgs, LogFormat, LogSettings};
 pub use network::NetworkArgs;
 pub use store::{StoreArgs, StoreConfig};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
@@ -138,7 +138,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 41] = [
+const FLAGS: [(&str, &str); 42] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -174,6 +174,7 @@ const FLAGS: [(&str, &str); 41] = [
     ("connections.http2_max_streams", "--http2-max-streams"),
     ("log.format", "--log-format"),
     ("log.level", "--log-level"),
+    ("log.access", "--access-log"),
     ("store.redis.url", "--redis-url"),
     ("store.redis.password", "--redis-password-file"),
     ("store.redis.cluster", "--redis-cluster"),

@@ -27,6 +27,7 @@ use tower::{Layer, Service, ServiceExt as _};
 
 use crate::api::CacheResult;
 use crate::api::problem::ApiError;
+use crate::config::AccessLog;
 use crate::metrics::{Metrics, UNMATCHED_ROUTE};
 
 /// The route label of a request path: the app's routes are all static paths, apart from one
@@ -120,16 +121,24 @@ struct Shared {
     metrics: Metrics,
     routes: RouteLabels,
     guard: Guard,
+    access_log: AccessLog,
 }
 
 impl EdgeLayer {
-    /// Records into `metrics`, labels with `routes`, and applies `guard` to the guarded routes.
-    pub fn new(metrics: Metrics, routes: RouteLabels, guard: Guard) -> EdgeLayer {
+    /// Records into `metrics`, labels with `routes`, applies `guard` to the guarded routes, and
+    /// writes an access-log line for the requests `access_log` asks for.
+    pub fn new(
+        metrics: Metrics,
+        routes: RouteLabels,
+        guard: Guard,
+        access_log: AccessLog,
+    ) -> EdgeLayer {
         EdgeLayer {
             shared: Arc::new(Shared {
                 metrics,
                 routes,
                 guard,
+                access_log,
             }),
         }
     }
@@ -198,13 +207,7 @@ where
                     ApiError::Internal.into_response()
                 }
             };
-            observe(
-                &shared.metrics,
-                route,
-                &method,
-                &response,
-                started.elapsed(),
-            );
+            observe(&shared, route, &method, &response, started.elapsed());
             Ok(response)
         })
     }
@@ -274,27 +277,33 @@ fn declared_length(request: &Request) -> Option<u64> {
         .ok()
 }
 
-/// Metrics and one log line per request: route template, method, status, latency, cache result.
-/// Never the query string (it holds URLs and user agents).
+/// Metrics for every request, and an access-log line for those the setting asks for: route
+/// template, method, status, latency in whole microseconds, cache result. Never the query string
+/// (it holds URLs and user agents).
 fn observe(
-    metrics: &Metrics,
+    shared: &Shared,
     route: &str,
     method: &axum::http::Method,
     response: &Response,
     elapsed: Duration,
 ) {
     let status = response.status().as_u16();
-    metrics.observe_http(route, method.as_str(), status, elapsed);
-    if tracing::enabled!(tracing::Level::INFO) {
+    shared
+        .metrics
+        .observe_http(route, method.as_str(), status, elapsed);
+    if shared.access_log.logs(status)
+        && tracing::enabled!(target: "robotsd::access", tracing::Level::INFO)
+    {
         let cache = response
             .extensions()
             .get::<CacheResult>()
             .map(|c| c.0.as_str());
         tracing::info!(
+            target: "robotsd::access",
             route,
-            method = %method,
+            method = method.as_str(),
             status,
-            latency_ms = elapsed.as_secs_f64() * 1000.0,
+            latency_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
             cache = cache.unwrap_or("-"),
             "request"
         );
@@ -346,6 +355,7 @@ mod tests {
                 max_body_bytes: 1024,
                 body_time_limit: Duration::from_secs(1),
             },
+            AccessLog::All,
         )
         .layer(router)
     }

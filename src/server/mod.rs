@@ -71,6 +71,7 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
         metrics,
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),
+        access_log: settings.log.access,
         ready: Arc::new(AtomicBool::new(true)),
     }))
 }
@@ -150,7 +151,12 @@ fn finish(router: Router, state: &AppState, routes: RouteLabels, guard: Guard) -
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed);
     tower::ServiceBuilder::new()
-        .layer(EdgeLayer::new(state.metrics.clone(), routes, guard))
+        .layer(EdgeLayer::new(
+            state.metrics.clone(),
+            routes,
+            guard,
+            state.access_log,
+        ))
         .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
         .service(router)
 }

@@ -1,16 +1,21 @@
 //! Logging never blocks: with robotsd's stderr piped to a reader that never reads (a stuck
 //! logging agent), requests and the probes keep being answered, and the lines that could not be
-//! written are dropped and counted instead.
+//! written are dropped and counted instead. The access log has what went wrong by default, and
+//! every request when asked.
 
+use std::io::{BufRead as _, BufReader};
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::support::Robotsd;
+use serde_json::Value;
+
+use crate::support::{Robotsd, eventually, ok, origin};
 
 #[tokio::test]
 async fn a_stalled_log_reader_neither_stalls_requests_nor_probes() {
     // stderr piped and never read: the pipe fills after a few hundred lines.
-    let robotsd = Robotsd::start_with(&["--log-level", "info"], false, Stdio::piped()).await;
+    let robotsd = Robotsd::start_with(&["--access-log", "all"], false, Stdio::piped()).await;
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(5))
         .build()
@@ -33,4 +38,64 @@ async fn a_stalled_log_reader_neither_stalls_requests_nor_probes() {
 
     let dropped = robotsd.metric("robotsd_log_lines_dropped_total").await;
     assert!(dropped > 0.0, "no line was dropped");
+}
+
+/// The JSON log lines robotsd writes to `stderr`, collected as they come.
+fn collect_lines(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<Value>>> {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&lines);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let parsed = serde_json::from_str(&line).expect("a JSON log line");
+            sink.lock().unwrap().push(parsed);
+        }
+    });
+    lines
+}
+
+#[tokio::test]
+async fn the_access_log_has_server_errors_by_default_and_every_request_on_demand() {
+    let slow = origin(|| ok("User-agent: *\nAllow: /\n")).await;
+    slow.set_delay(Duration::from_secs(3));
+    for access in [None, Some("all")] {
+        let mut args = vec![
+            "--log-format=json",
+            "--allow-private-networks",
+            "--request-timeout=1s",
+        ];
+        args.extend(
+            access
+                .map(|which| ["--access-log", which])
+                .into_iter()
+                .flatten(),
+        );
+        let mut robotsd = Robotsd::start_with(&args, false, Stdio::piped()).await;
+        let lines = collect_lines(robotsd.take_stderr().unwrap());
+        let livez = reqwest::get(robotsd.url("/livez")).await.unwrap();
+        assert_eq!(livez.status(), 200);
+        let check = robotsd.url(&format!("/v1/check?ua=a&url={}", slow.url("/x")));
+        assert_eq!(reqwest::get(check).await.unwrap().status(), 504);
+
+        let access_lines = || -> Vec<Value> {
+            let lines = lines.lock().unwrap();
+            let access = lines.iter().filter(|l| l["target"] == "robotsd::access");
+            access.map(|l| l["fields"].clone()).collect()
+        };
+        assert!(
+            eventually(|| access_lines().iter().any(|f| f["status"] == 504)).await,
+            "{access:?}: no line for the 504"
+        );
+        let logged = access_lines();
+        let timeout = logged.iter().find(|f| f["status"] == 504).unwrap();
+        assert_eq!(timeout["route"], "/v1/check");
+        // Whole microseconds: a plain integer, no float noise.
+        let micros = timeout["latency_us"].as_u64().expect("an integer");
+        assert!((1_000_000..3_000_000).contains(&micros), "{timeout}");
+        let livez_logged = logged.iter().any(|f| f["route"] == "/livez");
+        assert_eq!(livez_logged, access.is_some(), "{access:?}: {logged:?}");
+        assert!(
+            !format!("{logged:?}").contains("127.0.0.1"),
+            "a URL in the access log: {logged:?}"
+        );
+    }
 }

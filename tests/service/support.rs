@@ -331,6 +331,11 @@ impl Robotsd {
         Robotsd::start_with(args, admin, std::process::Stdio::null()).await
     }
 
+    /// Its stderr, when it was started with `Stdio::piped()` and not taken before.
+    pub fn take_stderr(&mut self) -> Option<std::process::ChildStderr> {
+        self.child.stderr.take()
+    }
+
     /// Its process id.
     pub fn pid(&self) -> u32 {
         self.child.id()

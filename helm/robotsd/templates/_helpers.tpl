@@ -163,7 +163,9 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "allow-private-networks" "allow-cidr" "deny-cidr"
   "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "request-timeout"
   "concurrency-limit" "batch-concurrency" "shutdown-grace"
-  "log-format" "log-level"
+  "max-connections" "header-read-timeout" "idle-timeout" "body-read-timeout" "max-header-bytes"
+  "http2-max-streams"
+  "log-format" "log-level" "access-log"
   "redis-url" "redis-password-file" "redis-cluster" "store-timeout" "store-lease"
   "store-sync-interval" }}
 {{- $config := .Values.config }}
