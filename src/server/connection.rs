@@ -12,7 +12,6 @@
 //! For HTTP/2 any frame read while no stream is open starts the head clock, so a connection
 //! that sends only pings is closed after the header timeout rather than the idle one.
 
-use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -118,15 +117,17 @@ impl Drop for Busy {
     }
 }
 
-/// Drives `connection` until it ends, or closes it (by dropping it) when `activity` passes a
-/// deadline; says which one did.
-pub(super) async fn watch<F: Future>(
-    connection: F,
+/// Waits for the task serving a connection to end, or ends it (aborting the task drops the
+/// connection) when `activity` passes a deadline; says which one did.
+///
+/// It runs as a task of its own beside the connection's, woken only by its timer and by the
+/// connection's end, so the requests on the connection pay nothing for it.
+pub(super) async fn watch<T>(
+    mut connection: tokio::task::JoinHandle<T>,
     activity: &Activity,
     header_timeout: Duration,
     idle_timeout: Duration,
 ) -> Option<Expired> {
-    let mut connection = std::pin::pin!(connection);
     // Nothing wakes the watchdog when a head starts (a wake-up per request would cost more than
     // the check), so it looks this often: a head is closed within a quarter more than its limit.
     let recheck = (header_timeout / 4).max(Duration::from_millis(1));
@@ -134,13 +135,17 @@ pub(super) async fn watch<F: Future>(
     loop {
         let now = Instant::now();
         let at = match activity.deadline(header_timeout, idle_timeout) {
-            Some((at, why)) if at <= now => return Some(why),
+            Some((at, why)) if at <= now => {
+                connection.abort();
+                return Some(why);
+            }
             Some((at, _)) => at.min(now + recheck),
             None => now + recheck,
         };
         sleep.as_mut().reset(at);
         tokio::select! {
-            _ = connection.as_mut() => return None,
+            biased;
+            _ = &mut connection => return None,
             () = sleep.as_mut() => {}
         }
     }
@@ -255,6 +260,11 @@ mod tests {
     const HEADER: Duration = Duration::from_secs(10);
     const IDLE: Duration = Duration::from_secs(60);
 
+    /// A connection task that never ends by itself.
+    fn pending() -> tokio::task::JoinHandle<()> {
+        tokio::spawn(std::future::pending())
+    }
+
     /// Within the millisecond the activity's times are kept in.
     fn near(a: Instant, b: Instant) -> bool {
         a.max(b) - a.min(b) <= Duration::from_millis(2)
@@ -294,10 +304,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(20)).await;
             activity.bytes_read();
         };
-        let (expired, ()) = tokio::join!(
-            watch(std::future::pending::<()>(), &activity, HEADER, IDLE),
-            head
-        );
+        let (expired, ()) = tokio::join!(watch(pending(), &activity, HEADER, IDLE), head);
         assert_eq!(expired, Some(Expired::Header));
         // Closed within a quarter more than the limit after the head's first byte.
         let closed = started.elapsed().as_secs_f64();
@@ -310,10 +317,7 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(300)).await;
             drop(busy);
         };
-        let (expired, ()) = tokio::join!(
-            watch(std::future::pending::<()>(), &activity, HEADER, IDLE),
-            release
-        );
+        let (expired, ()) = tokio::join!(watch(pending(), &activity, HEADER, IDLE), release);
         assert_eq!(expired, Some(Expired::Idle));
         // Five minutes busy, then a minute idle.
         let closed = started.elapsed().as_secs_f64();

@@ -33,7 +33,7 @@ use crate::api::problem::ApiError;
 use crate::config::ConnectionLimits;
 use crate::metrics::ConnectionMetrics;
 
-/// The most header fields in a request head (hyper's default, kept on the stack).
+/// The most header fields in a request head: hyper's default, which the builder leaves as it is.
 pub const MAX_HEADERS: usize = 100;
 
 /// Connections being refused at once; past it, a refused connection is closed without a word.
@@ -89,8 +89,10 @@ fn builder(limits: &ConnectionLimits) -> auto::Builder<TokioExecutor> {
         .http1()
         // The watchdog keeps time instead: see `connection`.
         .header_read_timeout(None)
-        .max_buf_size(limits.max_header_bytes)
-        .max_headers(MAX_HEADERS);
+        // `max_headers` is left at hyper's default (MAX_HEADERS): setting it, even to that
+        // value, moves the parsed headers from the stack to a heap allocation per request,
+        // which measured 2,800 instructions of a cached check's 35,000.
+        .max_buf_size(limits.max_header_bytes);
     builder
         .http2()
         .timer(TokioTimer::new())
@@ -155,6 +157,7 @@ pub async fn serve<A: App>(
             })
         };
         let connection = graceful.watch(builder.serve_connection(io, service).into_owned());
+        let connection = tokio::spawn(connection);
         let (metrics, limits) = (metrics.clone(), limits.clone());
         tokio::spawn(async move {
             let _slot = slot;
