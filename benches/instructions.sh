@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instruction counts (callgrind), which repeat where wall-clock figures on a shared VM do not:
-#  1. per cached GET /v1/check: the release server under callgrind, all threads, the difference
+#  1. per cached GET /v1/check: the release server (default settings) under callgrind, all threads, the difference
 #     between 2,200 and 200 keep-alive requests divided by 2,000 (start-up and shutdown cancel
 #     out); the same for the minimal axum handler (examples/baseline_server.rs) for the ratio;
 #  2. one pass of RobotsTxt::parse over the corpus (crates/robotsd-engine/examples/parse_corpus);
@@ -62,7 +62,7 @@ per_request() { # name path ready command...
 }
 
 per_request cached_check "$check" /readyz \
-  "$bin" --allow-private-networks --log-level warn --shutdown-grace 1s --listen
+  "$bin" --allow-private-networks --shutdown-grace 1s --listen
 per_request minimal_handler / / "$baseline"
 
 parse=$(cd "$work" && valgrind --tool=callgrind --callgrind-out-file=parse.out \

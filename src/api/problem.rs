@@ -60,7 +60,7 @@ pub enum EdgeProblems {
     /// 503 `overloaded` or `connection-limit`.
     #[response(
         status = 503,
-        description = "At the concurrency limit (overloaded) or the connection limit; retry after the Retry-After header.",
+        description = "At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header.",
         content_type = "application/problem+json"
     )]
     Unavailable(Problem),
@@ -157,6 +157,16 @@ pub enum ApiError {
         /// Seconds, sent as `Retry-After`.
         retry_after: u64,
     },
+    /// The origin's copy was dropped for memory right after its fetch, and robotsd does not
+    /// fetch it again so soon.
+    #[error(
+        "robotsd's cache is under memory pressure and dropped this origin's robots.txt; it is \
+         not fetched again before the shortest lifetime has passed: retry after {retry_after} s"
+    )]
+    CacheFull {
+        /// Seconds, sent as `Retry-After`.
+        retry_after: u64,
+    },
     /// Too many requests in flight: try again shortly.
     #[error("robotsd is at its concurrency limit; retry after {retry_after} s")]
     Overloaded {
@@ -184,6 +194,10 @@ impl From<CheckError> for ApiError {
             CheckError::UserAgent(e) => ApiError::UserAgent(e.to_string()),
             CheckError::NoUserAgent => ApiError::Missing("ua"),
             CheckError::Destination(e) => ApiError::Destination(e),
+            CheckError::CopyDropped { retry_after } => ApiError::CacheFull {
+                // Rounded up: a client retrying on time must find the origin fetchable.
+                retry_after: retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0),
+            },
         }
     }
 }
@@ -244,6 +258,7 @@ impl ApiError {
                 "Too many connections",
                 S::SERVICE_UNAVAILABLE,
             ),
+            ApiError::CacheFull { .. } => ("cache-full", "Cache full", S::SERVICE_UNAVAILABLE),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
@@ -278,8 +293,9 @@ impl IntoResponse for ApiError {
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if let ApiError::Overloaded { retry_after } | ApiError::ConnectionLimit { retry_after } =
-            self
+        if let ApiError::Overloaded { retry_after }
+        | ApiError::ConnectionLimit { retry_after }
+        | ApiError::CacheFull { retry_after } = self
         {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         }
@@ -316,6 +332,7 @@ mod tests {
             ApiError::HeadTooLarge { max: 1, fields: 1 },
             ApiError::MalformedRequest,
             ApiError::ConnectionLimit { retry_after: 1 },
+            ApiError::CacheFull { retry_after: 1 },
             ApiError::Overloaded { retry_after: 1 },
             ApiError::Timeout(1),
             ApiError::NotFound("/x".into()),

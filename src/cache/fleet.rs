@@ -176,6 +176,7 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
         }),
     };
     Some(OriginState {
+        last_fetch: copy.as_ref().map(|c| c.fetched_at),
         copy,
         backoff,
         refusal: None,
@@ -212,7 +213,7 @@ impl OriginCache {
             return false;
         };
         // Parsed before the lock is taken: checks of this origin go on meanwhile.
-        let Some(state) = import(&record, body.as_deref()) else {
+        let Some(mut state) = import(&record, body.as_deref()) else {
             return false;
         };
         let parsed_bytes = match state.copy.as_ref().map(|c| &c.rules) {
@@ -224,9 +225,10 @@ impl OriginCache {
             if last_change(&state) <= last_change(&local) {
                 return false;
             }
+            state.last_fetch = state.last_fetch.max(local.last_fetch);
             *local = state;
         }
-        self.slots.reweigh(origin, slot, parsed_bytes).await;
+        self.slots.settle(origin, slot, parsed_bytes).await;
         true
     }
 

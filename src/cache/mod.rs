@@ -105,6 +105,12 @@ pub enum Basis {
     /// The last fetch was refused on the way (a redirect to a destination robotsd will not
     /// contact): the check is an error, not a verdict.
     Refused(DestinationError),
+    /// The copy was dropped for memory within the shortest lifetime of its fetch, and the origin
+    /// is not fetched again before that has passed: the check is an error, not a verdict.
+    Dropped {
+        /// How long until the origin may be fetched again.
+        retry_after: Duration,
+    },
 }
 
 /// The fetch behind a copy.
@@ -207,10 +213,16 @@ impl OriginCache {
     /// A cache on the given clock; its fetcher takes wall-clock time from the same clock.
     pub fn with_clock(config: CacheConfig, fetcher: Fetcher, clock: Arc<dyn Clock>) -> OriginCache {
         let stats = Arc::new(CacheStats::default());
+        let policy = Arc::new(config.policy);
         OriginCache {
-            slots: Slots::new(config.capacity_bytes, Arc::clone(&stats)),
+            slots: Slots::new(
+                config.capacity_bytes,
+                Arc::clone(&stats),
+                Arc::clone(&clock),
+                Arc::clone(&policy),
+            ),
             fetcher: fetcher.with_clock(Arc::clone(&clock)),
-            policy: Arc::new(config.policy),
+            policy,
             clock,
             stats,
             observer: None,
@@ -273,6 +285,13 @@ impl OriginCache {
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
         let slot = self.slots.get_or_insert(origin).await;
         if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
+            // A copy dropped for memory may still be in the shared store.
+            if matches!(snapshot.basis, Basis::Dropped { .. })
+                && self.pull(origin, &slot).await
+                && let Some(pulled) = self.answer_from_state(origin, &slot, Lookup::Shared)
+            {
+                return pulled;
+            }
             return snapshot;
         }
         // Nothing known: one check fetches, the others wait for it.
@@ -371,6 +390,17 @@ impl OriginCache {
                 },
                 retry_due,
             ),
+            Decision::Cooling { until } => (
+                Snapshot {
+                    lookup,
+                    basis: Basis::Dropped {
+                        retry_after: until.saturating_duration_since(now),
+                    },
+                    copy: None,
+                    backoff: None,
+                },
+                false,
+            ),
             Decision::Refused { refusal, stale } => (
                 Snapshot {
                     lookup,
@@ -455,7 +485,7 @@ impl OriginCache {
         let now = self.clock.now();
         slot.lock()
             .apply(result, now, rand::random::<f64>(), &self.policy);
-        self.slots.reweigh(origin, slot, parsed_bytes).await;
+        self.slots.settle(origin, slot, parsed_bytes).await;
         fetched
     }
 }

@@ -256,6 +256,9 @@ pub struct OriginState<M> {
     pub backoff: Option<Backoff<M>>,
     /// The refusal, if the last fetch was refused.
     pub refusal: Option<Refusal<M>>,
+    /// When the last fetch completed: the next is not sent before the shortest lifetime has
+    /// passed, even if the copy it brought has been dropped for memory since.
+    pub last_fetch: Option<Timestamp>,
 }
 
 impl<M> Default for OriginState<M> {
@@ -264,6 +267,7 @@ impl<M> Default for OriginState<M> {
             copy: None,
             backoff: None,
             refusal: None,
+            last_fetch: None,
         }
     }
 }
@@ -314,6 +318,12 @@ pub enum Decision<'a, M> {
         /// Expired: fetch again in the background.
         stale: bool,
     },
+    /// The copy was dropped for memory less than the shortest lifetime after it was fetched:
+    /// nothing to answer from, and no fetch before `until`.
+    Cooling {
+        /// When the origin may be fetched again.
+        until: Timestamp,
+    },
 }
 
 impl<M> OriginState<M> {
@@ -345,7 +355,12 @@ impl<M> OriginState<M> {
             };
         }
         match &self.copy {
-            None => Decision::Fetch,
+            None => match self.last_fetch {
+                Some(at) if now < at + config.min_lifetime => Decision::Cooling {
+                    until: at + config.min_lifetime,
+                },
+                _ => Decision::Fetch,
+            },
             Some(copy) => Decision::Copy {
                 copy,
                 stale: now >= copy.expires_at,
@@ -358,6 +373,23 @@ impl<M> OriginState<M> {
         self.backoff.as_ref().is_none_or(|b| now >= b.next_retry)
     }
 
+    /// Drops the copy (the cache needs its memory), keeping what politeness needs: the backoff,
+    /// a refusal, and when the last fetch was. In backoff, the §5 table then has no last good
+    /// copy to answer from.
+    pub fn drop_copy(&mut self) {
+        self.copy = None;
+    }
+
+    /// Whether forgetting this state now could send a fetch the rules forbid: a backoff, a
+    /// refusal not yet expired, or a fetch less than the shortest lifetime ago.
+    pub fn restrains_fetching(&self, now: Timestamp, config: &PolicyConfig) -> bool {
+        self.backoff.is_some()
+            || self.refusal.as_ref().is_some_and(|r| now < r.expires_at)
+            || self
+                .last_fetch
+                .is_some_and(|at| now < at + config.min_lifetime)
+    }
+
     /// Takes in the outcome of a fetch that completed at `now`; `jitter` in [0, 1).
     pub fn apply(
         &mut self,
@@ -366,6 +398,7 @@ impl<M> OriginState<M> {
         jitter: f64,
         config: &PolicyConfig,
     ) {
+        self.last_fetch = Some(now);
         match result {
             FetchResult::Success {
                 rules,

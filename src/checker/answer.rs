@@ -7,9 +7,9 @@ use std::time::SystemTime;
 
 use robotsd_engine::{Directive, RobotsTxt};
 
+use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
 use crate::cache::{Basis, Lookup, Snapshot};
-use crate::destination::DestinationError;
 use crate::fetch::NoRobotsReason;
 
 /// Why the verdict is what it is: a closed set, documented in README.md.
@@ -200,7 +200,7 @@ pub struct Interpretation<'a> {
 
 /// Interprets an origin's cache state (SEMANTICS.md §3 outcomes, §5 backoff table). A refused
 /// destination is an error, not a verdict.
-pub fn interpret(snapshot: &Snapshot) -> Result<Interpretation<'_>, DestinationError> {
+pub fn interpret(snapshot: &Snapshot) -> Result<Interpretation<'_>, CheckError> {
     // "No robots.txt" because of redirects is told apart from a 4xx status.
     let no_robots_reason = || {
         let redirect = snapshot
@@ -219,7 +219,12 @@ pub fn interpret(snapshot: &Snapshot) -> Result<Interpretation<'_>, DestinationE
         ruling,
     };
     Ok(match &snapshot.basis {
-        Basis::Refused(error) => return Err(error.clone()),
+        Basis::Refused(error) => return Err(CheckError::Destination(error.clone())),
+        Basis::Dropped { retry_after } => {
+            return Err(CheckError::CopyDropped {
+                retry_after: *retry_after,
+            });
+        }
         Basis::Copy(Rules::Parsed(robots)) => Interpretation {
             status: OriginStatus::Parsed,
             ruling: Ruling::Rules {
@@ -451,10 +456,13 @@ mod tests {
 
     #[test]
     fn a_refusal_is_an_error_not_a_verdict() {
-        let error = DestinationError::NoAddresses {
+        let error = crate::destination::DestinationError::NoAddresses {
             host: "example.com".into(),
         };
         let snapshot = snapshot(Basis::Refused(error.clone()), None);
-        assert_eq!(interpret(&snapshot).err(), Some(error));
+        assert_eq!(
+            interpret(&snapshot).err(),
+            Some(CheckError::Destination(error))
+        );
     }
 }

@@ -36,6 +36,13 @@ pub enum CheckError {
     /// robotsd will not contact the URL's origin (or a redirect's destination).
     #[error("destination not allowed: {0}")]
     Destination(#[from] DestinationError),
+    /// The origin's copy was dropped for memory soon after its fetch, and it is not fetched
+    /// again before the shortest lifetime has passed.
+    #[error("the robots.txt copy was dropped for memory; it is fetched again in {retry_after:?}")]
+    CopyDropped {
+        /// How long until it may be fetched again.
+        retry_after: std::time::Duration,
+    },
 }
 
 /// What robotsd holds for an origin: the answer of `/v1/robots`.

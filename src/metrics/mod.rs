@@ -141,8 +141,11 @@ impl Metrics {
             &["result"],
         )
         .expect("valid metric");
-        let cache_entries =
-            IntGauge::new("robotsd_cache_entries", "Origins held in the cache.").expect("valid");
+        let cache_entries = IntGauge::new(
+            "robotsd_cache_entries",
+            "Origins whose robots.txt (or its absence) the cache holds.",
+        )
+        .expect("valid");
         let cache_weight_bytes = IntGauge::new(
             "robotsd_cache_weight_bytes",
             "Approximate bytes held by the cache, as weighed against its capacity.",
@@ -155,7 +158,7 @@ impl Metrics {
         .expect("valid metric");
         let cache_evictions = IntCounter::new(
             "robotsd_cache_evictions_total",
-            "Origins evicted from the cache to respect its capacity.",
+            "Origins whose robots.txt was evicted from the cache (or refused a place) for its capacity.",
         )
         .expect("valid metric");
         let origins_in_backoff = IntGauge::new(

@@ -4,6 +4,7 @@
 //! `logging::`, `ssrf::`).
 
 mod api;
+mod cache_pressure;
 mod cli;
 mod connections;
 mod deploy_artifacts;

@@ -1,0 +1,219 @@
+//! Cache pressure never costs politeness: with the cache churned by origins serving large
+//! robots.txt files, a backoff is kept, concurrent cold checks share one fetch, a hot origin is
+//! not flushed by origins named once, no origin is fetched twice within the shortest lifetime,
+//! and evictions are counted exactly.
+//!
+//! Every origin is a name under `.test` that a resolver the test controls maps to one loopback
+//! server, which answers per `Host` and counts the fetches of each.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode};
+use robotsd::cache::{CacheConfig, OriginCache};
+use robotsd::checker::{CheckError, Checker, Reason};
+use robotsd::destination::NameLookup;
+use robotsd::fetch::Fetcher;
+use tokio::net::TcpListener;
+
+use crate::support::{fetch_config, loopback_allowed};
+
+/// A robots.txt of about `kib` KiB, every line a rule.
+fn large_robots(kib: usize) -> String {
+    let mut body = String::from("user-agent: *\n");
+    while body.len() < kib * 1024 {
+        body.push_str(&format!("disallow: /section-{}/page\n", body.len()));
+    }
+    body
+}
+
+/// The loopback server behind every `.test` name, and its fetch count per host.
+struct Sites {
+    port: u16,
+    fetches: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Sites {
+    async fn start() -> Sites {
+        let fetches: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+        let counted = Arc::clone(&fetches);
+        let large = large_robots(100);
+        let app = Router::new().route(
+            "/robots.txt",
+            axum::routing::get(move |headers: HeaderMap| {
+                let counted = Arc::clone(&counted);
+                let large = large.clone();
+                async move {
+                    let host = headers["host"].to_str().unwrap().to_string();
+                    let name = host.split(':').next().unwrap().to_string();
+                    *counted.lock().unwrap().entry(name.clone()).or_default() += 1;
+                    if name.starts_with("cold") {
+                        // Long enough for every concurrent check to arrive meanwhile.
+                        tokio::time::sleep(Duration::from_millis(300)).await;
+                    }
+                    match name.as_str() {
+                        "down.test" => (StatusCode::SERVICE_UNAVAILABLE, String::new()),
+                        _ if name.starts_with("big") => (StatusCode::OK, large),
+                        _ => (StatusCode::OK, "user-agent: *\ndisallow: /private\n".into()),
+                    }
+                }
+            }),
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        Sites { port, fetches }
+    }
+
+    fn url(&self, host: &str, path: &str) -> String {
+        format!("http://{host}:{}{path}", self.port)
+    }
+
+    fn fetches(&self, host: &str) -> usize {
+        self.fetches.lock().unwrap().get(host).copied().unwrap_or(0)
+    }
+
+    /// A checker whose cache holds `capacity` bytes, every name resolving to this server.
+    fn checker(&self, capacity: u64) -> Checker {
+        let lookup: NameLookup = Arc::new(|_host: String| {
+            Box::pin(async { Ok(vec![SocketAddr::from(([127, 0, 0, 1], 0))]) })
+        });
+        let fetcher =
+            Fetcher::with_name_lookup(fetch_config(), loopback_allowed(), lookup).expect("fetcher");
+        let config = CacheConfig {
+            capacity_bytes: capacity,
+            ..CacheConfig::default()
+        };
+        Checker::new(OriginCache::new(config, fetcher))
+    }
+
+    /// Checks `count` origins named once each, serving about 100 KiB each.
+    async fn churn(&self, checker: &Checker, from: usize, count: usize) {
+        for n in from..from + count {
+            let url = self.url(&format!("big{n}.test"), "/x");
+            checker.check(&url, &["bot"]).await.expect("a verdict");
+        }
+    }
+}
+
+/// Room for a handful of the large files.
+const SMALL_CACHE: u64 = 1024 * 1024;
+
+#[tokio::test]
+async fn a_backoff_survives_churn_and_its_retry_time_holds() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    let down = sites.url("down.test", "/private");
+    let answer = checker.check(&down, &["bot"]).await.unwrap();
+    assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
+
+    sites.churn(&checker, 0, 40).await;
+    assert!(
+        checker.cache().stats().evictions.load(Ordering::Relaxed) > 0,
+        "no churn"
+    );
+    for _ in 0..5 {
+        let answer = checker.check(&down, &["bot"]).await.unwrap();
+        assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
+    }
+    assert_eq!(
+        sites.fetches("down.test"),
+        1,
+        "fetched before its retry time"
+    );
+}
+
+#[tokio::test]
+async fn concurrent_cold_checks_share_one_fetch_while_the_cache_churns() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    // Fill the cache first, so that every insertion from now on evicts.
+    sites.churn(&checker, 0, 20).await;
+    let churn = {
+        let (checker, sites_port) = (checker.clone(), sites.port);
+        tokio::spawn(async move {
+            for n in 100..140 {
+                let url = format!("http://big{n}.test:{sites_port}/x");
+                checker.check(&url, &["bot"]).await.expect("a verdict");
+            }
+        })
+    };
+    let cold = sites.url("cold.test", "/private/x");
+    let checks = (0..150).map(|_| {
+        let (checker, cold) = (checker.clone(), cold.clone());
+        tokio::spawn(async move { checker.check(&cold, &["bot"]).await })
+    });
+    for check in futures_util::future::join_all(checks).await {
+        let answer = check.unwrap().expect("a verdict");
+        assert!(!answer.allowed);
+    }
+    churn.await.unwrap();
+    assert_eq!(sites.fetches("cold.test"), 1);
+}
+
+#[tokio::test]
+async fn a_hot_origin_is_not_flushed_by_origins_named_once() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    let hot = sites.url("hot.test", "/private/x");
+    // Between two rounds on the hot origin, more new origins than the cache holds: by recency
+    // alone, the hot origin would be the oldest entry every time.
+    for round in 0..20 {
+        // A crawler at work on the hot site: a few pages each round.
+        for page in 0..5 {
+            let url = format!("{hot}/{page}");
+            let answer = checker.check(&url, &["bot"]).await.expect("answered");
+            assert!(!answer.allowed);
+        }
+        sites.churn(&checker, round * 12, 12).await;
+        checker.cache().usage().await;
+    }
+    assert_eq!(
+        sites.fetches("hot.test"),
+        1,
+        "the hot origin was fetched again"
+    );
+}
+
+#[tokio::test]
+async fn no_origin_is_fetched_twice_within_the_shortest_lifetime() {
+    let sites = Sites::start().await;
+    // Room for two large files: each new one evicts an older one.
+    let checker = sites.checker(400 * 1024);
+    sites.churn(&checker, 0, 10).await;
+    // The cache's housekeeping done: the evictions have happened.
+    let (entries, _) = checker.cache().usage().await;
+    assert!(entries < 10, "nothing was evicted");
+    // Every one of them again, at once: their copies are gone, but a minute has not passed.
+    for n in 0..10 {
+        let url = sites.url(&format!("big{n}.test"), "/x");
+        match checker.check(&url, &["bot"]).await {
+            Ok(_) => {}
+            Err(CheckError::CopyDropped { retry_after }) => {
+                assert!(retry_after <= Duration::from_secs(60), "{retry_after:?}");
+            }
+            Err(other) => panic!("{other}"),
+        }
+        assert_eq!(sites.fetches(&format!("big{n}.test")), 1, "big{n}");
+    }
+}
+
+#[tokio::test]
+async fn evictions_are_counted_exactly() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    sites.churn(&checker, 0, 60).await;
+    let (entries, bytes) = checker.cache().usage().await;
+    let evictions = checker.cache().stats().evictions.load(Ordering::Relaxed);
+    assert!(bytes <= SMALL_CACHE, "{bytes}");
+    assert!(evictions > 0);
+    assert_eq!(
+        evictions + entries,
+        60,
+        "{evictions} evictions, {entries} left"
+    );
+}
