@@ -196,7 +196,7 @@ where
                 } else if is_guarded {
                     guarded(&shared.guard, inner, request).await
                 } else {
-                    inner.oneshot(request).await.unwrap_or_else(|e| match e {})
+                    unguarded(inner, request).await
                 }
             };
             // A panic is a bug, but one request's bug: answer it and keep the connection.
@@ -211,6 +211,24 @@ where
             Ok(response)
         })
     }
+}
+
+/// Serves a route outside the limits (probes, metrics, the API reference). The API reference's
+/// asset server answers an unknown asset with a bare 404; it becomes the same problem as any
+/// other unknown path.
+async fn unguarded<S>(inner: S, request: Request) -> Response
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    let path = request.uri().path().to_owned();
+    let response = inner.oneshot(request).await.unwrap_or_else(|e| match e {});
+    let bare = !response
+        .headers()
+        .contains_key(axum::http::header::CONTENT_TYPE);
+    if response.status() == axum::http::StatusCode::NOT_FOUND && bare {
+        return ApiError::NotFound(path).into_response();
+    }
+    response
 }
 
 /// Reads the body under its deadline, then sheds load beyond the concurrency limit with 503 +

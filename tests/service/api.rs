@@ -445,6 +445,12 @@ async fn docs_and_openapi_are_served() {
             .to_lowercase()
             .contains("swagger")
     );
+    // An unknown asset under the reference is a problem like any unknown path.
+    let (status, content_type, body) = get_json(&service.url("/docs/nope.js")).await;
+    assert_eq!(status, 404);
+    assert_eq!(content_type, "application/problem+json");
+    assert_eq!(body["type"], "urn:robotsd:problem:not-found");
+    assert_eq!(body["detail"], "no such resource: /docs/nope.js");
 }
 
 #[tokio::test]
