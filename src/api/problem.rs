@@ -173,6 +173,18 @@ pub enum ApiError {
         /// Seconds, sent as `Retry-After`.
         retry_after: u64,
     },
+    /// A batch item not answered by the batch's deadline.
+    #[error("{}", if *fetching {
+        "the batch's deadline came while this origin's robots.txt was being fetched; the fetch \
+         goes on, so asking again shortly answers from it"
+    } else {
+        "the batch's deadline came before this item was reached, and robotsd does not hold its \
+         origin's robots.txt; ask again"
+    })]
+    BatchDeadline {
+        /// Its origin's fetch had started (and goes on).
+        fetching: bool,
+    },
     /// The request took longer than the server's limit.
     #[error("the request did not complete within {0} s")]
     Timeout(u64),
@@ -261,6 +273,11 @@ impl ApiError {
             ApiError::CacheFull { .. } => ("cache-full", "Cache full", S::SERVICE_UNAVAILABLE),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
+            ApiError::BatchDeadline { .. } => (
+                "batch-deadline",
+                "Not answered by the batch's deadline",
+                S::GATEWAY_TIMEOUT,
+            ),
             ApiError::NotFound(_) => ("not-found", "Not found", S::NOT_FOUND),
             ApiError::MethodNotAllowed(_) => (
                 "method-not-allowed",
@@ -335,6 +352,7 @@ mod tests {
             ApiError::CacheFull { retry_after: 1 },
             ApiError::Overloaded { retry_after: 1 },
             ApiError::Timeout(1),
+            ApiError::BatchDeadline { fetching: true },
             ApiError::NotFound("/x".into()),
             ApiError::MethodNotAllowed("PUT".into()),
             ApiError::Internal,

@@ -213,6 +213,13 @@ pub enum UserAgents {
     Many(Vec<String>),
 }
 
+impl Default for UserAgents {
+    /// None given: the item fails with `missing-user-agent` in its own slot.
+    fn default() -> Self {
+        UserAgents::Many(Vec::new())
+    }
+}
+
 impl UserAgents {
     /// As a list.
     pub fn into_vec(self) -> Vec<String> {
@@ -229,7 +236,9 @@ impl UserAgents {
 pub struct CheckItem {
     /// The URL to check.
     pub url: String,
-    /// The agent(s) to check for.
+    /// The agent(s) to check for. Required: an item without one gets `missing-user-agent` in
+    /// its slot, and the rest of the batch is answered.
+    #[serde(default)]
     pub ua: UserAgents,
 }
 

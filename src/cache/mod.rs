@@ -281,6 +281,13 @@ impl OriginCache {
         self.slots.count(|slot| slot.lock().backoff.is_some())
     }
 
+    /// What to answer from for `origin` now if that needs no fetch in the foreground; `None`
+    /// when it would (nothing known, or nothing answerable).
+    pub async fn peek(&self, origin: &Origin) -> Option<Snapshot> {
+        let slot = self.slots.get(origin).await?;
+        self.answer_from_state(origin, &slot, Lookup::Hit)
+    }
+
     /// What to answer from for `origin` now, fetching if nothing is known.
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
         let slot = self.slots.get_or_insert(origin).await;

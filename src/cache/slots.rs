@@ -118,6 +118,14 @@ impl Slots {
         Slots { copies, states }
     }
 
+    /// The origin's slot, if it has one.
+    pub(crate) async fn get(&self, origin: &Origin) -> Option<Arc<Slot>> {
+        match self.copies.get(origin).await {
+            Some(slot) => Some(slot),
+            None => self.states.get(origin),
+        }
+    }
+
     /// The origin's slot, created empty if there is none.
     pub(crate) async fn get_or_insert(&self, origin: &Origin) -> Arc<Slot> {
         if let Some(slot) = self.copies.get(origin).await {

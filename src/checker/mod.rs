@@ -58,6 +58,27 @@ pub struct OriginReport {
     pub robots: Option<Arc<RobotsTxt>>,
 }
 
+/// The answer for `target` and `agents` from what the cache holds.
+fn answer_from(
+    snapshot: &Snapshot,
+    target: Target,
+    agents: Vec<AgentToken>,
+) -> Result<Answer, CheckError> {
+    let decided = interpret(snapshot)?.ruling.decide(&agents, target.path());
+    let source = answer::source(snapshot);
+    Ok(Answer {
+        allowed: decided.allowed,
+        reason: decided.reason,
+        robots_url: target.origin.robots_url_string(),
+        url: target.into_url(),
+        agents,
+        rule: decided.rule,
+        group: decided.group,
+        crawl_delay: decided.crawl_delay,
+        source: Some(source),
+    })
+}
+
 /// Checks URLs: origin → destination policy → cache → engine. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Checker {
@@ -99,19 +120,23 @@ impl Checker {
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
-        let decided = interpret(&snapshot)?.ruling.decide(&agents, target.path());
-        let source = answer::source(&snapshot);
-        Ok(Answer {
-            allowed: decided.allowed,
-            reason: decided.reason,
-            url: target.url().to_owned(),
-            robots_url: target.origin.robots_url_string(),
-            agents,
-            rule: decided.rule,
-            group: decided.group,
-            crawl_delay: decided.crawl_delay,
-            source: Some(source),
-        })
+        answer_from(&snapshot, target, agents)
+    }
+
+    /// [`Checker::check`] if it can be answered without waiting for a fetch: `Ok(None)` when
+    /// the origin's robots.txt is not held.
+    pub async fn check_held<S: AsRef<str>>(
+        &self,
+        url: &str,
+        user_agents: &[S],
+    ) -> Result<Option<Answer>, CheckError> {
+        let target = parse_target(url)?;
+        let agents = tokens(user_agents)?;
+        self.destinations.check_origin(&target.origin)?;
+        match self.cache.peek(&target.origin).await {
+            Some(snapshot) => answer_from(&snapshot, target, agents).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.

@@ -528,3 +528,69 @@ async fn a_declared_oversized_body_is_refused_at_once_without_100_continue() {
     assert!(!head.contains("100 Continue"), "{head}");
     assert!(head.contains("application/problem+json"), "{head}");
 }
+
+#[tokio::test]
+async fn a_batch_answers_by_its_deadline_and_keeps_its_good_answers() {
+    let mut settings = settings();
+    settings.limits.request_timeout = Duration::from_secs(2);
+    settings.limits.batch_concurrency = 4;
+    // Origins slower than the batch: their fetches outlive it.
+    settings.fetch.total_timeout = Duration::from_secs(10);
+    let service = start(settings).await;
+    let healthy = origin(|| ok(RULES)).await;
+    let held = origin(|| ok(RULES)).await;
+    let mut hanging = Vec::new();
+    for _ in 0..12 {
+        let (addr, _) = raw_server(|stream| async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            drop(stream);
+        })
+        .await;
+        hanging.push(format!("http://{addr}/private/x"));
+    }
+    // One origin robotsd already holds.
+    let (status, _, _) =
+        get_json(&service.url(&format!("/v1/check?url={}&ua=a", encode(&held.url("/x"))))).await;
+    assert_eq!(status, 200);
+
+    let mut checks: Vec<Value> = hanging
+        .iter()
+        .map(|url| json!({"url": url, "ua": "a"}))
+        .collect();
+    checks.push(json!({"url": healthy.url("/private/x"), "ua": "a"}));
+    checks.push(json!({"url": held.url("/private/x"), "ua": "a"}));
+    checks.push(json!({"url": held.url("/ok")}));
+    let started = std::time::Instant::now();
+    let (status, _, body) = post_json(
+        &service.url("/v1/check"),
+        &json!({ "checks": checks }).to_string(),
+    )
+    .await;
+    let took = started.elapsed();
+    assert_eq!(status, 200, "{body}");
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let results = body["results"].as_array().unwrap();
+    assert_eq!(results.len(), 15);
+    // The first four hanging origins were being fetched at the deadline; the rest were not
+    // reached, nor was the healthy one behind them.
+    for (i, result) in results[..13].iter().enumerate() {
+        assert_eq!(
+            result["error"]["type"], "urn:robotsd:problem:batch-deadline",
+            "item {i}: {result}"
+        );
+        let detail = result["error"]["detail"].as_str().unwrap();
+        assert_eq!(
+            detail.contains("the fetch goes on"),
+            i < 4,
+            "item {i}: {detail}"
+        );
+    }
+    // What robotsd holds is answered after the deadline too.
+    assert_eq!(results[13]["allowed"], false, "{}", results[13]);
+    // An item without `ua` fails alone.
+    assert_eq!(
+        results[14]["error"]["type"], "urn:robotsd:problem:missing-user-agent",
+        "{}",
+        results[14]
+    );
+}
