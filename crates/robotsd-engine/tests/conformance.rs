@@ -1,4 +1,5 @@
-//! Google's reference test suite, as data (`../shared/conformance/`): all 195 cases must pass.
+//! Google's reference test suite, as data (`tests/data/conformance/`, vendored from
+//! `../shared/conformance/`): all 195 cases must pass.
 //!
 //! Each case is a trial of its own, named for the case (`verdict::050_ID_LongestMatch`,
 //! `other::parse_stats::016_ID_UTF8ByteOrderMarkIsSkipped`: file, kind, id, upstream gtest), so
@@ -78,14 +79,16 @@ fn other_trials() -> Vec<Trial> {
     trials
 }
 
-fn shared_dir() -> PathBuf {
+/// The data directory: the vendored copies, or a shared directory when `ROBOTSD_SHARED_DIR`
+/// names one.
+fn data_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"))
 }
 
 fn load(name: &str) -> Result<Value, String> {
-    let path = shared_dir().join("conformance").join(name);
+    let path = data_dir().join("conformance").join(name);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("conformance data {} is required: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
