@@ -9,6 +9,7 @@
 //! while one background refresh runs; during a backoff nothing is sent before the retry time,
 //! however many checks arrive.
 
+mod fetch_log;
 mod fleet;
 pub mod policy;
 mod slots;
@@ -490,8 +491,12 @@ impl OriginCache {
         };
         let result = fetch_result(outcome);
         let now = self.clock.now();
-        slot.lock()
-            .apply(result, now, rand::random::<f64>(), &self.policy);
+        {
+            let mut state = slot.lock();
+            let was_in_backoff = state.backoff.is_some();
+            state.apply(result, now, rand::random::<f64>(), &self.policy);
+            fetch_log::fetched(origin, was_in_backoff, &state, now);
+        }
         self.slots.settle(origin, slot, parsed_bytes).await;
         fetched
     }

@@ -152,7 +152,10 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
             Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
             None => None,
         };
-        tracing::info!(listen = %settings.listen, admin = ?settings.admin_listen, "robotsd serving");
+        match settings.admin_listen {
+            Some(admin) => tracing::info!(listen = %settings.listen, %admin, "robotsd serving"),
+            None => tracing::info!(listen = %settings.listen, "robotsd serving"),
+        }
         if let Some(store) = &settings.store {
             // The URL without its credentials.
             let redis = crate::store::redact(&store.redis.url);

@@ -232,7 +232,10 @@ pub async fn run(
     };
     tokio::select! {
         () = drained => {},
-        () = deadline => tracing::warn!(grace_s = grace.as_secs_f64(), "drain bound reached: closing remaining connections"),
+        () = deadline => tracing::warn!(
+            grace = %humantime::format_duration(grace),
+            "drain bound reached: closing remaining connections"
+        ),
     }
     Ok(())
 }

@@ -99,3 +99,60 @@ async fn the_access_log_has_server_errors_by_default_and_every_request_on_demand
         );
     }
 }
+
+#[tokio::test]
+async fn fetch_failures_and_the_end_of_a_backoff_are_logged_with_the_origin() {
+    let site = origin(|| crate::support::status(503)).await;
+    let mut robotsd = Robotsd::start_with(
+        &[
+            "--log-format=json",
+            "--allow-private-networks",
+            "--retry-min=1s",
+            "--retry-max=1s",
+        ],
+        true,
+        Stdio::piped(),
+    )
+    .await;
+    let lines = collect_lines(robotsd.take_stderr().unwrap());
+    let check = robotsd.url(&format!("/v1/check?ua=a&url={}", site.url("/x")));
+    assert_eq!(reqwest::get(&check).await.unwrap().status(), 200);
+    let warnings = || -> Vec<Value> {
+        let lines = lines.lock().unwrap();
+        let warn = lines.iter().filter(|l| l["level"] == "WARN");
+        warn.map(|l| l["fields"].clone()).collect()
+    };
+    assert!(eventually(|| !warnings().is_empty()).await, "no warning");
+    let failed = &warnings()[0];
+    assert_eq!(failed["origin"], site.base(), "{failed}");
+    assert_eq!(failed["failures"], 1, "{failed}");
+    assert!(
+        failed["reason"].as_str().unwrap().contains("503"),
+        "{failed}"
+    );
+    assert_eq!(failed["retry_in"], "1s", "{failed}");
+
+    // The site recovers; the retry (in the background of a check) ends the backoff.
+    site.set_reply(|| ok("User-agent: *\nAllow: /\n"));
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    assert_eq!(reqwest::get(&check).await.unwrap().status(), 200);
+    let over = |w: &Value| {
+        w["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("backoff is over"))
+    };
+    assert!(
+        eventually(|| warnings().iter().any(over)).await,
+        "{:?}",
+        warnings()
+    );
+
+    // Plain values, no Rust debug formatting.
+    let lines = lines.lock().unwrap();
+    let serving = lines
+        .iter()
+        .find(|l| l["fields"]["message"] == "robotsd serving")
+        .expect("the start line");
+    let admin = format!("127.0.0.1:{}", robotsd.admin_port.unwrap());
+    assert_eq!(serving["fields"]["admin"], admin.as_str(), "{serving}");
+}
