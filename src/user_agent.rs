@@ -21,6 +21,32 @@
 //! header yields `Mozilla`: robotsd cannot guess which crawler sent it, so it uses the leading
 //! token as §2 says, and the answer shows that token.
 
+/// The agents a `ua` value names: several when it is a comma-separated list of names, as crawler
+/// configurations often hold them (Nutch's `http.robots.agents`: `MyBot,OtherBot`); the value
+/// itself otherwise. A value is a list when it holds a comma, no parenthesis, and no part with
+/// a space inside, so that a whole `User-Agent` header (`… (KHTML, like Gecko) …`, `MyBot/1.0
+/// +https://…`) stays one agent. Parts are trimmed; empty ones are dropped.
+pub fn agents_in(ua: &str) -> impl Iterator<Item = &str> {
+    // A control character keeps the value whole, so that it is refused as a whole.
+    let is_list = ua.contains(',')
+        && !ua.bytes().any(|b| b < 0x20 || b == 0x7f)
+        && !ua.contains(['(', ')'])
+        && ua
+            .split(',')
+            .all(|part| !part.trim().contains(char::is_whitespace));
+    let (list, single) = if is_list {
+        (Some(ua), None)
+    } else {
+        (None, Some(ua))
+    };
+    let parts = list
+        .into_iter()
+        .flat_map(|ua| ua.split(','))
+        .map(str::trim)
+        .filter(|part| !part.is_empty());
+    single.into_iter().chain(parts)
+}
+
 /// The longest `ua` value accepted, in bytes, after trimming.
 pub const MAX_USER_AGENT_BYTES: usize = 1024;
 
@@ -179,6 +205,22 @@ fn cut(s: &str, max: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comma_lists_name_several_agents_but_headers_stay_whole() {
+        let agents = |ua| agents_in(ua).collect::<Vec<_>>();
+        assert_eq!(agents("Googlebot,SomeBot"), ["Googlebot", "SomeBot"]);
+        assert_eq!(agents(" MyBot , OtherBot,"), ["MyBot", "OtherBot"]);
+        assert_eq!(agents("Googlebot"), ["Googlebot"]);
+        for whole in [
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/1",
+            "MyBot/1.0 +https://example.com/a,b",
+            "My Bot, Other",
+            "a,\r\nb",
+        ] {
+            assert_eq!(agents(whole), [whole]);
+        }
+    }
     use proptest::prelude::*;
 
     fn token(ua: &str) -> &str {

@@ -144,6 +144,29 @@ fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
     crate::fast::query::pairs(query.unwrap_or_default()).collect()
 }
 
+/// Refuses query parameters the endpoint does not take (`known`: each name, and whether it may
+/// be repeated), and repeats of those it takes once: a silently ignored parameter, or a URL cut
+/// at an unencoded `&`, would answer a question that was not asked.
+fn check_params(
+    pairs: &[(Cow<'_, str>, Cow<'_, str>)],
+    known: &[(&str, bool)],
+) -> Result<(), ApiError> {
+    for (i, (name, _)) in pairs.iter().enumerate() {
+        let repeated = match known.iter().find(|(known, _)| known == name) {
+            None => false,
+            Some((_, repeatable)) if !repeatable && pairs[..i].iter().any(|(n, _)| n == name) => {
+                true
+            }
+            Some(_) => continue,
+        };
+        return Err(ApiError::Parameter {
+            name: name.to_string(),
+            repeated,
+        });
+    }
+    Ok(())
+}
+
 /// The `url` query parameter, which every GET endpoint requires.
 fn required_url<'q>(pairs: &'q [(Cow<'_, str>, Cow<'_, str>)]) -> Result<&'q str, ApiError> {
     pairs
@@ -213,7 +236,7 @@ async fn check_one(
     tag = "check",
     params(
         ("url" = String, Query, description = "The absolute http(s) URL to check.", example = "https://example.com/private/page"),
-        ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat for a crawler that answers to several names.", example = json!(["Googlebot"])),
+        ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat it, or give a comma-separated list of names (`Googlebot,SomeBot`), for a crawler that answers to several names. Other parameters, and a repeated `url`, are refused.", example = json!(["Googlebot"])),
     ),
     responses(
         (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from.", body = CheckResponse),
@@ -227,6 +250,7 @@ async fn check_get(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false), ("ua", true)])?;
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
         .iter()
@@ -388,6 +412,7 @@ async fn robots_get(
     RawQuery(query): RawQuery,
 ) -> Result<JsonBody<RobotsResponse>, ApiError> {
     let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false)])?;
     let url = required_url(&pairs)?;
     check_url_length(url, &state.limits)?;
     let report = state.checker.robots(url).await?;

@@ -99,6 +99,14 @@ pub enum ApiError {
     /// A required query parameter or field is missing.
     #[error("missing {0}")]
     Missing(&'static str),
+    /// A query parameter the endpoint does not take, or one it takes once given twice.
+    #[error("{}", parameter_detail(name, *repeated))]
+    Parameter {
+        /// The parameter's name.
+        name: String,
+        /// Given more than once (else: unknown).
+        repeated: bool,
+    },
     /// The URL is not usable.
     #[error("{0}")]
     Url(TargetError),
@@ -221,6 +229,11 @@ impl ApiError {
         match self {
             ApiError::Missing("url") => ("missing-url", "Missing URL", S::BAD_REQUEST),
             ApiError::Missing(_) => ("missing-user-agent", "Missing user agent", S::BAD_REQUEST),
+            ApiError::Parameter { .. } => (
+                "invalid-parameter",
+                "Invalid query parameter",
+                S::BAD_REQUEST,
+            ),
             ApiError::Url(TargetError::Relative) => {
                 ("relative-url", "Relative URL", S::BAD_REQUEST)
             }
@@ -296,8 +309,23 @@ impl ApiError {
             title: title.to_string(),
             status: status.as_u16(),
             detail: self.to_string(),
-            parameter: None,
+            parameter: match self {
+                ApiError::Parameter { name, .. } => Some(name.clone()),
+                _ => None,
+            },
         }
+    }
+}
+
+/// What is wrong with a query parameter, with the usual cause of an unknown one.
+fn parameter_detail(name: &str, repeated: bool) -> String {
+    if repeated {
+        format!("the query parameter `{name}` is given more than once; it is taken once")
+    } else {
+        format!(
+            "unknown query parameter `{name}`; if it belongs to the url, percent-encode the url \
+             (curl -G --data-urlencode 'url=…')"
+        )
     }
 }
 
@@ -329,6 +357,10 @@ mod tests {
         let errors = [
             ApiError::Missing("url"),
             ApiError::Missing("ua"),
+            ApiError::Parameter {
+                name: "x".into(),
+                repeated: false,
+            },
             ApiError::Url(TargetError::Relative),
             ApiError::Url(TargetError::UnsupportedScheme("ftp".into())),
             ApiError::Url(TargetError::TooLong {

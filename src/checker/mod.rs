@@ -189,17 +189,24 @@ impl Checker {
 
 /// The product tokens of the `ua` values.
 pub fn tokens<S: AsRef<str>>(user_agents: &[S]) -> Result<Vec<AgentToken>, CheckError> {
-    if user_agents.is_empty() {
-        return Err(CheckError::NoUserAgent);
-    }
-    user_agents
+    let agents = user_agents
         .iter()
+        .flat_map(|ua| crate::user_agent::agents_in(ua.as_ref()))
         .map(|ua| {
-            let ua = ua.as_ref();
             Ok(AgentToken {
                 input: ua.to_string(),
                 token: product_token(ua)?.to_string(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, CheckError>>()?;
+    if agents.is_empty() {
+        // None given, or only empty parts of a list (`,`).
+        return match user_agents.first() {
+            Some(ua) => Err(product_token(ua.as_ref())
+                .err()
+                .map_or(CheckError::NoUserAgent, CheckError::from)),
+            None => Err(CheckError::NoUserAgent),
+        };
+    }
+    Ok(agents)
 }

@@ -594,3 +594,55 @@ async fn a_batch_answers_by_its_deadline_and_keeps_its_good_answers() {
         results[14]
     );
 }
+
+#[tokio::test]
+async fn unknown_and_repeated_parameters_are_refused_by_name() {
+    let service = start(settings()).await;
+    let site = origin(|| ok(RULES)).await;
+    let url = encode(&site.url("/private/x"));
+    for (query, name, repeated) in [
+        (
+            format!("/v1/check?url={url}&ua=a&refresh=true"),
+            "refresh",
+            false,
+        ),
+        (format!("/v1/check?url={url}&url={url}&ua=a"), "url", true),
+        // An unencoded URL with a query: its second parameter lands outside it.
+        (
+            format!("/v1/check?ua=a&url={}?a=1&b=2", site.url("/private/x")),
+            "b",
+            false,
+        ),
+        (format!("/v1/robots?url={url}&ua=a"), "ua", false),
+    ] {
+        let (status, content_type, body) = get_json(&service.url(&query)).await;
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(content_type, "application/problem+json");
+        assert_eq!(
+            body["type"], "urn:robotsd:problem:invalid-parameter",
+            "{query}"
+        );
+        assert_eq!(body["parameter"], name, "{query}");
+        let detail = body["detail"].as_str().unwrap();
+        assert_eq!(detail.contains("more than once"), repeated, "{detail}");
+    }
+    assert_eq!(site.hits(), 0, "a refused request fetched");
+}
+
+#[tokio::test]
+async fn a_comma_separated_ua_names_several_agents() {
+    let service = start(settings()).await;
+    let site = origin(|| ok("User-agent: SomeBot\nDisallow: /private\n")).await;
+    let url = encode(&site.url("/private/x"));
+    let (status, _, body) =
+        get_json(&service.url(&format!("/v1/check?url={url}&ua=Googlebot,SomeBot"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["agent"]["tokens"], json!(["Googlebot", "SomeBot"]));
+    assert_eq!(body["allowed"], false, "SomeBot's group applies: {body}");
+    // A whole User-Agent header with a comma stays one agent.
+    let header = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko)";
+    let (status, _, body) =
+        get_json(&service.url(&format!("/v1/check?url={url}&ua={}", encode(header)))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["agent"]["tokens"], json!(["Mozilla"]));
+}
