@@ -2,6 +2,7 @@
 //! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
 //! answer; every error leaves through [`ApiError`] as problem+json.
 
+mod batch_body;
 mod json;
 pub mod problem;
 pub mod types;
@@ -293,16 +294,21 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonRequest {
     }
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(
-    JsonRequest(body): JsonRequest,
-    limits: &Limits,
-) -> Result<T, ApiError> {
-    let body = body.map_err(|rejection| match rejection {
+/// The body's bytes, within the body limit.
+fn read_body(JsonRequest(body): JsonRequest, limits: &Limits) -> Result<Bytes, ApiError> {
+    body.map_err(|rejection| match rejection {
         BytesRejection::FailedToBufferBody(_) => ApiError::BodyTooLarge {
             max: limits.max_body_bytes,
         },
         other => ApiError::InvalidBody(other.body_text()),
-    })?;
+    })
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(
+    body: JsonRequest,
+    limits: &Limits,
+) -> Result<T, ApiError> {
+    let body = read_body(body, limits)?;
     serde_json::from_slice(&body).map_err(|e| ApiError::InvalidBody(e.to_string()))
 }
 
@@ -324,7 +330,7 @@ async fn check_post(
     State(state): State<AppState>,
     body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
-    let request: BatchRequest = read_json(body, &state.limits)?;
+    let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     let items: Vec<(String, Vec<String>)> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
             let agents = ua.into_vec();

@@ -646,3 +646,25 @@ async fn a_comma_separated_ua_names_several_agents() {
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["agent"]["tokens"], json!(["Mozilla"]));
 }
+
+#[tokio::test]
+async fn a_malformed_batch_is_explained_in_the_callers_terms() {
+    let service = start(settings()).await;
+    for (body, says) in [
+        (r#"{"ua": "a", "url": "https://a.example/"}"#, "not `url`"),
+        (
+            r#"[{"url": "https://a.example/", "ua": "a"}]"#,
+            "a JSON array",
+        ),
+        (r#"{"urls": ["https://a.example/"]}"#, "missing field `ua`"),
+    ] {
+        let (status, _, problem) = post_json(&service.url("/v1/check"), body).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(problem["type"], "urn:robotsd:problem:invalid-body");
+        let detail = problem["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(says) && !detail.contains("untagged"),
+            "{body}: {detail}"
+        );
+    }
+}
