@@ -342,13 +342,22 @@ pub struct DiagnosticJson {
     /// The line.
     pub line: u32,
     /// One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
-    /// `unsupported_key`, `not_a_directive`, `rule_outside_group`.
+    /// `unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:
+    /// `crawl-delay`, whose value is the group's `crawl_delay`), `not_a_directive`,
+    /// `rule_outside_group`.
     pub kind: String,
     /// The key concerned, if any (cut to 64 bytes).
     pub key: Option<String>,
 }
 
-fn diagnostic_kind(kind: DiagnosticKind) -> String {
+fn diagnostic_kind(kind: DiagnosticKind, key: Option<&str>) -> String {
+    // Google ignores crawl-delay, so the engine calls it unsupported; robotsd reports its value
+    // (a crawler may honour it), which `unsupported_key` would seem to deny.
+    if kind == DiagnosticKind::UnsupportedKey
+        && key.is_some_and(|key| key.eq_ignore_ascii_case("crawl-delay"))
+    {
+        return "reported_only".to_string();
+    }
     serde_json::to_value(kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -403,7 +412,7 @@ impl From<&robots::RobotsTxt> for ParsedJson {
                 .diagnostics()
                 .map(|d| DiagnosticJson {
                     line: d.line,
-                    kind: diagnostic_kind(d.kind),
+                    kind: diagnostic_kind(d.kind, d.key.as_deref()),
                     key: d.key.map(|k| k.into_owned()),
                 })
                 .collect(),

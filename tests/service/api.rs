@@ -668,3 +668,20 @@ async fn a_malformed_batch_is_explained_in_the_callers_terms() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_crawl_delay_is_reported_not_called_unsupported() {
+    let service = start(settings()).await;
+    let site = origin(|| ok("User-agent: *\nCrawl-delay: 5\nNoindex: /x\n")).await;
+    let url = encode(&site.url("/"));
+    let (status, _, body) = get_json(&service.url(&format!("/v1/robots?url={url}"))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["parsed"]["groups"][0]["crawl_delay"], 5.0);
+    assert_eq!(
+        body["parsed"]["diagnostics"],
+        json!([
+            {"line": 2, "kind": "reported_only", "key": "Crawl-delay"},
+            {"line": 3, "kind": "unsupported_key", "key": "Noindex"},
+        ])
+    );
+}
