@@ -192,6 +192,9 @@ pub async fn run(
             "--max-connections lowered to fit the open-file limit (raise `ulimit -n` to keep it)"
         );
     }
+    // The admin listener outlives the API's drain, so that `/readyz` answers 503 meanwhile and
+    // load balancers and the kubelet see the drain rather than a closed port.
+    let (api_drained, admin_stop) = tokio::sync::oneshot::channel::<()>();
     let main = listener::serve(
         listener,
         app(state.clone(), admin.is_none()),
@@ -204,6 +207,10 @@ pub async fn run(
         },
         stopped(stop_rx.clone()),
     );
+    let main = async move {
+        main.await;
+        let _ = api_drained.send(());
+    };
     let admin_server = admin.map(|admin| {
         listener::serve(
             admin,
@@ -215,7 +222,9 @@ pub async fn run(
                 },
                 metrics: state.metrics.connections("admin"),
             },
-            stopped(stop_rx.clone()),
+            async move {
+                let _ = admin_stop.await;
+            },
         )
     });
     let drained = async {

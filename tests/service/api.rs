@@ -685,3 +685,51 @@ async fn a_crawl_delay_is_reported_not_called_unsupported() {
         ])
     );
 }
+
+#[tokio::test]
+async fn the_admin_listener_answers_503_while_the_api_drains() {
+    let slow = origin(|| ok(RULES)).await;
+    slow.set_delay(Duration::from_millis(1500));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let admin = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let readyz = format!("http://{}/readyz", admin.local_addr().unwrap());
+    let state = robotsd::server::state(&settings()).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let done = tokio::spawn(robotsd::server::run(
+        state,
+        listener,
+        Some(admin),
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let url = format!("{base}/v1/check?url={}&ua=a", encode(&slow.url("/private")));
+    let in_flight = tokio::spawn(async move { client().get(url).send().await.unwrap() });
+    assert!(
+        eventually(|| slow.hits() == 1).await,
+        "the request is in flight"
+    );
+    assert_eq!(client().get(&readyz).send().await.unwrap().status(), 200);
+    stop.send(()).unwrap();
+    // Draining: the API request is still in flight, and the probe says so.
+    let mut draining = false;
+    for _ in 0..50 {
+        let response = client()
+            .get(&readyz)
+            .send()
+            .await
+            .expect("the admin listener is open");
+        if response.status() == 503 {
+            draining = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        draining && !in_flight.is_finished(),
+        "no 503 from /readyz during the drain"
+    );
+    assert_eq!(in_flight.await.unwrap().status(), 200);
+    done.await.unwrap().unwrap();
+}
