@@ -42,8 +42,11 @@ RUN cargo chef cook --release --locked --recipe-path recipe.json --bin robotsd
 COPY Cargo.toml Cargo.lock ./
 COPY crates ./crates
 COPY src ./src
+# The release profile keeps line tables for profiling a local build; the image does not need
+# them: strip --strip-debug drops them (99 MB to 22 MB measured) and keeps the function symbols,
+# so perf and panic backtraces still name functions.
 RUN cargo build --release --locked --bin robotsd \
-    && cp target/release/robotsd /robotsd
+    && strip --strip-debug -o /robotsd target/release/robotsd
 
 # Runtime: the same Debian release as the builder, so the glibc the binary was linked against
 # is there.
