@@ -400,6 +400,8 @@ def check_promises(label, values, docs, monitor_api):
             value = "<secret>"
         if key == "redisUrl" and config["redisUrlFromSecret"]["name"]:
             value = "<secret>"
+        if key == "apiTokenFile" and config["apiTokenFromSecret"]["name"]:
+            value = "<secret>"
         set_ = value not in (None, [])
         if set_ != (name in env):
             problems.append(f"{name}: config.{key}={value!r} but rendered={name in env}")
@@ -407,8 +409,8 @@ def check_promises(label, values, docs, monitor_api):
         missing = [n for n in config_envs() if n not in env]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
-        if len(config_envs()) != 42:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 42")
+        if len(config_envs()) != 43:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 43")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -625,10 +627,18 @@ if "ROBOTSD_REDIS_PASSWORD_FILE" in env:
     path = sys.argv[1] + ".redis-password"
     open(path, "w").write("not-a-real-password\n")
     env["ROBOTSD_REDIS_PASSWORD_FILE"] = path
+test_env = dict(run["test_env"])
+if "ROBOTSD_API_TOKEN_FILE" in env:
+    # The mounted Secret's file, stood in for by one written here, read by robotsd and the test.
+    path = sys.argv[1] + ".api-tokens"
+    open(path, "w").write("# deploy check\ndeploy-check-token-0123456789\n")
+    env["ROBOTSD_API_TOKEN_FILE"] = path
+    if "TOKEN_FILE" in test_env:
+        test_env["TOKEN_FILE"] = path
 print("name=" + shlex.quote(run["name"]))
 print("probe_admin=" + ("1" if run["probe_admin"] else ""))
 print("test_script=" + shlex.quote(run["test_script"]))
-test_env = {k: v for k, v in run["test_env"].items() if not k.endswith("_URL")}
+test_env = {k: v for k, v in test_env.items() if not k.endswith("_URL")}
 print("test_env=(" + " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(test_env.items())) + ")")
 print("settings=" + shlex.quote(" ".join(f"{k}={v}" for k, v in sorted(env.items()))))
 print("env_args=(" + " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items())) + ")")

@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod api;
+pub mod auth;
 pub mod cache;
 pub mod checker;
 pub mod cli;

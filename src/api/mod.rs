@@ -49,6 +49,8 @@ pub struct Shared {
     pub connections: crate::config::ConnectionLimits,
     /// Which requests get an access-log line.
     pub access_log: crate::config::AccessLog,
+    /// The bearer tokens the API requires, if any.
+    pub api_tokens: Option<crate::auth::ApiTokens>,
     /// False while draining: `/readyz` then answers 503.
     pub ready: Arc<AtomicBool>,
 }

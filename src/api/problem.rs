@@ -64,6 +64,13 @@ pub enum EdgeProblems {
         content_type = "application/problem+json"
     )]
     Unavailable(Problem),
+    /// 401 `unauthorized`.
+    #[response(
+        status = 401,
+        description = "With --api-token-file: no `Authorization: Bearer` header with one of its tokens.",
+        content_type = "application/problem+json"
+    )]
+    Unauthorized(Problem),
     /// 504 `timeout`.
     #[response(
         status = 504,
@@ -99,6 +106,9 @@ pub enum ApiError {
     /// A required query parameter or field is missing.
     #[error("missing {0}")]
     Missing(&'static str),
+    /// The API requires a bearer token and the request has none of them.
+    #[error("this API requires `Authorization: Bearer <token>` with a token robotsd was given")]
+    Unauthorized,
     /// A query parameter the endpoint does not take, or one it takes once given twice.
     #[error("{}", parameter_detail(name, *repeated))]
     Parameter {
@@ -229,6 +239,7 @@ impl ApiError {
         match self {
             ApiError::Missing("url") => ("missing-url", "Missing URL", S::BAD_REQUEST),
             ApiError::Missing(_) => ("missing-user-agent", "Missing user agent", S::BAD_REQUEST),
+            ApiError::Unauthorized => ("unauthorized", "Unauthorized", S::UNAUTHORIZED),
             ApiError::Parameter { .. } => (
                 "invalid-parameter",
                 "Invalid query parameter",
@@ -344,6 +355,12 @@ impl IntoResponse for ApiError {
         {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         }
+        if let ApiError::Unauthorized = self {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"robotsd\""),
+            );
+        }
         response
     }
 }
@@ -357,6 +374,7 @@ mod tests {
         let errors = [
             ApiError::Missing("url"),
             ApiError::Missing("ua"),
+            ApiError::Unauthorized,
             ApiError::Parameter {
                 name: "x".into(),
                 repeated: false,

@@ -21,6 +21,7 @@
 //!
 //! [`PolicyConfig::try_new`]: crate::cache::policy::PolicyConfig::try_new
 
+mod access;
 mod cache;
 mod connections;
 mod fetch;
@@ -37,6 +38,7 @@ use crate::cache::CacheConfig;
 use crate::destination::DestinationPolicy;
 use crate::fetch::FetchConfig;
 
+pub use access::AccessArgs;
 pub use cache::CacheArgs;
 pub use connections::{ConnectionArgs, ConnectionLimits, MIN_HEADER_BYTES};
 pub use fetch::FetchArgs;
@@ -73,6 +75,9 @@ pub struct ServeArgs {
     /// The shared store.
     #[command(flatten)]
     pub store: StoreArgs,
+    /// API access.
+    #[command(flatten)]
+    pub access: AccessArgs,
 }
 
 impl ServeArgs {
@@ -91,6 +96,7 @@ impl ServeArgs {
             connections: self.connections.connection_limits(limits.request_timeout)?,
             limits,
             log: self.logging.log_settings()?,
+            api_tokens: self.access.api_tokens()?,
         })
     }
 }
@@ -117,6 +123,8 @@ pub struct Settings {
     pub log: LogSettings,
     /// The shared store, if any (none: the in-memory cache alone).
     pub store: Option<StoreConfig>,
+    /// The bearer tokens the API requires, if any (none: the API is open).
+    pub api_tokens: Option<crate::auth::ApiTokens>,
 }
 
 impl Default for Settings {
@@ -131,6 +139,7 @@ impl Default for Settings {
             connections: ConnectionLimits::default(),
             log: LogSettings::default(),
             store: None,
+            api_tokens: None,
         }
     }
 }
@@ -138,7 +147,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 42] = [
+const FLAGS: [(&str, &str); 43] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -181,6 +190,7 @@ const FLAGS: [(&str, &str); 42] = [
     ("store.settings.timeout", "--store-timeout"),
     ("store.fleet.lease_ttl", "--store-lease"),
     ("store.fleet.sync_interval", "--store-sync-interval"),
+    ("api_tokens", "--api-token-file"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).
@@ -280,6 +290,14 @@ pub enum ConfigError {
         /// The flag.
         flag: &'static str,
         /// What is wrong.
+        detail: String,
+    },
+    /// The API token file cannot be read or holds no usable token.
+    #[error("{flag} {detail}")]
+    TokenFile {
+        /// The flag.
+        flag: &'static str,
+        /// The file and what is wrong with it.
         detail: String,
     },
     /// The log filter does not parse.
@@ -590,7 +608,8 @@ mod tests {
                     "Request limits",
                     "Connection limits",
                     "Logging",
-                    "Shared store (a fleet of replicas)"
+                    "Shared store (a fleet of replicas)",
+                    "API access"
                 ]
             ]
             .concat()

@@ -105,6 +105,9 @@ pub struct Guard {
     /// A body must be in within this of the head: it is read before a permit is taken, so a
     /// slow sender holds a connection, never one of the permits.
     pub body_time_limit: Duration,
+    /// When set, a request without one of these bearer tokens is answered 401 before anything
+    /// else is done for it.
+    pub tokens: Option<crate::auth::ApiTokens>,
 }
 
 /// The longest request target (path and query) read: room for the longest URL and `ua`
@@ -237,6 +240,12 @@ async fn guarded<S>(guard: &Guard, inner: S, request: Request) -> Response
 where
     S: Service<Request, Response = Response, Error = Infallible>,
 {
+    if let Some(tokens) = &guard.tokens {
+        let authorization = request.headers().get(axum::http::header::AUTHORIZATION);
+        if !tokens.admits(authorization.map(|value| value.as_bytes())) {
+            return ApiError::Unauthorized.into_response();
+        }
+    }
     let too_large = ApiError::BodyTooLarge {
         max: guard.max_body_bytes,
     };
@@ -372,6 +381,7 @@ mod tests {
                 time_limit,
                 max_body_bytes: 1024,
                 body_time_limit: Duration::from_secs(1),
+                tokens: None,
             },
             AccessLog::All,
         )

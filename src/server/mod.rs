@@ -72,6 +72,7 @@ pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),
         access_log: settings.log.access,
+        api_tokens: settings.api_tokens.clone(),
         ready: Arc::new(AtomicBool::new(true)),
     }))
 }
@@ -126,6 +127,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         time_limit: limits.request_timeout,
         max_body_bytes: limits.max_body_bytes,
         body_time_limit: state.connections.body_read_timeout,
+        tokens: state.api_tokens.clone(),
     };
     let (router, labels) = public_routes(&state, with_admin);
     finish(router, &state, labels, guard)
@@ -139,6 +141,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         time_limit: state.limits.request_timeout,
         max_body_bytes: state.limits.max_body_bytes,
         body_time_limit: state.connections.body_read_timeout,
+        tokens: None,
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
     finish(api::admin_router(state.clone()), &state, labels, guard)

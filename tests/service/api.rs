@@ -733,3 +733,65 @@ async fn the_admin_listener_answers_503_while_the_api_drains() {
     assert_eq!(in_flight.await.unwrap().status(), 200);
     done.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn with_a_token_file_the_api_needs_a_bearer_token_and_the_probes_do_not() {
+    let mut settings = settings();
+    settings.api_tokens = Some(
+        robotsd::auth::ApiTokens::parse(
+            "token-of-crawler-a-0123456789\ntoken-of-crawler-b-9876543210\n",
+        )
+        .unwrap(),
+    );
+    let service = start(settings).await;
+    let site = origin(|| ok(RULES)).await;
+    let check = service.url(&format!(
+        "/v1/check?url={}&ua=a",
+        encode(&site.url("/private"))
+    ));
+    for authorization in [
+        None,
+        Some("Bearer wrong-token-0123456789"),
+        Some("Basic dXNlcjpwYXNz"),
+    ] {
+        let mut request = client().get(&check);
+        if let Some(value) = authorization {
+            request = request.header("authorization", value);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{authorization:?}");
+        assert_eq!(
+            response.headers()["www-authenticate"],
+            "Bearer realm=\"robotsd\""
+        );
+        let (_, content_type, problem) = parts(response).await;
+        assert_eq!(content_type, "application/problem+json");
+        assert_eq!(problem["type"], "urn:robotsd:problem:unauthorized");
+    }
+    // A refused request fetched nothing.
+    assert_eq!(site.hits(), 0);
+    let batch = client()
+        .post(service.url("/v1/check"))
+        .header("content-type", "application/json")
+        .body(r#"{"ua": "a", "urls": []}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(batch.status(), 401);
+    for token in [
+        "token-of-crawler-a-0123456789",
+        "token-of-crawler-b-9876543210",
+    ] {
+        let response = client()
+            .get(&check)
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{token}");
+    }
+    for open in ["/livez", "/readyz", "/metrics", "/openapi.json"] {
+        let response = client().get(service.url(open)).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{open}");
+    }
+}

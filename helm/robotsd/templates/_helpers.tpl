@@ -167,10 +167,13 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "http2-max-streams"
   "log-format" "log-level" "access-log"
   "redis-url" "redis-password-file" "redis-cluster" "store-timeout" "store-lease"
-  "store-sync-interval" }}
+  "store-sync-interval" "api-token-file" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and $config.apiTokenFile $config.apiTokenFromSecret.name }}
+{{- fail "config.apiTokenFile and config.apiTokenFromSecret.name are both set: choose one" }}
 {{- end }}
 {{- if and $config.redisUrl $config.redisUrlFromSecret.name }}
 {{- fail "config.redisUrl and config.redisUrlFromSecret.name are both set: choose one" }}
@@ -198,6 +201,10 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
     secretKeyRef:
       name: {{ . }}
       key: {{ $config.proxyFromSecret.key }}
+{{- end }}
+{{- with $config.apiTokenFromSecret.name }}
+- name: ROBOTSD_API_TOKEN_FILE
+  value: {{ printf "/etc/robotsd/api-tokens/%s" $config.apiTokenFromSecret.key | quote }}
 {{- end }}
 {{- with $config.redisUrlFromSecret.name }}
 - name: ROBOTSD_REDIS_URL
