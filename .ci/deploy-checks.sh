@@ -88,7 +88,8 @@ def load_yaml(path):
 
 def value_sets():
     """(name, values) for the chart's defaults and each ci values file."""
-    sets = [("defaults", None)]
+    # The defaults, with the one value the chart requires.
+    sets = [("defaults", {"config": {"operatorContact": "mailto:crawl-ops@example.com"}})]
     for path in sorted(glob.glob(f"{CHART}/ci/*-values.yaml")):
         sets.append((os.path.basename(path)[: -len("-values.yaml")], load_yaml(path)))
     return sets
@@ -190,6 +191,7 @@ WRONG_VALUES = [
      {"extraEnv": [{"name": "ROBOTSD_LISTEN", "value": "0.0.0.0:1"}]}, True),
     # Rules across values, in the templates: helm lint only logs a template's `fail` (lint
     # mode), so these must fail rendering (template/install).
+    ("no config.operatorContact nor fetchUserAgent", {"config": {"operatorContact": None}}, False),
     ("config.proxy and proxyFromSecret both",
      {"config": {"proxy": "http://proxy:3128", "proxyFromSecret": {"name": "s", "key": "url"}}},
      False),
@@ -216,9 +218,22 @@ def quiet_stderr():
         os.close(saved)
 
 
+def with_contact(values):
+    """`values` over the one value the chart requires, so that each wrong value is refused for
+    its own sake."""
+    merged = {"config": {"operatorContact": "mailto:crawl-ops@example.com"}}
+    for key, value in values.items():
+        if key == "config" and isinstance(value, dict):
+            merged["config"] = {**merged["config"], **value}
+        else:
+            merged[key] = value
+    return merged
+
+
 def check_wrong_values():
     print("\n== wrong values must fail (lint for schema violations, template for all)")
     for name, values, schema_error in WRONG_VALUES:
+        values = with_contact(values)
         with quiet_stderr():  # Helm logs each template `fail` it passes over in lint mode
             problems, _ = lint_errors(values)
         try:
@@ -409,8 +424,8 @@ def check_promises(label, values, docs, monitor_api):
         missing = [n for n in config_envs() if n not in env]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
-        if len(config_envs()) != 43:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 43")
+        if len(config_envs()) != 44:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 44")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}

@@ -152,6 +152,13 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
             Some(addr) => Some(tokio::net::TcpListener::bind(addr).await?),
             None => None,
         };
+        if !settings.operator_identified {
+            tracing::warn!(
+                "no operator contact: the sites robotsd fetches robots.txt from see only the \
+                 project's address and cannot reach whoever runs this service; set \
+                 --operator-contact (ROBOTSD_OPERATOR_CONTACT) to an https:// URL or mailto: address"
+            );
+        }
         match settings.admin_listen {
             Some(admin) => tracing::info!(listen = %settings.listen, %admin, "robotsd serving"),
             None => tracing::info!(listen = %settings.listen, "robotsd serving"),

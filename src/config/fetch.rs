@@ -20,10 +20,16 @@ const SECTION: &str = "fetch";
 #[derive(Debug, Clone, clap::Args)]
 #[command(next_help_heading = "Fetching robots.txt")]
 pub struct FetchArgs {
-    /// User-Agent header robotsd sends when fetching robots.txt (printable ASCII).
-    #[arg(long, env = "ROBOTSD_FETCH_USER_AGENT", default_value = DEFAULT_USER_AGENT)]
-    #[arg(value_name = "STRING")]
-    pub fetch_user_agent: String,
+    /// Where site owners reach whoever runs this robotsd (an https:// URL or mailto: address),
+    /// sent in the fetch User-Agent: `robotsd/<version> (robots.txt fetcher; +<contact>)`.
+    /// Without it (or --fetch-user-agent) robotsd warns at start: sites see only the project.
+    #[arg(long, env = "ROBOTSD_OPERATOR_CONTACT", value_name = "URL")]
+    pub operator_contact: Option<String>,
+
+    /// The whole User-Agent header robotsd sends when fetching robots.txt (printable ASCII),
+    /// instead of the one --operator-contact builds; it should say how to reach you.
+    #[arg(long, env = "ROBOTSD_FETCH_USER_AGENT", value_name = "STRING")]
+    pub fetch_user_agent: Option<String>,
 
     /// Time limit for establishing one connection when fetching robots.txt.
     #[arg(long, env = "ROBOTSD_CONNECT_TIMEOUT", default_value = "5s")]
@@ -56,12 +62,31 @@ pub struct FetchArgs {
 }
 
 impl FetchArgs {
+    /// Whether the fetch identity says who runs robotsd (a contact, or a User-Agent of one's
+    /// own), rather than only the project's.
+    pub(super) fn identifies_operator(&self) -> bool {
+        self.operator_contact.is_some() || self.fetch_user_agent.is_some()
+    }
+
     /// The checked [`FetchConfig`].
     pub(super) fn fetch_config(&self) -> Result<FetchConfig, ConfigError> {
         let max_body_bytes =
             ConfigError::to_usize(SECTION, "max_body_bytes", self.max_robots_bytes)?;
+        let user_agent = match (&self.fetch_user_agent, &self.operator_contact) {
+            (Some(user_agent), _) => user_agent.clone(),
+            (None, Some(contact)) => {
+                if contact.is_empty() || contact.contains(char::is_whitespace) {
+                    return Err(ConfigError::Contact);
+                }
+                format!(
+                    "robotsd/{} (robots.txt fetcher; +{contact})",
+                    env!("CARGO_PKG_VERSION")
+                )
+            }
+            (None, None) => DEFAULT_USER_AGENT.to_string(),
+        };
         Ok(FetchConfig::try_new(
-            self.fetch_user_agent.clone(),
+            user_agent,
             self.connect_timeout,
             self.fetch_timeout,
             max_body_bytes,
@@ -90,6 +115,29 @@ impl From<FetchConfigError> for ConfigError {
 mod tests {
     use super::super::tests::{error_of, settings};
     use super::*;
+
+    #[test]
+    fn the_fetch_identity_names_the_operator() {
+        let s = settings(&[]).unwrap();
+        assert_eq!(s.fetch.user_agent, DEFAULT_USER_AGENT);
+        assert!(!s.operator_identified);
+        let s = settings(&["--operator-contact", "mailto:crawl-ops@example.com"]).unwrap();
+        assert_eq!(
+            s.fetch.user_agent,
+            format!(
+                "robotsd/{} (robots.txt fetcher; +mailto:crawl-ops@example.com)",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+        assert!(s.operator_identified);
+        let own = "ExampleCrawler-robots/1.0 (+https://crawler.example/about)";
+        let s = settings(&["--fetch-user-agent", own, "--operator-contact", "x"]).unwrap();
+        assert_eq!(s.fetch.user_agent, own);
+        assert_eq!(
+            error_of(&["--operator-contact", "crawl ops"]).to_string(),
+            "--operator-contact must be a URL or mailto: address without spaces"
+        );
+    }
 
     #[test]
     fn proxy_must_be_http() {

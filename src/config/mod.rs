@@ -97,6 +97,7 @@ impl ServeArgs {
             limits,
             log: self.logging.log_settings()?,
             api_tokens: self.access.api_tokens()?,
+            operator_identified: self.fetch.identifies_operator(),
         })
     }
 }
@@ -125,6 +126,9 @@ pub struct Settings {
     pub store: Option<StoreConfig>,
     /// The bearer tokens the API requires, if any (none: the API is open).
     pub api_tokens: Option<crate::auth::ApiTokens>,
+    /// Whether the fetch User-Agent says how to reach the operator (`--operator-contact` or
+    /// `--fetch-user-agent`); robotsd warns at start when it does not.
+    pub operator_identified: bool,
 }
 
 impl Default for Settings {
@@ -140,6 +144,7 @@ impl Default for Settings {
             log: LogSettings::default(),
             store: None,
             api_tokens: None,
+            operator_identified: false,
         }
     }
 }
@@ -147,13 +152,14 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 43] = [
+const FLAGS: [(&str, &str); 44] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
     ("destinations.allow", "--allow-cidr"),
     ("destinations.deny", "--deny-cidr"),
     ("fetch.user_agent", "--fetch-user-agent"),
+    ("operator_identified", "--operator-contact"),
     ("fetch.connect_timeout", "--connect-timeout"),
     ("fetch.total_timeout", "--fetch-timeout"),
     ("fetch.max_body_bytes", "--max-robots-bytes"),
@@ -280,6 +286,12 @@ pub enum ConfigError {
         /// What is wrong with it.
         detail: String,
     },
+    /// The operator contact is empty or has spaces.
+    #[error(
+        "{} must be a URL or mailto: address without spaces",
+        flag("", "operator_identified")
+    )]
+    Contact,
     /// The fetch user agent cannot be sent as a header value.
     #[error("{} must be non-empty printable ASCII", flag("fetch", "user_agent"))]
     UserAgent,

@@ -157,7 +157,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- define "robotsd.configEnv" -}}
 {{- $flags := list
   "listen" "admin-listen"
-  "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy"
+  "operator-contact" "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy"
   "cache-capacity" "default-lifetime" "min-lifetime" "max-lifetime" "disallow-window"
   "last-copy-window" "retry-min" "retry-max"
   "allow-private-networks" "allow-cidr" "deny-cidr"
@@ -171,6 +171,9 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if not (or $config.operatorContact $config.fetchUserAgent) }}
+{{- fail "config.operatorContact is required (or config.fetchUserAgent): an https:// URL or mailto: address where the owners of the sites robotsd fetches from can reach you" }}
 {{- end }}
 {{- if and $config.apiTokenFile $config.apiTokenFromSecret.name }}
 {{- fail "config.apiTokenFile and config.apiTokenFromSecret.name are both set: choose one" }}
