@@ -185,6 +185,9 @@ pub enum ApiError {
         /// Seconds, sent as `Retry-After`.
         retry_after: u64,
     },
+    /// A request body in a content encoding robotsd does not decode.
+    #[error("the request body's Content-Encoding `{0}` is not one of gzip, br, zstd")]
+    UnsupportedEncoding(String),
     /// Too many requests in flight: try again shortly.
     #[error("robotsd is at its concurrency limit; retry after {retry_after} s")]
     Overloaded {
@@ -272,6 +275,11 @@ impl ApiError {
                 S::PAYLOAD_TOO_LARGE,
             ),
             ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
+            ApiError::UnsupportedEncoding(_) => (
+                "unsupported-content-encoding",
+                "Unsupported content encoding",
+                S::UNSUPPORTED_MEDIA_TYPE,
+            ),
             ApiError::UnsupportedMediaType => (
                 "unsupported-media-type",
                 "Unsupported media type",
@@ -394,6 +402,7 @@ mod tests {
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),
             ApiError::UnsupportedMediaType,
+            ApiError::UnsupportedEncoding("x".into()),
             ApiError::BodyTimeout(1),
             ApiError::UriTooLong { max: 1 },
             ApiError::HeadTooLarge { max: 1, fields: 1 },

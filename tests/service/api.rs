@@ -795,3 +795,75 @@ async fn with_a_token_file_the_api_needs_a_bearer_token_and_the_probes_do_not() 
         assert_eq!(response.status(), 200, "{open}");
     }
 }
+
+#[tokio::test]
+async fn batches_travel_compressed_both_ways() {
+    use std::io::{Read as _, Write as _};
+    let service = start(settings()).await;
+    let site = origin(|| ok(RULES)).await;
+    let urls: Vec<String> = (0..50)
+        .map(|i| site.url(&format!("/private/{i}")))
+        .collect();
+    let body = json!({"ua": "a", "urls": urls}).to_string();
+    let mut gzipped = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzipped.write_all(body.as_bytes()).unwrap();
+    let gzipped = gzipped.finish().unwrap();
+    // reqwest's gzip feature would decode the answer silently: a client without it sees bytes.
+    let raw = reqwest::Client::builder()
+        .no_proxy()
+        .no_gzip()
+        .no_brotli()
+        .no_deflate()
+        .build()
+        .unwrap();
+    let response = raw
+        .post(service.url("/v1/check"))
+        .header("content-type", "application/json")
+        .header("content-encoding", "gzip")
+        .header("accept-encoding", "gzip")
+        .body(gzipped)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-encoding"], "gzip");
+    let compressed = response.bytes().await.unwrap();
+    let mut answer = String::new();
+    flate2::read::GzDecoder::new(&compressed[..])
+        .read_to_string(&mut answer)
+        .unwrap();
+    assert!(
+        compressed.len() * 4 < answer.len(),
+        "{} → {}",
+        answer.len(),
+        compressed.len()
+    );
+    let answer: Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(answer["results"].as_array().unwrap().len(), 50);
+    assert_eq!(answer["results"][49]["allowed"], false);
+
+    // A single check's answer is small: it is sent as it is.
+    let single = raw
+        .get(service.url(&format!("/v1/check?url={}&ua=a", encode(&urls[0]))))
+        .header("accept-encoding", "gzip, br, zstd")
+        .send()
+        .await
+        .unwrap();
+    assert!(single.headers().get("content-encoding").is_none());
+
+    let unknown = raw
+        .post(service.url("/v1/check"))
+        .header("content-type", "application/json")
+        .header("content-encoding", "compress")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 415);
+    let (_, content_type, problem) = parts(unknown).await;
+    assert_eq!(content_type, "application/problem+json");
+    assert_eq!(
+        problem["type"],
+        "urn:robotsd:problem:unsupported-content-encoding"
+    );
+}

@@ -119,7 +119,9 @@ async fn fetch_failures_and_the_end_of_a_backoff_are_logged_with_the_origin() {
     assert_eq!(reqwest::get(&check).await.unwrap().status(), 200);
     let warnings = || -> Vec<Value> {
         let lines = lines.lock().unwrap();
-        let warn = lines.iter().filter(|l| l["level"] == "WARN");
+        let warn = lines
+            .iter()
+            .filter(|l| l["level"] == "WARN" && l["target"] == "robotsd::cache::fetch_log");
         warn.map(|l| l["fields"].clone()).collect()
     };
     assert!(eventually(|| !warnings().is_empty()).await, "no warning");
