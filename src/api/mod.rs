@@ -94,20 +94,6 @@ struct ApiDoc;
 /// same registration.
 pub fn api_router(state: AppState) -> (Router, Vec<String>) {
     let (router, doc) = api_routes().split_for_parts();
-    // Answers over 1 KiB (batches, `/v1/robots`) are compressed when the client accepts gzip,
-    // br or zstd; a single check's answer is smaller, and compressing it would cost more than
-    // it saves. Request bodies may come compressed: their decompressed size is held to
-    // --max-body-bytes like any body.
-    let router = router
-        // An encoding it cannot decode passes through, to be refused as a problem (JsonRequest).
-        .layer(
-            tower_http::decompression::RequestDecompressionLayer::new()
-                .pass_through_unaccepted(true),
-        )
-        .layer(
-            tower_http::compression::CompressionLayer::new()
-                .compress_when(tower_http::compression::predicate::SizeAbove::new(1024)),
-        );
     (
         router.with_state(state),
         doc.paths.paths.into_keys().collect(),

@@ -4,6 +4,7 @@
 //! shutdown: `/readyz` turns 503, no new connections are accepted, and requests in flight drain
 //! within a bound. [`run`] takes bound listeners so tests can bind `127.0.0.1:0`.
 
+mod compression;
 mod connection;
 mod edge;
 mod head_errors;
@@ -130,7 +131,8 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         tokens: state.api_tokens.clone(),
     };
     let (router, labels) = public_routes(&state, with_admin);
-    finish(router, &state, labels, guard)
+    let inner = compression::compressed(routed(router, &state));
+    finish(inner, &state, labels, guard)
 }
 
 /// The admin app: probes and metrics only.
@@ -144,15 +146,28 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         tokens: None,
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
-    finish(api::admin_router(state.clone()), &state, labels, guard)
+    let inner = routed(api::admin_router(state.clone()), &state);
+    finish(inner, &state, labels, guard)
 }
 
-/// Fallbacks, the body limit and the edge (limits, panics, metrics, logs), common to both apps.
-/// The body limit and the edge wrap the router as a whole: see [`edge`] for why.
-fn finish(router: Router, state: &AppState, routes: RouteLabels, guard: Guard) -> impl App + use<> {
+/// The router with its fallbacks and the body limit.
+fn routed(router: Router, state: &AppState) -> impl App + use<> {
     let router = router
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed);
+    tower::ServiceBuilder::new()
+        .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
+        .service(router)
+}
+
+/// The edge (limits, panics, metrics, logs) around `inner`, common to both apps. It wraps the
+/// router as a whole: see [`edge`] for why.
+fn finish<S: App>(
+    inner: S,
+    state: &AppState,
+    routes: RouteLabels,
+    guard: Guard,
+) -> impl App + use<S> {
     tower::ServiceBuilder::new()
         .layer(EdgeLayer::new(
             state.metrics.clone(),
@@ -160,8 +175,7 @@ fn finish(router: Router, state: &AppState, routes: RouteLabels, guard: Guard) -
             guard,
             state.access_log,
         ))
-        .layer(DefaultBodyLimit::max(state.limits.max_body_bytes))
-        .service(router)
+        .service(inner)
 }
 
 /// Serves until `shutdown` completes, then drains within `limits.shutdown_grace`.
