@@ -460,6 +460,27 @@ async fn evaluate_post(
     body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
+    let robots_txt = match (request.robots_txt, request.robots_txt_b64) {
+        (Some(text), None) => text.into_bytes(),
+        (None, Some(b64)) => {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .decode(b64.trim())
+                .map_err(|e| {
+                    ApiError::InvalidBody(format!("robots_txt_b64 is not valid base64: {e}"))
+                })?
+        }
+        (Some(_), Some(_)) => {
+            return Err(ApiError::InvalidBody(
+                "give robots_txt or robots_txt_b64, not both".into(),
+            ));
+        }
+        (None, None) => {
+            return Err(ApiError::InvalidBody(
+                "missing robots_txt (or robots_txt_b64)".into(),
+            ));
+        }
+    };
     let urls = match (request.url, request.urls) {
         (Some(url), None) => vec![url],
         (None, Some(urls)) => urls,
@@ -472,7 +493,7 @@ async fn evaluate_post(
     let agents = request.ua.into_vec();
     check_agents(&agents, &state.limits)?;
     let tokens = checker::tokens(&agents).map_err(ApiError::from)?;
-    let robots = RobotsTxt::parse(request.robots_txt.as_bytes());
+    let robots = RobotsTxt::parse(&robots_txt);
     let results = urls
         .iter()
         .map(

@@ -297,9 +297,14 @@ pub struct BatchResponse {
 #[serde(deny_unknown_fields)]
 #[schema(example = json!({"robots_txt": "User-agent: *\nDisallow: /private\n", "ua": "Googlebot", "urls": ["https://example.com/private/x", "https://example.com/ok"]}))]
 pub struct EvaluateRequest {
-    /// The robots.txt body.
-    pub robots_txt: String,
-    /// The agent(s).
+    /// The robots.txt body, as text.
+    pub robots_txt: Option<String>,
+    /// The robots.txt body as base64, for exact bytes (a BOM, invalid UTF-8); instead of
+    /// `robots_txt`.
+    pub robots_txt_b64: Option<String>,
+    /// The agent(s). `user_agent` and `user_agents` (the names of `robotsd eval --jsonl`) are
+    /// taken too.
+    #[serde(alias = "user_agent", alias = "user_agents")]
     pub ua: UserAgents,
     /// One URL.
     pub url: Option<String>,

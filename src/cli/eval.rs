@@ -38,14 +38,24 @@ pub struct EvalRequest {
     pub robots_txt: Option<String>,
     /// The robots.txt body as base64, for exact bytes.
     pub robots_txt_b64: Option<String>,
-    /// One user-agent product token.
-    pub user_agent: Option<String>,
-    /// Several product tokens (one crawler answering to several names).
-    pub user_agents: Option<Vec<String>>,
+    /// The product token(s): one, or a list for a crawler answering to several names. `ua`,
+    /// as in the HTTP API, or `user_agent` / `user_agents` (this format's first names).
+    #[serde(alias = "user_agent", alias = "user_agents")]
+    pub ua: Option<Agents>,
     /// One URL.
     pub url: Option<String>,
     /// Several URLs, checked against one parse.
     pub urls: Option<Vec<String>>,
+}
+
+/// One agent or several.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum Agents {
+    /// One product token.
+    One(String),
+    /// Several.
+    Many(Vec<String>),
 }
 
 /// The deciding rule, in the eval output.
@@ -80,6 +90,10 @@ pub struct EvalResult {
     pub url: String,
     /// Whether fetching is allowed.
     pub allowed: bool,
+    /// `allow` or `disallow`, as the HTTP API says it.
+    pub verdict: &'static str,
+    /// `matched_rule` or `no_matching_rule`, as the HTTP API says it.
+    pub reason: &'static str,
     /// The deciding rule, or null when no rule matched.
     pub rule: Option<RuleJson>,
     /// The groups that applied, or null when none did.
@@ -98,6 +112,12 @@ impl EvalResult {
             id,
             url: url.to_string(),
             allowed: verdict.allowed,
+            verdict: if verdict.allowed { "allow" } else { "disallow" },
+            reason: if verdict.rule.is_some() {
+                "matched_rule"
+            } else {
+                "no_matching_rule"
+            },
             rule: verdict.rule.map(|r| RuleJson {
                 directive: r.directive(),
                 pattern: r.pattern().into_owned(),
@@ -125,15 +145,17 @@ pub fn evaluate_request(request: EvalRequest) -> Result<Vec<EvalResult>, String>
         (Some(_), Some(_)) => return Err("give robots_txt or robots_txt_b64, not both".into()),
         (None, None) => return Err("missing robots_txt (or robots_txt_b64)".into()),
     };
-    let agents = match (request.user_agent, request.user_agents) {
-        (Some(agent), None) => vec![agent],
-        (None, Some(agents)) if !agents.is_empty() => agents,
-        (None, Some(_)) => return Err("user_agents is empty".into()),
-        (Some(_), Some(_)) => return Err("give user_agent or user_agents, not both".into()),
-        (None, None) => return Err("missing user_agent (or user_agents)".into()),
+    let agents = match request.ua {
+        Some(Agents::One(agent)) => vec![agent],
+        Some(Agents::Many(agents)) if !agents.is_empty() => agents,
+        Some(Agents::Many(_)) => return Err("ua is an empty list".into()),
+        None => return Err("missing ua (or user_agent, user_agents)".into()),
     };
     let urls = match (request.url, request.urls) {
         (Some(url), None) => vec![url],
+        (None, Some(urls)) if urls.is_empty() => {
+            return Err("urls is an empty list: nothing to check".into());
+        }
         (None, Some(urls)) => urls,
         (Some(_), Some(_)) => return Err("give url or urls, not both".into()),
         (None, None) => return Err("missing url (or urls)".into()),
@@ -145,12 +167,24 @@ pub fn evaluate_request(request: EvalRequest) -> Result<Vec<EvalResult>, String>
         .collect())
 }
 
-pub(super) fn run_file(args: &EvalArgs, out: &mut dyn Write) -> Result<(), EvalError> {
+pub(super) fn run_file(
+    args: &EvalArgs,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), EvalError> {
     let path = args.robots.as_deref().unwrap_or(std::path::Path::new(""));
-    let body = std::fs::read(path).map_err(|source| EvalError::ReadRobots {
+    let read_error = |source| EvalError::ReadRobots {
         path: path.display().to_string(),
         source,
-    })?;
+    };
+    // `-` is standard input, as for most tools that read a file.
+    let body = if path == std::path::Path::new("-") {
+        let mut body = Vec::new();
+        input.read_to_end(&mut body).map_err(read_error)?;
+        body
+    } else {
+        std::fs::read(path).map_err(read_error)?
+    };
     let robots = RobotsTxt::parse(&body);
     for url in &args.urls {
         let result = EvalResult::new(None, url, &robots.check(&args.user_agents, url));

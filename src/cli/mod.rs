@@ -46,7 +46,7 @@ pub enum Command {
 /// Arguments of `robotsd eval`.
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
-    /// The robots.txt file to evaluate against.
+    /// The robots.txt file to evaluate against (`-`: standard input).
     #[arg(
         long,
         value_name = "FILE",
@@ -79,7 +79,7 @@ pub fn run(
 ) -> u8 {
     let result = match cli.command {
         Some(Command::Eval(args)) if args.jsonl => eval::run_jsonl(stdin, stdout),
-        Some(Command::Eval(args)) => eval::run_file(&args, stdout),
+        Some(Command::Eval(args)) => eval::run_file(&args, stdin, stdout),
         Some(Command::Serve(args)) => return serve(&args, stderr),
         None => return serve(&cli.serve, stderr),
     };

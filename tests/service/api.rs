@@ -867,3 +867,25 @@ async fn batches_travel_compressed_both_ways() {
         "urn:robotsd:problem:unsupported-content-encoding"
     );
 }
+
+#[tokio::test]
+async fn evaluate_takes_the_clis_names_and_exact_bytes() {
+    let service = start(settings()).await;
+    // "\u{feff}User-agent: *\nDisallow: /x\n" with its BOM, as base64.
+    let body = json!({
+        "robots_txt_b64": "77u/VXNlci1hZ2VudDogKgpEaXNhbGxvdzogL3gK",
+        "user_agents": ["SomeBot"],
+        "urls": ["/x", "/y"],
+    });
+    let (status, _, answer) = post_json(&service.url("/v1/evaluate"), &body.to_string()).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["results"][0]["allowed"], false);
+    assert_eq!(answer["results"][1]["allowed"], true);
+    let both = json!({"robots_txt": "", "robots_txt_b64": "", "ua": "a", "url": "/"});
+    let (status, _, problem) = post_json(&service.url("/v1/evaluate"), &both.to_string()).await;
+    assert_eq!(status, 400);
+    assert!(
+        problem["detail"].as_str().unwrap().contains("not both"),
+        "{problem}"
+    );
+}

@@ -57,13 +57,23 @@ fn eval_file_prints_one_line_per_url() {
     assert_eq!(
         lines[0],
         json!({"url": "https://example.com/private/x", "allowed": false,
+               "verdict": "disallow", "reason": "matched_rule",
                "rule": {"directive": "disallow", "pattern": "/private", "line": 2},
                "group": {"agents": ["*"], "lines": [1], "global": true}})
     );
     assert_eq!(lines[1]["allowed"], true);
     assert_eq!(lines[1]["rule"]["line"], 3);
     assert_eq!(lines[2]["rule"], Value::Null);
+    assert_eq!(lines[2]["reason"], "no_matching_rule");
     assert_eq!(lines.len(), 3);
+
+    // `-` reads the robots.txt from standard input.
+    let out = robotsd(
+        &["eval", "--robots", "-", "--ua", "Googlebot", "/private/x"],
+        "User-agent: *\nDisallow: /private\n",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(json_lines(&out)[0]["verdict"], "disallow");
 
     let out = robotsd(
         &[
@@ -123,6 +133,47 @@ fn eval_jsonl_answers_in_order_and_survives_bad_lines() {
     );
     assert_eq!(lines[5]["id"], 4);
     assert!(lines[5]["error"].as_str().unwrap().contains("missing url"));
+}
+
+#[test]
+fn eval_jsonl_speaks_the_apis_vocabulary_and_answers_every_record() {
+    let input = [
+        // `ua`, as in the HTTP API, a string or a list.
+        r#"{"id": 1, "robots_txt": "user-agent: a\ndisallow: /x\n", "ua": "a", "url": "/x"}"#,
+        r#"{"id": 2, "robots_txt": "user-agent: a\ndisallow: /x\n", "ua": ["b", "a"], "url": "/x"}"#,
+        // No URLs: still a line, saying so.
+        r#"{"id": 3, "robots_txt": "", "ua": "a", "urls": []}"#,
+        r#"{"id": 4, "robots_txt": "", "ua": "a", "user_agent": "b", "url": "/"}"#,
+    ]
+    .join("\n");
+    let out = robotsd(&["eval", "--jsonl"], &input);
+    assert!(out.status.success(), "{out:?}");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(
+        (&lines[0]["id"], &lines[0]["verdict"]),
+        (&json!(1), &json!("disallow"))
+    );
+    assert_eq!(
+        (&lines[1]["id"], &lines[1]["allowed"]),
+        (&json!(2), &json!(false))
+    );
+    assert_eq!(lines[2]["id"], 3);
+    assert!(
+        lines[2]["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing to check")
+    );
+    assert_eq!(lines[3]["id"], 4);
+    assert!(
+        lines[3]["error"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate field"),
+        "{}",
+        lines[3]
+    );
 }
 
 #[test]
