@@ -28,7 +28,7 @@ use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use json::JsonBody;
-use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
+use problem::{ApiError, BodyProblems, EdgeProblems, ParameterProblem, Problem};
 use robotsd_engine::RobotsTxt;
 use types::*;
 
@@ -155,19 +155,53 @@ fn check_params(
     known: &[(&str, bool)],
 ) -> Result<(), ApiError> {
     for (i, (name, _)) in pairs.iter().enumerate() {
-        let repeated = match known.iter().find(|(known, _)| known == name) {
-            None => false,
+        let problem = match known.iter().find(|(known, _)| known == name) {
+            None => ParameterProblem::Unknown,
             Some((_, repeatable)) if !repeatable && pairs[..i].iter().any(|(n, _)| n == name) => {
-                true
+                ParameterProblem::Repeated
             }
             Some(_) => continue,
         };
         return Err(ApiError::Parameter {
             name: name.to_string(),
-            repeated,
+            problem,
         });
     }
     Ok(())
+}
+
+/// How much of an answer to send: all of it, or only the verdict (`?view=verdict`), for fleets
+/// that check every URL and need nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    Full,
+    Verdict,
+}
+
+/// `{"allowed":…,"reason":…}`: a few bytes, written as they are.
+fn verdict_json(answer: &checker::Answer) -> Vec<u8> {
+    format!(
+        "{{\"allowed\":{},\"reason\":\"{}\"}}",
+        answer.allowed,
+        answer.reason.as_str()
+    )
+    .into_bytes()
+}
+
+/// The `view` parameter.
+fn view(pairs: &[(Cow<'_, str>, Cow<'_, str>)]) -> Result<View, ApiError> {
+    match pairs
+        .iter()
+        .find(|(k, _)| k == "view")
+        .map(|(_, v)| v.as_ref())
+    {
+        None | Some("full") => Ok(View::Full),
+        Some("verdict") => Ok(View::Verdict),
+        Some(_) => Err(ApiError::Parameter {
+            name: "view".into(),
+            problem: ParameterProblem::Value("full, verdict"),
+        }),
+    }
 }
 
 /// The `url` query parameter, which every GET endpoint requires.
@@ -240,9 +274,10 @@ async fn check_one(
     params(
         ("url" = String, Query, description = "The absolute http(s) URL to check.", example = "https://example.com/private/page"),
         ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat it, or give a comma-separated list of names (`Googlebot,SomeBot`), for a crawler that answers to several names. Other parameters, and a repeated `url`, are refused.", example = json!(["Googlebot"])),
+        ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: only `allowed` and `reason`.", example = "verdict"),
     ),
     responses(
-        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from.", body = CheckResponse),
+        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`).", body = CheckAnswer),
         (status = 400, description = "Missing or invalid url or ua.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
         EdgeProblems,
@@ -253,7 +288,8 @@ async fn check_get(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("url", false), ("ua", true)])?;
+    check_params(&pairs, &[("url", false), ("ua", true), ("view", false)])?;
+    let view = view(&pairs)?;
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
         .iter()
@@ -262,7 +298,10 @@ async fn check_get(
         .collect();
     let answer = check_one(&state, url, &agents).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
-    crate::fast::answer_json::write_answer(&mut body, &answer);
+    match view {
+        View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
+        View::Verdict => body = verdict_json(&answer),
+    }
     let mut response = json::response(body);
     if let Some(source) = &answer.source {
         response.extensions_mut().insert(CacheResult(source.cache));
@@ -327,6 +366,7 @@ fn read_json<T: serde::de::DeserializeOwned>(
     post,
     path = "/v1/check",
     tag = "check",
+    params(("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: each answer only `allowed` and `reason`.", example = "verdict")),
     request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
     responses(
         (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
@@ -338,8 +378,12 @@ fn read_json<T: serde::de::DeserializeOwned>(
 )]
 async fn check_post(
     State(state): State<AppState>,
+    RawQuery(query): RawQuery,
     body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("view", false)])?;
+    let view = view(&pairs)?;
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     let items: Vec<(String, Vec<String>)> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
@@ -369,6 +413,10 @@ async fn check_post(
                         .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
                 };
                 match checked {
+                    Ok(answer) if view == View::Verdict => BatchItem::Verdict(VerdictResponse {
+                        allowed: answer.allowed,
+                        reason: answer.reason,
+                    }),
                     Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
                     Err(error) => BatchItem::Error {
                         error: error.problem(),

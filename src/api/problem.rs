@@ -110,12 +110,12 @@ pub enum ApiError {
     #[error("this API requires `Authorization: Bearer <token>` with a token robotsd was given")]
     Unauthorized,
     /// A query parameter the endpoint does not take, or one it takes once given twice.
-    #[error("{}", parameter_detail(name, *repeated))]
+    #[error("{}", parameter_detail(name, problem))]
     Parameter {
         /// The parameter's name.
         name: String,
-        /// Given more than once (else: unknown).
-        repeated: bool,
+        /// What is wrong with it.
+        problem: ParameterProblem,
     },
     /// The URL is not usable.
     #[error("{0}")]
@@ -336,15 +336,30 @@ impl ApiError {
     }
 }
 
+/// What is wrong with a query parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParameterProblem {
+    /// The endpoint does not take it.
+    Unknown,
+    /// Given more than once, taken once.
+    Repeated,
+    /// Its value is not one of these.
+    Value(&'static str),
+}
+
 /// What is wrong with a query parameter, with the usual cause of an unknown one.
-fn parameter_detail(name: &str, repeated: bool) -> String {
-    if repeated {
-        format!("the query parameter `{name}` is given more than once; it is taken once")
-    } else {
-        format!(
+fn parameter_detail(name: &str, problem: &ParameterProblem) -> String {
+    match problem {
+        ParameterProblem::Repeated => {
+            format!("the query parameter `{name}` is given more than once; it is taken once")
+        }
+        ParameterProblem::Unknown => format!(
             "unknown query parameter `{name}`; if it belongs to the url, percent-encode the url \
              (curl -G --data-urlencode 'url=…')"
-        )
+        ),
+        ParameterProblem::Value(expected) => {
+            format!("the query parameter `{name}` must be one of: {expected}")
+        }
     }
 }
 
@@ -385,7 +400,7 @@ mod tests {
             ApiError::Unauthorized,
             ApiError::Parameter {
                 name: "x".into(),
-                repeated: false,
+                problem: ParameterProblem::Unknown,
             },
             ApiError::Url(TargetError::Relative),
             ApiError::Url(TargetError::UnsupportedScheme("ftp".into())),

@@ -272,12 +272,37 @@ pub enum BatchRequest {
     Checks(ChecksBatch),
 }
 
-/// One answer of a batch: the answer, or the problem with that item.
+/// Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+// No other property: a full answer must not also match this schema (`oneOf`).
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"allowed": false, "reason": "matched_rule"}))]
+pub struct VerdictResponse {
+    /// Whether the URL may be fetched.
+    pub allowed: bool,
+    /// Why, as in the full answer.
+    pub reason: Reason,
+}
+
+/// The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum CheckAnswer {
+    /// The default view.
+    Full(Box<CheckResponse>),
+    /// `?view=verdict`.
+    Verdict(VerdictResponse),
+}
+
+/// One answer of a batch: the answer (in full, or only the verdict), or the problem with that
+/// item.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum BatchItem {
     /// The item's answer.
     Answer(Box<CheckResponse>),
+    /// The item's verdict (`?view=verdict`).
+    Verdict(VerdictResponse),
     /// What was wrong with the item; the rest of the batch is unaffected.
     Error {
         /// The problem, as the single-check endpoint would have answered it.

@@ -889,3 +889,41 @@ async fn evaluate_takes_the_clis_names_and_exact_bytes() {
         "{problem}"
     );
 }
+
+#[tokio::test]
+async fn the_verdict_view_answers_only_allowed_and_reason() {
+    let service = start(settings()).await;
+    let site = origin(|| ok(RULES)).await;
+    let url = encode(&site.url("/private/x"));
+    let (status, _, body) =
+        get_json(&service.url(&format!("/v1/check?url={url}&ua=a&view=verdict"))).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, json!({"allowed": false, "reason": "matched_rule"}));
+    let batch = json!({"ua": "a", "urls": [site.url("/private/x"), site.url("/ok"), "ftp://x/"]});
+    let (status, _, body) =
+        post_json(&service.url("/v1/check?view=verdict"), &batch.to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["results"][0],
+        json!({"allowed": false, "reason": "matched_rule"})
+    );
+    assert_eq!(
+        body["results"][1],
+        json!({"allowed": true, "reason": "no_matching_rule"})
+    );
+    assert_eq!(
+        body["results"][2]["error"]["type"],
+        "urn:robotsd:problem:unsupported-scheme"
+    );
+    let (status, _, problem) =
+        get_json(&service.url(&format!("/v1/check?url={url}&ua=a&view=short"))).await;
+    assert_eq!(status, 400);
+    assert_eq!(problem["parameter"], "view");
+    assert!(
+        problem["detail"]
+            .as_str()
+            .unwrap()
+            .contains("full, verdict"),
+        "{problem}"
+    );
+}
