@@ -185,6 +185,20 @@ pub enum ApiError {
         /// Seconds, sent as `Retry-After`.
         retry_after: u64,
     },
+    /// A refresh asked for before the origin may be fetched again.
+    #[error(
+        "robotsd fetched this origin's robots.txt less than the shortest lifetime ago, or it is \
+         in backoff: it is not fetched again for {retry_after} s"
+    )]
+    RefreshTooSoon {
+        /// Seconds, sent as `Retry-After`.
+        retry_after: u64,
+    },
+    /// A refresh asked of a robotsd whose API is open to anyone (no `--api-token-file`).
+    #[error(
+        "refreshing an origin is for operators: it needs robotsd started with --api-token-file"
+    )]
+    RefreshNeedsTokens,
     /// A request body in a content encoding robotsd does not decode.
     #[error("the request body's Content-Encoding `{0}` is not one of gzip, br, zstd")]
     UnsupportedEncoding(String),
@@ -228,8 +242,10 @@ impl From<CheckError> for ApiError {
             CheckError::NoUserAgent => ApiError::Missing("ua"),
             CheckError::Destination(e) => ApiError::Destination(e),
             CheckError::CopyDropped { retry_after } => ApiError::CacheFull {
-                // Rounded up: a client retrying on time must find the origin fetchable.
-                retry_after: retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0),
+                retry_after: whole_seconds_up(retry_after),
+            },
+            CheckError::TooSoon { retry_after } => ApiError::RefreshTooSoon {
+                retry_after: whole_seconds_up(retry_after),
             },
         }
     }
@@ -303,6 +319,16 @@ impl ApiError {
                 S::SERVICE_UNAVAILABLE,
             ),
             ApiError::CacheFull { .. } => ("cache-full", "Cache full", S::SERVICE_UNAVAILABLE),
+            ApiError::RefreshTooSoon { .. } => (
+                "refresh-too-soon",
+                "Fetched too recently",
+                S::TOO_MANY_REQUESTS,
+            ),
+            ApiError::RefreshNeedsTokens => (
+                "refresh-needs-tokens",
+                "Refresh needs authentication",
+                S::FORBIDDEN,
+            ),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::BatchDeadline { .. } => (
@@ -334,6 +360,11 @@ impl ApiError {
             },
         }
     }
+}
+
+/// Rounded up: a client retrying on time must find the origin fetchable.
+fn whole_seconds_up(duration: std::time::Duration) -> u64 {
+    duration.as_secs() + u64::from(duration.subsec_nanos() > 0)
 }
 
 /// What is wrong with a query parameter.
@@ -374,7 +405,8 @@ impl IntoResponse for ApiError {
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if let ApiError::Overloaded { retry_after }
         | ApiError::ConnectionLimit { retry_after }
-        | ApiError::CacheFull { retry_after } = self
+        | ApiError::CacheFull { retry_after }
+        | ApiError::RefreshTooSoon { retry_after } = self
         {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
         }
@@ -424,6 +456,8 @@ mod tests {
             ApiError::MalformedRequest,
             ApiError::ConnectionLimit { retry_after: 1 },
             ApiError::CacheFull { retry_after: 1 },
+            ApiError::RefreshTooSoon { retry_after: 1 },
+            ApiError::RefreshNeedsTokens,
             ApiError::Overloaded { retry_after: 1 },
             ApiError::Timeout(1),
             ApiError::BatchDeadline { fetching: true },

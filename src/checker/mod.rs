@@ -36,6 +36,14 @@ pub enum CheckError {
     /// robotsd will not contact the URL's origin (or a redirect's destination).
     #[error("destination not allowed: {0}")]
     Destination(#[from] DestinationError),
+    /// A refresh asked for too soon after the origin's last fetch, or during its backoff.
+    #[error(
+        "the origin was fetched too recently, or is in backoff; it may be fetched again in {retry_after:?}"
+    )]
+    TooSoon {
+        /// How long until it may be fetched again.
+        retry_after: std::time::Duration,
+    },
     /// The origin's copy was dropped for memory soon after its fetch, and it is not fetched
     /// again before the shortest lifetime has passed.
     #[error("the robots.txt copy was dropped for memory; it is fetched again in {retry_after:?}")]
@@ -56,6 +64,21 @@ pub struct OriginReport {
     pub source: Source,
     /// The parsed file that decides checks now (the last good copy, in backoff), if any.
     pub robots: Option<Arc<RobotsTxt>>,
+}
+
+/// What robotsd holds for `target`'s origin, from a snapshot.
+fn report(target: Target, snapshot: &Snapshot) -> Result<OriginReport, CheckError> {
+    let interpretation = interpret(snapshot)?;
+    let robots = match interpretation.ruling {
+        Ruling::Rules { robots, .. } => Some(Arc::clone(robots)),
+        _ => None,
+    };
+    Ok(OriginReport {
+        status: interpretation.status,
+        source: answer::source(snapshot),
+        robots,
+        target,
+    })
 }
 
 /// The answer for `target` and `agents` from what the cache holds.
@@ -143,17 +166,20 @@ impl Checker {
     pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
         let snapshot = self.lookup(&target).await?;
-        let interpretation = interpret(&snapshot)?;
-        let robots = match interpretation.ruling {
-            Ruling::Rules { robots, .. } => Some(Arc::clone(robots)),
-            _ => None,
-        };
-        Ok(OriginReport {
-            status: interpretation.status,
-            source: answer::source(&snapshot),
-            robots,
-            target,
-        })
+        report(target, &snapshot)
+    }
+
+    /// [`Checker::robots`] after fetching the origin's robots.txt now (see
+    /// [`OriginCache::refresh`] for when it is not).
+    pub async fn refresh(&self, url: &str) -> Result<OriginReport, CheckError> {
+        let target = parse_target(url)?;
+        self.destinations.check_origin(&target.origin)?;
+        let snapshot = self
+            .cache
+            .refresh(&target.origin)
+            .await
+            .map_err(|retry_after| CheckError::TooSoon { retry_after })?;
+        report(target, &snapshot)
     }
 
     /// Checks `url` against a robots.txt given with the request, fetching nothing. A tester is

@@ -81,6 +81,8 @@ struct Inner {
     fetches_in_flight: IntGauge,
     store: store::StoreMetrics,
     connections: connections::ConnectionFamilies,
+    /// `robotsd_robots_refreshes_total` by result: `[refused, refreshed]`.
+    refreshes: [IntCounter; 2],
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -215,7 +217,18 @@ impl Metrics {
         )
         .expect("valid metric");
         let connections = connections::ConnectionFamilies::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 21] = [
+        let refreshes = IntCounterVec::new(
+            Opts::new(
+                "robotsd_robots_refreshes_total",
+                "Operator refreshes (POST /v1/robots/refresh): `refreshed`, or `refused` because \
+                 the origin was fetched too recently or is in backoff.",
+            ),
+            &["result"],
+        )
+        .expect("valid metric");
+        let refresh_series =
+            ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
+        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -237,6 +250,7 @@ impl Metrics {
             Box::new(connections.open.clone()),
             Box::new(connections.refused.clone()),
             Box::new(connections.timeouts.clone()),
+            Box::new(refreshes),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -277,6 +291,7 @@ impl Metrics {
                 fetches_in_flight,
                 store,
                 connections,
+                refreshes: refresh_series,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -289,6 +304,11 @@ impl Metrics {
     /// checked against this list so they never query a series robotsd does not export.
     pub fn family_names(&self) -> &[String] {
         &self.inner.family_names
+    }
+
+    /// Records one operator refresh: done, or refused as too soon.
+    pub fn observe_refresh(&self, refreshed: bool) {
+        self.inner.refreshes[usize::from(refreshed)].inc();
     }
 
     /// The connection series of `listener`, one of [`LISTENERS`].

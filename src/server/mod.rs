@@ -50,10 +50,17 @@ pub enum ServeError {
 
 /// The shared state for the settings.
 pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
+    state_with_clock(settings, Arc::new(TokioClock::new()))
+}
+
+/// The shared state for the settings, on `clock` (tests move one by hand).
+pub fn state_with_clock(
+    settings: &Settings,
+    clock: Arc<dyn Clock>,
+) -> Result<AppState, ServeError> {
     let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
     let metrics = Metrics::new();
     let observed = metrics.clone();
-    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
     let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))
         .with_fetch_observer(Arc::new(move |outcome, took| {
             observed.observe_fetch(outcome, took)

@@ -37,9 +37,12 @@ fn settings() -> Settings {
 }
 
 async fn start(settings: Settings) -> Service {
+    start_with_state(robotsd::server::state(&settings).unwrap()).await
+}
+
+async fn start_with_state(state: robotsd::api::AppState) -> Service {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let state = robotsd::server::state(&settings).unwrap();
     let ready = Arc::clone(&state.ready);
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let done = tokio::spawn(robotsd::server::run(state, listener, None, async move {
@@ -925,5 +928,71 @@ async fn the_verdict_view_answers_only_allowed_and_reason() {
             .unwrap()
             .contains("full, verdict"),
         "{problem}"
+    );
+}
+
+#[tokio::test]
+async fn an_operator_refresh_fetches_now_but_never_twice_within_the_shortest_lifetime() {
+    let clock = ManualClock::new();
+    let site = origin(|| ok("User-agent: *\nDisallow: /old\n")).await;
+    let robots = |service: &Service| {
+        service.url(&format!(
+            "/v1/robots/refresh?url={}",
+            encode(&site.url("/"))
+        ))
+    };
+    // Without tokens the API is open to anyone: no refresh.
+    let open = start(settings()).await;
+    let response = client().post(robots(&open)).send().await.unwrap();
+    assert_eq!(response.status(), 403);
+    assert_eq!(site.hits(), 0);
+
+    let mut settings = settings();
+    settings.api_tokens =
+        Some(robotsd::auth::ApiTokens::parse("operator-token-0123456789\n").unwrap());
+    let state = robotsd::server::state_with_clock(&settings, clock.clone()).unwrap();
+    let service = start_with_state(state).await;
+    let refresh = || {
+        client()
+            .post(robots(&service))
+            .bearer_auth("operator-token-0123456789")
+            .send()
+    };
+    let first = refresh().await.unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(site.hits(), 1);
+    // The site fixes its file; robotsd has it for 24 h, and an immediate refresh is refused.
+    site.set_reply(|| ok("User-agent: *\nDisallow: /new\n"));
+    let too_soon = refresh().await.unwrap();
+    assert_eq!(too_soon.status(), 429);
+    assert!(
+        too_soon.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            <= 60
+    );
+    assert_eq!(site.hits(), 1);
+    clock.advance(Duration::from_secs(61));
+    let (status, _, body) = parts(refresh().await.unwrap()).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["parsed"]["groups"][0]["rules"][0]["pattern"], "/new");
+    assert_eq!(site.hits(), 2);
+    let metrics = client()
+        .get(service.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("robotsd_robots_refreshes_total{result=\"refreshed\"} 2"),
+        "{metrics}"
+    );
+    assert!(
+        metrics.contains("robotsd_robots_refreshes_total{result=\"refused\"} 1"),
+        "{metrics}"
     );
 }
