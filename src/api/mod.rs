@@ -4,19 +4,21 @@
 
 mod batch_body;
 mod json;
+mod ops;
 pub mod problem;
+mod robots;
 pub mod types;
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::http::{Method, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::StreamExt;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -105,8 +107,8 @@ pub fn api_router(state: AppState) -> (Router, Vec<String>) {
 fn api_routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(check_get, check_post))
-        .routes(routes!(robots_get))
-        .routes(routes!(robots_refresh))
+        .routes(routes!(robots::robots_get))
+        .routes(routes!(robots::robots_refresh))
         .routes(routes!(evaluate_post))
 }
 
@@ -114,10 +116,10 @@ fn api_routes() -> OpenApiRouter<AppState> {
 pub fn admin_router(state: AppState) -> Router {
     let [live, health, ready, metrics_path] = ADMIN_PATHS;
     Router::new()
-        .route(live, axum::routing::get(livez))
-        .route(health, axum::routing::get(livez))
-        .route(ready, axum::routing::get(readyz))
-        .route(metrics_path, axum::routing::get(metrics))
+        .route(live, axum::routing::get(ops::livez))
+        .route(health, axum::routing::get(ops::livez))
+        .route(ready, axum::routing::get(ops::readyz))
+        .route(metrics_path, axum::routing::get(ops::metrics))
         .with_state(state)
 }
 
@@ -125,9 +127,9 @@ pub fn admin_router(state: AppState) -> Router {
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut api) = api_routes().split_for_parts();
     let (_, ops) = OpenApiRouter::<AppState>::new()
-        .routes(routes!(livez_doc))
-        .routes(routes!(readyz_doc))
-        .routes(routes!(metrics_doc))
+        .routes(routes!(ops::livez_doc))
+        .routes(routes!(ops::readyz_doc))
+        .routes(routes!(ops::metrics_doc))
         .split_for_parts();
     api.merge(ops);
     api
@@ -459,80 +461,6 @@ async fn check_held(
     Ok(answer)
 }
 
-/// What robotsd holds for a URL's origin: the fetch, the backoff, the parsed robots.txt.
-#[utoipa::path(
-    get,
-    path = "/v1/robots",
-    tag = "robots",
-    params(("url" = String, Query, description = "Any URL of the origin (or its robots.txt).", example = "https://example.com/")),
-    responses(
-        (status = 200, description = "The origin's robots.txt as robotsd holds it (fetched now if it was not held).", body = RobotsResponse),
-        (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
-        EdgeProblems,
-    )
-)]
-async fn robots_get(
-    State(state): State<AppState>,
-    RawQuery(query): RawQuery,
-) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("url", false)])?;
-    let url = required_url(&pairs)?;
-    check_url_length(url, &state.limits)?;
-    let report = state.checker.robots(url).await?;
-    Ok(JsonBody(robots_response(report)))
-}
-
-fn robots_response(report: checker::OriginReport) -> RobotsResponse {
-    RobotsResponse {
-        origin: report.target.origin.key().to_string(),
-        robots_url: report.target.origin.robots_url_string(),
-        state: report.status.as_str().to_string(),
-        robots: report.source.into(),
-        parsed: report.robots.as_deref().map(ParsedJson::from),
-    }
-}
-
-/// Fetches an origin's robots.txt now, for an operator who knows it changed (a site owner fixed
-/// it): needs `--api-token-file`, and still fetches at most once per shortest lifetime and never
-/// during a backoff's wait.
-#[utoipa::path(
-    post,
-    path = "/v1/robots/refresh",
-    tag = "robots",
-    params(("url" = String, Query, description = "Any URL of the origin.", example = "https://example.com/")),
-    responses(
-        (status = 200, description = "The origin's robots.txt as just fetched (or as a fetch already running brought it).", body = RobotsResponse),
-        (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "robotsd runs without --api-token-file: refreshing is for authenticated operators.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
-        (status = 429, description = "Fetched less than the shortest lifetime ago, or in backoff: see Retry-After.", body = Problem, content_type = "application/problem+json"),
-        EdgeProblems,
-    )
-)]
-async fn robots_refresh(
-    State(state): State<AppState>,
-    RawQuery(query): RawQuery,
-) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    // The edge has checked the token: without tokens, anyone could make robotsd fetch.
-    if state.api_tokens.is_none() {
-        return Err(ApiError::RefreshNeedsTokens);
-    }
-    let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("url", false)])?;
-    let url = required_url(&pairs)?;
-    check_url_length(url, &state.limits)?;
-    let refreshed = state.checker.refresh(url).await;
-    match &refreshed {
-        Ok(_) => state.metrics.observe_refresh(true),
-        Err(checker::CheckError::TooSoon { .. }) => state.metrics.observe_refresh(false),
-        Err(_) => {}
-    }
-    let report = refreshed?;
-    Ok(JsonBody(robots_response(report)))
-}
-
 /// Checks URLs against a robots.txt given in the request: a tester that touches no network.
 #[utoipa::path(
     post,
@@ -609,47 +537,3 @@ fn evaluate_one(
     check_url_length(url, limits)?;
     Ok(Checker::evaluate(robots, tokens, url)?)
 }
-
-async fn livez() -> &'static str {
-    "ok\n"
-}
-
-async fn readyz(State(state): State<AppState>) -> Response {
-    if state.ready.load(Ordering::Acquire) {
-        "ready\n".into_response()
-    } else {
-        (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining\n").into_response()
-    }
-}
-
-async fn metrics(State(state): State<AppState>) -> Response {
-    let text = state.metrics.render(state.checker.cache()).await;
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        text,
-    )
-        .into_response()
-}
-
-// The probe and metrics routes are plain axum routes (they may live on the admin listener);
-// these stubs only describe them in the OpenAPI document.
-
-/// Liveness: the process is up (`/healthz` is an alias).
-#[utoipa::path(get, path = "/livez", tag = "operations", responses((status = 200, description = "Alive.", body = String, content_type = "text/plain")))]
-#[allow(dead_code)]
-async fn livez_doc() {}
-
-/// Readiness: 503 while draining for shutdown.
-#[utoipa::path(get, path = "/readyz", tag = "operations", responses(
-    (status = 200, description = "Ready.", body = String, content_type = "text/plain"),
-    (status = 503, description = "Draining.", body = String, content_type = "text/plain")))]
-#[allow(dead_code)]
-async fn readyz_doc() {}
-
-/// Prometheus metrics (text exposition format).
-#[utoipa::path(get, path = "/metrics", tag = "operations", responses((status = 200, description = "Metrics.", body = String, content_type = "text/plain")))]
-#[allow(dead_code)]
-async fn metrics_doc() {}

@@ -1,0 +1,82 @@
+//! `/v1/robots`: what robotsd holds for an origin, and an operator's refresh of it.
+
+use axum::extract::{RawQuery, State};
+
+use super::problem::{ApiError, EdgeProblems, Problem};
+use super::types::{ParsedJson, RobotsResponse};
+use super::{AppState, JsonBody, check_params, check_url_length, query_pairs, required_url};
+use crate::checker;
+
+/// What robotsd holds for a URL's origin: the fetch, the backoff, the parsed robots.txt.
+#[utoipa::path(
+    get,
+    path = "/v1/robots",
+    tag = "robots",
+    params(("url" = String, Query, description = "Any URL of the origin (or its robots.txt).", example = "https://example.com/")),
+    responses(
+        (status = 200, description = "The origin's robots.txt as robotsd holds it (fetched now if it was not held).", body = RobotsResponse),
+        (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
+        EdgeProblems,
+    )
+)]
+pub(super) async fn robots_get(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<JsonBody<RobotsResponse>, ApiError> {
+    let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false)])?;
+    let url = required_url(&pairs)?;
+    check_url_length(url, &state.limits)?;
+    let report = state.checker.robots(url).await?;
+    Ok(JsonBody(robots_response(report)))
+}
+
+fn robots_response(report: checker::OriginReport) -> RobotsResponse {
+    RobotsResponse {
+        origin: report.target.origin.key().to_string(),
+        robots_url: report.target.origin.robots_url_string(),
+        state: report.status.as_str().to_string(),
+        robots: report.source.into(),
+        parsed: report.robots.as_deref().map(ParsedJson::from),
+    }
+}
+
+/// Fetches an origin's robots.txt now, for an operator who knows it changed (a site owner fixed
+/// it): needs `--api-token-file`, and still fetches at most once per shortest lifetime and never
+/// during a backoff's wait.
+#[utoipa::path(
+    post,
+    path = "/v1/robots/refresh",
+    tag = "robots",
+    params(("url" = String, Query, description = "Any URL of the origin.", example = "https://example.com/")),
+    responses(
+        (status = 200, description = "The origin's robots.txt as just fetched (or as a fetch already running brought it).", body = RobotsResponse),
+        (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "robotsd runs without --api-token-file: refreshing is for authenticated operators.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "Fetched less than the shortest lifetime ago, or in backoff: see Retry-After.", body = Problem, content_type = "application/problem+json"),
+        EdgeProblems,
+    )
+)]
+pub(super) async fn robots_refresh(
+    State(state): State<AppState>,
+    RawQuery(query): RawQuery,
+) -> Result<JsonBody<RobotsResponse>, ApiError> {
+    // The edge has checked the token: without tokens, anyone could make robotsd fetch.
+    if state.api_tokens.is_none() {
+        return Err(ApiError::RefreshNeedsTokens);
+    }
+    let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false)])?;
+    let url = required_url(&pairs)?;
+    check_url_length(url, &state.limits)?;
+    let refreshed = state.checker.refresh(url).await;
+    match &refreshed {
+        Ok(_) => state.metrics.observe_refresh(true),
+        Err(checker::CheckError::TooSoon { .. }) => state.metrics.observe_refresh(false),
+        Err(_) => {}
+    }
+    let report = refreshed?;
+    Ok(JsonBody(robots_response(report)))
+}
