@@ -12,6 +12,7 @@
 mod fetch_log;
 mod fleet;
 pub mod policy;
+mod refresh;
 mod slots;
 
 use std::sync::Arc;
@@ -280,53 +281,6 @@ impl OriginCache {
     /// Origins currently in backoff.
     pub fn origins_in_backoff(&self) -> usize {
         self.slots.count(|slot| slot.lock().backoff.is_some())
-    }
-
-    /// Fetches `origin`'s robots.txt now, for an operator who knows it changed, and answers from
-    /// the result. Still the single flight (a fetch already running is waited for, and its
-    /// result answered), and still polite: `Err(retry_after)` when the origin was fetched less
-    /// than the shortest lifetime ago, or is in a backoff whose retry time has not come.
-    pub async fn refresh(&self, origin: &Origin) -> Result<Snapshot, Duration> {
-        let slot = self.slots.get_or_insert(origin).await;
-        let fetching = match Arc::clone(&slot.fetching).try_lock_owned() {
-            Ok(guard) => guard,
-            Err(_) => {
-                // A fetch is running: its result is as fresh as a refresh's would be.
-                drop(Arc::clone(&slot.fetching).lock_owned().await);
-                let snapshot = self.answer_from_state(origin, &slot, Lookup::Coalesced);
-                return Ok(snapshot.unwrap_or_else(|| unreachable_after_fetch(Lookup::Coalesced)));
-            }
-        };
-        let now = self.clock.now();
-        let wait = {
-            let state = slot.lock();
-            let gap = state
-                .last_fetch
-                .map(|at| (at + self.policy.min_lifetime).saturating_duration_since(now));
-            let retry = state
-                .backoff
-                .as_ref()
-                .map(|b| b.next_retry.saturating_duration_since(now));
-            gap.max(retry).filter(|wait| !wait.is_zero())
-        };
-        if let Some(wait) = wait {
-            return Err(wait);
-        }
-        let fetch = {
-            let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(&slot));
-            tokio::spawn(async move {
-                let _fetching = fetching;
-                cache.fetch_into(&origin, &slot, false).await;
-            })
-        };
-        if let Err(error) = fetch.await
-            && error.is_panic()
-        {
-            std::panic::resume_unwind(error.into_panic());
-        }
-        Ok(self
-            .answer_from_state(origin, &slot, Lookup::Miss)
-            .unwrap_or_else(|| unreachable_after_fetch(Lookup::Miss)))
     }
 
     /// What to answer from for `origin` now if that needs no fetch in the foreground; `None`
