@@ -322,23 +322,8 @@ impl OriginCache {
         {
             return snapshot;
         }
-        // The fetch is a task of its own, holding the single-flight lock: a check that gives up
-        // (its request timed out, its client went away) must not cut the origin off mid-response
-        // and leave the next check to fetch again. Waiting checks and the next ones get its result.
-        let fetch = {
-            let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(&slot));
-            tokio::spawn(async move {
-                let _fetching = fetching;
-                // The store was just read above: the fetch need not read it again.
-                cache.fetch_into(&origin, &slot, true).await;
-            })
-        };
-        if let Err(error) = fetch.await
-            && error.is_panic()
-        {
-            // A bug in the fetch: fail this check as before, rather than answer from nothing.
-            std::panic::resume_unwind(error.into_panic());
-        }
+        // The store was just read above: the fetch need not read it again.
+        self.fetch_detached(origin, &slot, fetching, true).await;
         let lookup = if coalesced {
             Lookup::Coalesced
         } else {
@@ -431,6 +416,32 @@ impl OriginCache {
             self.sync_in_background(origin, slot, now);
         }
         Some(snapshot)
+    }
+
+    /// Fetches as a task of its own, holding the single-flight lock (`fetching`), and waits for
+    /// it: a caller that gives up (its request timed out, its client went away) must not cut
+    /// the origin off mid-response and leave the next check to fetch again. Waiting checks and
+    /// the next ones get its result.
+    async fn fetch_detached(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        fetching: tokio::sync::OwnedMutexGuard<()>,
+        pulled: bool,
+    ) {
+        let fetch = {
+            let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
+            tokio::spawn(async move {
+                let _fetching = fetching;
+                cache.fetch_into(&origin, &slot, pulled).await;
+            })
+        };
+        if let Err(error) = fetch.await
+            && error.is_panic()
+        {
+            // A bug in the fetch: fail this check as before, rather than answer from nothing.
+            std::panic::resume_unwind(error.into_panic());
+        }
     }
 
     /// Starts one background fetch for the origin unless one is running.

@@ -373,6 +373,20 @@ impl<M> OriginState<M> {
         self.backoff.as_ref().is_none_or(|b| now >= b.next_retry)
     }
 
+    /// How long before an unasked-for fetch (an operator's refresh) may be sent: the rest of the
+    /// shortest lifetime since the last fetch, or of a backoff's wait, whichever is longer; zero
+    /// when it may go now.
+    pub fn wait_before_fetch(&self, now: Timestamp, config: &PolicyConfig) -> Duration {
+        let gap = self
+            .last_fetch
+            .map(|at| (at + config.min_lifetime).saturating_duration_since(now));
+        let retry = self
+            .backoff
+            .as_ref()
+            .map(|b| b.next_retry.saturating_duration_since(now));
+        gap.max(retry).unwrap_or_default()
+    }
+
     /// Drops the copy (the cache needs its memory), keeping what politeness needs: the backoff,
     /// a refusal, and when the last fetch was. In backoff, the §5 table then has no last good
     /// copy to answer from.
@@ -451,6 +465,7 @@ impl<M> OriginState<M> {
 mod tests {
     use super::*;
 
+    const SEC: Duration = Duration::from_secs(1);
     const MIN: Duration = Duration::from_secs(60);
     const HOUR: Duration = Duration::from_secs(3600);
     const DAY: Duration = Duration::from_secs(86_400);
@@ -480,6 +495,20 @@ mod tests {
             Decision::Backoff { basis, .. } => basis,
             other => panic!("not in backoff: {other:?}"),
         }
+    }
+
+    #[test]
+    fn an_unasked_fetch_waits_for_the_shortest_lifetime_and_the_backoff() {
+        let config = PolicyConfig::default();
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
+        let mut state = OriginState::<()>::default();
+        assert_eq!(state.wait_before_fetch(t0, &config), Duration::ZERO);
+        state.apply(success(None), t0, 0.0, &config);
+        assert_eq!(state.wait_before_fetch(t0 + 10 * SEC, &config), 50 * SEC);
+        assert_eq!(state.wait_before_fetch(t0 + MIN, &config), Duration::ZERO);
+        // A failure's retry time is longer than the gap: it wins.
+        state.apply(failure(false, Some(HOUR)), t0 + MIN, 0.0, &config);
+        assert_eq!(state.wait_before_fetch(t0 + MIN, &config), HOUR);
     }
 
     #[test]

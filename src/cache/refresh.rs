@@ -23,33 +23,13 @@ impl OriginCache {
                 return Ok(snapshot.unwrap_or_else(|| unreachable_after_fetch(Lookup::Coalesced)));
             }
         };
-        let now = self.clock.now();
-        let wait = {
-            let state = slot.lock();
-            let gap = state
-                .last_fetch
-                .map(|at| (at + self.policy.min_lifetime).saturating_duration_since(now));
-            let retry = state
-                .backoff
-                .as_ref()
-                .map(|b| b.next_retry.saturating_duration_since(now));
-            gap.max(retry).filter(|wait| !wait.is_zero())
-        };
-        if let Some(wait) = wait {
+        let wait = slot
+            .lock()
+            .wait_before_fetch(self.clock.now(), &self.policy);
+        if !wait.is_zero() {
             return Err(wait);
         }
-        let fetch = {
-            let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(&slot));
-            tokio::spawn(async move {
-                let _fetching = fetching;
-                cache.fetch_into(&origin, &slot, false).await;
-            })
-        };
-        if let Err(error) = fetch.await
-            && error.is_panic()
-        {
-            std::panic::resume_unwind(error.into_panic());
-        }
+        self.fetch_detached(origin, &slot, fetching, false).await;
         Ok(self
             .answer_from_state(origin, &slot, Lookup::Miss)
             .unwrap_or_else(|| unreachable_after_fetch(Lookup::Miss)))
