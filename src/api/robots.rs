@@ -24,12 +24,18 @@ pub(super) async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    let pairs = query_pairs(query.as_deref());
+    let url = origin_url(query.as_deref(), &state)?;
+    let report = state.checker.robots(&url).await?;
+    Ok(JsonBody(robots_response(report)))
+}
+
+/// The one parameter both endpoints take, `url`, checked.
+fn origin_url(query: Option<&str>, state: &AppState) -> Result<String, ApiError> {
+    let pairs = query_pairs(query);
     check_params(&pairs, &[("url", false)])?;
     let url = required_url(&pairs)?;
     check_url_length(url, &state.limits)?;
-    let report = state.checker.robots(url).await?;
-    Ok(JsonBody(robots_response(report)))
+    Ok(url.to_owned())
 }
 
 fn robots_response(report: checker::OriginReport) -> RobotsResponse {
@@ -67,11 +73,8 @@ pub(super) async fn robots_refresh(
     if state.api_tokens.is_none() {
         return Err(ApiError::RefreshNeedsTokens);
     }
-    let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("url", false)])?;
-    let url = required_url(&pairs)?;
-    check_url_length(url, &state.limits)?;
-    let refreshed = state.checker.refresh(url).await;
+    let url = origin_url(query.as_deref(), &state)?;
+    let refreshed = state.checker.refresh(&url).await;
     match &refreshed {
         Ok(_) => state.metrics.observe_refresh(true),
         Err(checker::CheckError::TooSoon { .. }) => state.metrics.observe_refresh(false),
