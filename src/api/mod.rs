@@ -182,13 +182,13 @@ enum View {
 }
 
 /// `{"allowed":…,"reason":…}`: a few bytes, written as they are.
-fn verdict_json(answer: &checker::Answer) -> Vec<u8> {
-    format!(
-        "{{\"allowed\":{},\"reason\":\"{}\"}}",
-        answer.allowed,
-        answer.reason.as_str()
-    )
-    .into_bytes()
+fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
+    let allowed: &[u8] = if answer.allowed { b"true" } else { b"false" };
+    out.extend_from_slice(b"{\"allowed\":");
+    out.extend_from_slice(allowed);
+    out.extend_from_slice(b",\"reason\":\"");
+    out.extend_from_slice(answer.reason.as_str().as_bytes());
+    out.extend_from_slice(b"\"}");
 }
 
 /// The `view` parameter.
@@ -303,7 +303,7 @@ async fn check_get(
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
-        View::Verdict => body = verdict_json(&answer),
+        View::Verdict => write_verdict(&mut body, &answer),
     }
     let mut response = json::response(body);
     if let Some(source) = &answer.source {
