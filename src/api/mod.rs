@@ -5,11 +5,11 @@
 mod batch_body;
 mod json;
 mod ops;
+mod params;
 pub mod problem;
 mod robots;
 pub mod types;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -30,8 +30,9 @@ use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use json::JsonBody;
-use problem::{ApiError, BodyProblems, EdgeProblems, ParameterProblem, Problem};
-use robotsd_engine::RobotsTxt;
+use params::{View, check_params, query_pairs, required_url, view};
+use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
+use robotsd_engine::{PercentDecoding, RobotsTxt};
 use types::*;
 
 /// What every handler shares: one `Arc`, because axum clones the state for every request and
@@ -145,78 +146,6 @@ pub async fn method_not_allowed(method: Method) -> ApiError {
     ApiError::MethodNotAllowed(method.to_string())
 }
 
-/// The decoded query parameters; values are borrowed from the query unless they had escapes.
-fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
-    crate::fast::query::pairs(query.unwrap_or_default()).collect()
-}
-
-/// Refuses query parameters the endpoint does not take (`known`: each name, and whether it may
-/// be repeated), and repeats of those it takes once: a silently ignored parameter, or a URL cut
-/// at an unencoded `&`, would answer a question that was not asked.
-fn check_params(
-    pairs: &[(Cow<'_, str>, Cow<'_, str>)],
-    known: &[(&str, bool)],
-) -> Result<(), ApiError> {
-    for (i, (name, _)) in pairs.iter().enumerate() {
-        let problem = match known.iter().find(|(known, _)| known == name) {
-            None => ParameterProblem::Unknown,
-            Some((_, repeatable)) if !repeatable && pairs[..i].iter().any(|(n, _)| n == name) => {
-                ParameterProblem::Repeated
-            }
-            Some(_) => continue,
-        };
-        return Err(ApiError::Parameter {
-            name: name.to_string(),
-            problem,
-        });
-    }
-    Ok(())
-}
-
-/// How much of an answer to send: all of it, or only the verdict (`?view=verdict`), for fleets
-/// that check every URL and need nothing else.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum View {
-    Full,
-    Verdict,
-}
-
-/// `{"allowed":…,"reason":…}`: a few bytes, written as they are.
-fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
-    let allowed: &[u8] = if answer.allowed { b"true" } else { b"false" };
-    out.extend_from_slice(b"{\"allowed\":");
-    out.extend_from_slice(allowed);
-    out.extend_from_slice(b",\"reason\":\"");
-    out.extend_from_slice(answer.reason.as_str().as_bytes());
-    out.extend_from_slice(b"\"}");
-}
-
-/// The `view` parameter.
-fn view(pairs: &[(Cow<'_, str>, Cow<'_, str>)]) -> Result<View, ApiError> {
-    match pairs
-        .iter()
-        .find(|(k, _)| k == "view")
-        .map(|(_, v)| v.as_ref())
-    {
-        None | Some("full") => Ok(View::Full),
-        Some("verdict") => Ok(View::Verdict),
-        Some(_) => Err(ApiError::Parameter {
-            name: "view".into(),
-            problem: ParameterProblem::Value("full, verdict"),
-        }),
-    }
-}
-
-/// The `url` query parameter, which every GET endpoint requires.
-fn required_url<'q>(pairs: &'q [(Cow<'_, str>, Cow<'_, str>)]) -> Result<&'q str, ApiError> {
-    pairs
-        .iter()
-        .find(|(k, _)| k == "url")
-        .map(|(_, v)| v.as_ref())
-        .filter(|v| !v.is_empty())
-        .ok_or(ApiError::Missing("url"))
-}
-
 fn check_batch_len(len: usize, limits: &Limits) -> Result<(), ApiError> {
     if len > limits.max_batch {
         return Err(ApiError::BatchTooLarge {
@@ -253,14 +182,25 @@ fn check_agents(agents: &[impl AsRef<str>], limits: &Limits) -> Result<(), ApiEr
     }
 }
 
+/// `{"allowed":…,"reason":…}`: a few bytes, written as they are.
+fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
+    let allowed: &[u8] = if answer.allowed { b"true" } else { b"false" };
+    out.extend_from_slice(b"{\"allowed\":");
+    out.extend_from_slice(allowed);
+    out.extend_from_slice(b",\"reason\":\"");
+    out.extend_from_slice(answer.reason.as_str().as_bytes());
+    out.extend_from_slice(b"\"}");
+}
+
 async fn check_one(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
+    decoding: PercentDecoding,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
-    let answer = state.checker.check(url, agents).await?;
+    let answer = state.checker.check_with(url, agents, decoding).await?;
     if let Some(source) = &answer.source {
         state
             .metrics
@@ -278,6 +218,7 @@ async fn check_one(
         ("url" = String, Query, description = "The absolute http(s) URL to check.", example = "https://example.com/private/page"),
         ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat it, or give a comma-separated list of names (`Googlebot,SomeBot`), for a crawler that answers to several names. Other parameters, and a repeated `url`, are refused.", example = json!(["Googlebot"])),
         ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: only `allowed` and `reason`.", example = "verdict"),
+        ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
     ),
     responses(
         (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`).", body = CheckAnswer),
@@ -291,15 +232,24 @@ async fn check_get(
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("url", false), ("ua", true), ("view", false)])?;
+    check_params(
+        &pairs,
+        &[
+            ("url", false),
+            ("ua", true),
+            ("view", false),
+            ("percent_decoding", false),
+        ],
+    )?;
     let view = view(&pairs)?;
+    let decoding = params::percent_decoding(&pairs, state.checker.percent_decoding())?;
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
         .iter()
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(&state, url, &agents).await?;
+    let answer = check_one(&state, url, &agents, decoding).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
@@ -364,12 +314,18 @@ fn read_json<T: serde::de::DeserializeOwned>(
     serde_json::from_slice(&body).map_err(|e| ApiError::InvalidBody(e.to_string()))
 }
 
+/// The OpenAPI description of the `percent_decoding` parameter.
+const PERCENT_DECODING_PARAM: &str = "How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (Google's reference: not decoded, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (decoded in the URL and the rules, as RFC 9309 §2.2.2 says). Default: the server's `--percent-decoding`, itself `google` unless set.";
+
 /// Many checks at once, answered in order; a bad item gets an error in its slot.
 #[utoipa::path(
     post,
     path = "/v1/check",
     tag = "check",
-    params(("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: each answer only `allowed` and `reason`.", example = "verdict")),
+    params(
+        ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: each answer only `allowed` and `reason`.", example = "verdict"),
+        ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
+    ),
     request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
     responses(
         (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
@@ -385,8 +341,9 @@ async fn check_post(
     body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("view", false)])?;
+    check_params(&pairs, &[("view", false), ("percent_decoding", false)])?;
     let view = view(&pairs)?;
+    let decoding = params::percent_decoding(&pairs, state.checker.percent_decoding())?;
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     let items: Vec<(String, Vec<String>)> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
@@ -409,9 +366,9 @@ async fn check_post(
             let state = state.clone();
             async move {
                 let checked = if tokio::time::Instant::now() >= deadline {
-                    check_held(&state, &url, &agents).await
+                    check_held(&state, &url, &agents, decoding).await
                 } else {
-                    tokio::time::timeout_at(deadline, check_one(&state, &url, &agents))
+                    tokio::time::timeout_at(deadline, check_one(&state, &url, &agents, decoding))
                         .await
                         .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
                 };
@@ -445,12 +402,13 @@ async fn check_held(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
+    decoding: PercentDecoding,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state
         .checker
-        .check_held(url, agents)
+        .check_held(url, agents, decoding)
         .await?
         .ok_or(ApiError::BatchDeadline { fetching: false })?;
     if let Some(source) = &answer.source {
@@ -513,11 +471,14 @@ async fn evaluate_post(
     let agents = request.ua.into_vec();
     check_agents(&agents, &state.limits)?;
     let tokens = checker::tokens(&agents).map_err(ApiError::from)?;
+    let decoding = request
+        .percent_decoding
+        .map_or(state.checker.percent_decoding(), PercentDecoding::from);
     let robots = RobotsTxt::parse(&robots_txt);
     let results = urls
         .iter()
         .map(
-            |url| match evaluate_one(&robots, &tokens, url, &state.limits) {
+            |url| match evaluate_one(&robots, &tokens, url, decoding, &state.limits) {
                 Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
                 Err(error) => BatchItem::Error {
                     error: error.problem(),
@@ -532,8 +493,9 @@ fn evaluate_one(
     robots: &RobotsTxt,
     tokens: &[checker::AgentToken],
     url: &str,
+    decoding: PercentDecoding,
     limits: &Limits,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, limits)?;
-    Ok(Checker::evaluate(robots, tokens, url)?)
+    Ok(Checker::evaluate(robots, tokens, url, decoding)?)
 }

@@ -2,9 +2,10 @@
 
 use axum::extract::{RawQuery, State};
 
+use super::params::{check_params, query_pairs, required_url};
 use super::problem::{ApiError, EdgeProblems, Problem};
 use super::types::{ParsedJson, RobotsResponse};
-use super::{AppState, JsonBody, check_params, check_url_length, query_pairs, required_url};
+use super::{AppState, JsonBody, check_url_length};
 use crate::checker;
 
 /// What robotsd holds for a URL's origin: the fetch, the backoff, the parsed robots.txt.

@@ -335,6 +335,30 @@ pub struct EvaluateRequest {
     pub url: Option<String>,
     /// Several URLs.
     pub urls: Option<Vec<String>>,
+    /// How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (not decoded,
+    /// as Google's reference) or `rfc9309` (decoded, as RFC 9309 §2.2.2). Default: the server's
+    /// `--percent-decoding`.
+    #[serde(default)]
+    pub percent_decoding: Option<PercentDecodingName>,
+}
+
+/// How percent-encoded unreserved characters compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PercentDecodingName {
+    /// As Google's reference: nothing decoded.
+    Google,
+    /// As RFC 9309 §2.2.2: escapes of unreserved characters decoded.
+    Rfc9309,
+}
+
+impl From<PercentDecodingName> for robots::PercentDecoding {
+    fn from(name: PercentDecodingName) -> Self {
+        match name {
+            PercentDecodingName::Google => robots::PercentDecoding::Google,
+            PercentDecodingName::Rfc9309 => robots::PercentDecoding::Rfc9309,
+        }
+    }
 }
 
 /// A `user-agent` line.

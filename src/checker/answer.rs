@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use robotsd_engine::{Directive, RobotsTxt};
+use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -267,8 +267,8 @@ pub struct Decided {
 }
 
 impl Ruling<'_> {
-    /// The verdict for `agents` and the URL's matchable `path`.
-    pub fn decide(self, agents: &[AgentToken], path: &str) -> Decided {
+    /// The verdict for `agents` and the URL's matchable `path`, percent-decoded as `decoding` says.
+    pub fn decide(self, agents: &[AgentToken], path: &str, decoding: PercentDecoding) -> Decided {
         let flat = |allowed, reason| Decided {
             allowed,
             reason,
@@ -281,7 +281,7 @@ impl Ruling<'_> {
                 robots,
                 last_good_copy,
             } => {
-                let mut decided = evaluate(robots, agents, path);
+                let mut decided = evaluate(robots, agents, path, decoding);
                 if last_good_copy {
                     decided.reason = Reason::LastGoodCopy;
                 }
@@ -295,9 +295,14 @@ impl Ruling<'_> {
 
 /// Evaluates a parsed robots.txt for the agents and path: the verdict with rule and groups, and
 /// `matched_rule` or `no_matching_rule`.
-pub fn evaluate(robots: &RobotsTxt, agents: &[AgentToken], path: &str) -> Decided {
+pub fn evaluate(
+    robots: &RobotsTxt,
+    agents: &[AgentToken],
+    path: &str,
+    decoding: PercentDecoding,
+) -> Decided {
     let tokens: Vec<&str> = agents.iter().map(|a| a.token.as_str()).collect();
-    let verdict = robots.check_path(&tokens, path);
+    let verdict = robots.check_path_with(&tokens, path, decoding);
     let rule = verdict.rule.map(|r| RuleInfo {
         directive: r.directive(),
         pattern: r.pattern().into_owned(),
@@ -399,7 +404,9 @@ mod tests {
             token: "bot".into(),
         }];
         let interpretation = interpret(snapshot).expect("a verdict");
-        let decided = interpretation.ruling.decide(&agents, "/x");
+        let decided = interpretation
+            .ruling
+            .decide(&agents, "/x", PercentDecoding::Google);
         (interpretation.status, decided.allowed, decided.reason)
     }
 

@@ -10,7 +10,7 @@ pub mod answer;
 
 use std::sync::Arc;
 
-use robotsd_engine::RobotsTxt;
+use robotsd_engine::{PercentDecoding, RobotsTxt};
 
 use crate::cache::{OriginCache, Snapshot};
 use crate::destination::{DestinationError, DestinationPolicy};
@@ -86,8 +86,11 @@ fn answer_from(
     snapshot: &Snapshot,
     target: Target,
     agents: Vec<AgentToken>,
+    decoding: PercentDecoding,
 ) -> Result<Answer, CheckError> {
-    let decided = interpret(snapshot)?.ruling.decide(&agents, target.path());
+    let decided = interpret(snapshot)?
+        .ruling
+        .decide(&agents, target.path(), decoding);
     let source = answer::source(snapshot);
     Ok(Answer {
         allowed: decided.allowed,
@@ -109,16 +112,32 @@ pub struct Checker {
     /// The same policy the fetcher checks every hop against: checked here first, so that a
     /// refused origin costs no cache entry.
     destinations: Arc<DestinationPolicy>,
+    /// How checks that do not say compare percent-encoded unreserved characters.
+    percent_decoding: PercentDecoding,
 }
 
 impl Checker {
-    /// A checker over `cache`, refusing the destinations its fetcher refuses.
+    /// A checker over `cache`, refusing the destinations its fetcher refuses, matching as
+    /// Google's reference does.
     pub fn new(cache: OriginCache) -> Checker {
         let destinations = Arc::clone(cache.fetcher().destinations());
         Checker {
             cache,
             destinations,
+            percent_decoding: PercentDecoding::Google,
         }
+    }
+
+    /// This checker with `decoding` as the default of checks that do not say
+    /// (`--percent-decoding`).
+    pub fn with_percent_decoding(mut self, decoding: PercentDecoding) -> Checker {
+        self.percent_decoding = decoding;
+        self
+    }
+
+    /// The default of checks that do not say how to compare percent-encoded characters.
+    pub fn percent_decoding(&self) -> PercentDecoding {
+        self.percent_decoding
     }
 
     /// The cache.
@@ -139,25 +158,37 @@ impl Checker {
         url: &str,
         user_agents: &[S],
     ) -> Result<Answer, CheckError> {
+        self.check_with(url, user_agents, self.percent_decoding)
+            .await
+    }
+
+    /// [`Checker::check`], comparing percent-encoded unreserved characters as `decoding` says.
+    pub async fn check_with<S: AsRef<str>>(
+        &self,
+        url: &str,
+        user_agents: &[S],
+        decoding: PercentDecoding,
+    ) -> Result<Answer, CheckError> {
         let target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
-        answer_from(&snapshot, target, agents)
+        answer_from(&snapshot, target, agents, decoding)
     }
 
-    /// [`Checker::check`] if it can be answered without waiting for a fetch: `Ok(None)` when
-    /// the origin's robots.txt is not held.
+    /// [`Checker::check_with`] if it can be answered without waiting for a fetch: `Ok(None)`
+    /// when the origin's robots.txt is not held.
     pub async fn check_held<S: AsRef<str>>(
         &self,
         url: &str,
         user_agents: &[S],
+        decoding: PercentDecoding,
     ) -> Result<Option<Answer>, CheckError> {
         let target = parse_target(url)?;
         let agents = tokens(user_agents)?;
         self.destinations.check_origin(&target.origin)?;
         match self.cache.peek(&target.origin).await {
-            Some(snapshot) => answer_from(&snapshot, target, agents).map(Some),
+            Some(snapshot) => answer_from(&snapshot, target, agents, decoding).map(Some),
             None => Ok(None),
         }
     }
@@ -189,6 +220,7 @@ impl Checker {
         robots: &RobotsTxt,
         agents: &[AgentToken],
         url: &str,
+        decoding: PercentDecoding,
     ) -> Result<Answer, CheckError> {
         let (shown, target, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
             let target = parse_target(&format!("http://robotsd.invalid{url}"))?;
@@ -198,7 +230,7 @@ impl Checker {
             let robots_url = target.origin.robots_url_string();
             (target.url().to_owned(), target, robots_url)
         };
-        let decided = answer::evaluate(robots, agents, target.path());
+        let decided = answer::evaluate(robots, agents, target.path(), decoding);
         Ok(Answer {
             allowed: decided.allowed,
             reason: decided.reason,

@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use robotsd_engine::{Directive, RobotsTxt, Verdict};
+use robotsd_engine::{Directive, PercentDecoding, RobotsTxt, Verdict};
 
 use super::EvalArgs;
 
@@ -46,6 +46,9 @@ pub struct EvalRequest {
     pub url: Option<String>,
     /// Several URLs, checked against one parse.
     pub urls: Option<Vec<String>>,
+    /// `google` or `rfc9309`: how percent-encoded unreserved characters compare (default:
+    /// `--percent-decoding`).
+    pub percent_decoding: Option<String>,
 }
 
 /// One agent or several.
@@ -136,7 +139,17 @@ impl EvalResult {
 }
 
 /// Answers one request: one result per URL, or a message saying what is wrong with it.
-pub fn evaluate_request(request: EvalRequest) -> Result<Vec<EvalResult>, String> {
+/// `default` decides how percent-encoded unreserved characters compare unless the request says.
+pub fn evaluate_request(
+    request: EvalRequest,
+    default: PercentDecoding,
+) -> Result<Vec<EvalResult>, String> {
+    let decoding = match request.percent_decoding.as_deref() {
+        None => default,
+        Some(name) => name
+            .parse()
+            .map_err(|e| format!("percent_decoding {name:?}: {e}"))?,
+    };
     let body = match (request.robots_txt, request.robots_txt_b64) {
         (Some(text), None) => text.into_bytes(),
         (None, Some(b64)) => base64::engine::general_purpose::STANDARD
@@ -163,7 +176,10 @@ pub fn evaluate_request(request: EvalRequest) -> Result<Vec<EvalResult>, String>
     let robots = RobotsTxt::parse(&body);
     Ok(urls
         .iter()
-        .map(|url| EvalResult::new(Some(request.id.clone()), url, &robots.check(&agents, url)))
+        .map(|url| {
+            let verdict = robots.check_with(&agents, url, decoding);
+            EvalResult::new(Some(request.id.clone()), url, &verdict)
+        })
         .collect())
 }
 
@@ -186,8 +202,10 @@ pub(super) fn run_file(
         std::fs::read(path).map_err(read_error)?
     };
     let robots = RobotsTxt::parse(&body);
+    let decoding = args.percent_decoding.into();
     for url in &args.urls {
-        let result = EvalResult::new(None, url, &robots.check(&args.user_agents, url));
+        let verdict = robots.check_with(&args.user_agents, url, decoding);
+        let result = EvalResult::new(None, url, &verdict);
         serde_json::to_writer(&mut *out, &result).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
     }
@@ -195,7 +213,12 @@ pub(super) fn run_file(
     Ok(())
 }
 
-pub(super) fn run_jsonl(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<(), EvalError> {
+pub(super) fn run_jsonl(
+    args: &EvalArgs,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), EvalError> {
+    let default = args.percent_decoding.into();
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -216,7 +239,7 @@ pub(super) fn run_jsonl(input: &mut dyn BufRead, out: &mut dyn Write) -> Result<
         let id = value.get("id").cloned().unwrap_or_default();
         let answer = serde_json::from_value::<EvalRequest>(value)
             .map_err(|e| format!("invalid request: {e}"))
-            .and_then(evaluate_request);
+            .and_then(|request| evaluate_request(request, default));
         match answer {
             Ok(results) => {
                 for result in results {

@@ -68,6 +68,11 @@ pub struct EvalArgs {
     /// (the format is described in README.md).
     #[arg(long, conflicts_with = "user_agents")]
     pub jsonl: bool,
+    /// How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (as Google's
+    /// reference: not decoded) or `rfc9309` (decoded, as RFC 9309 §2.2.2). With `--jsonl`, the
+    /// default of records that do not say.
+    #[arg(long, value_enum, value_name = "MODE", default_value = "google")]
+    pub percent_decoding: crate::config::DecodingName,
 }
 
 /// Runs a parsed command line; returns the process exit code (0 success, 2 usage or file error).
@@ -78,7 +83,7 @@ pub fn run(
     stderr: &mut dyn Write,
 ) -> u8 {
     let result = match cli.command {
-        Some(Command::Eval(args)) if args.jsonl => eval::run_jsonl(stdin, stdout),
+        Some(Command::Eval(args)) if args.jsonl => eval::run_jsonl(&args, stdin, stdout),
         Some(Command::Eval(args)) => eval::run_file(&args, stdin, stdout),
         Some(Command::Serve(args)) => return serve(&args, stderr),
         None => return serve(&cli.serve, stderr),

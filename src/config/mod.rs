@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits`, `connections`, `logging` and `store`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access` and `matching`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -27,6 +27,7 @@ mod connections;
 mod fetch;
 mod limits;
 mod logging;
+mod matching;
 mod network;
 mod store;
 mod values;
@@ -44,6 +45,7 @@ pub use connections::{ConnectionArgs, ConnectionLimits, MIN_HEADER_BYTES};
 pub use fetch::FetchArgs;
 pub use limits::{LimitArgs, Limits};
 pub use logging::{AccessLog, LogArgs, LogFormat, LogSettings};
+pub use matching::{DecodingName, MatchingArgs};
 pub use network::NetworkArgs;
 pub use store::{StoreArgs, StoreConfig};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
@@ -78,6 +80,9 @@ pub struct ServeArgs {
     /// API access.
     #[command(flatten)]
     pub access: AccessArgs,
+    /// How answers are matched.
+    #[command(flatten)]
+    pub matching: MatchingArgs,
 }
 
 impl ServeArgs {
@@ -98,6 +103,7 @@ impl ServeArgs {
             log: self.logging.log_settings()?,
             api_tokens: self.access.api_tokens()?,
             operator_identified: self.fetch.identifies_operator(),
+            percent_decoding: self.matching.percent_decoding.into(),
         })
     }
 }
@@ -129,6 +135,9 @@ pub struct Settings {
     /// Whether the fetch User-Agent says how to reach the operator (`--operator-contact` or
     /// `--fetch-user-agent`); robotsd warns at start when it does not.
     pub operator_identified: bool,
+    /// How percent-encoded unreserved characters compare when a request does not say (Google's
+    /// way: not decoded).
+    pub percent_decoding: robotsd_engine::PercentDecoding,
 }
 
 impl Default for Settings {
@@ -145,6 +154,7 @@ impl Default for Settings {
             store: None,
             api_tokens: None,
             operator_identified: false,
+            percent_decoding: robotsd_engine::PercentDecoding::Google,
         }
     }
 }
@@ -152,7 +162,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 44] = [
+const FLAGS: [(&str, &str); 45] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -197,6 +207,7 @@ const FLAGS: [(&str, &str); 44] = [
     ("store.fleet.lease_ttl", "--store-lease"),
     ("store.fleet.sync_interval", "--store-sync-interval"),
     ("api_tokens", "--api-token-file"),
+    ("percent_decoding", "--percent-decoding"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).
@@ -621,7 +632,8 @@ mod tests {
                     "Connection limits",
                     "Logging",
                     "Shared store (a fleet of replicas)",
-                    "API access"
+                    "API access",
+                    "Matching"
                 ]
             ]
             .concat()

@@ -75,7 +75,7 @@ pub fn state_with_clock(
         cache = cache.with_store(store, config.fleet.clone());
     }
     Ok(AppState::new(Shared {
-        checker: Checker::new(cache),
+        checker: Checker::new(cache).with_percent_decoding(settings.percent_decoding),
         metrics,
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),

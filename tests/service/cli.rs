@@ -197,3 +197,43 @@ fn missing_file_and_bad_usage_exit_2_with_a_message() {
     let out = robotsd(&["frobnicate"], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn eval_decodes_percent_escapes_when_asked() {
+    let robots = "User-agent: *\nDisallow: /private\n";
+    let file = std::env::temp_dir().join(format!("robotsd-cli-pct-{}.txt", std::process::id()));
+    std::fs::write(&file, robots).unwrap();
+    let path = file.to_str().unwrap();
+    let allowed = |args: &[&str]| {
+        let out = robotsd(args, "");
+        assert!(out.status.success(), "{out:?}");
+        json_lines(&out)[0]["allowed"].clone()
+    };
+    let base = ["eval", "--robots", path, "--ua", "bot"];
+    assert_eq!(allowed(&[&base[..], &["/%70rivate"]].concat()), json!(true));
+    assert_eq!(
+        allowed(&[&base[..], &["--percent-decoding", "rfc9309", "/%70rivate"]].concat()),
+        json!(false)
+    );
+    // JSON lines: a record's own field wins over the flag's default.
+    let records = [
+        json!({"id": 1, "robots_txt": robots, "ua": "bot", "url": "/%70rivate"}),
+        json!({"id": 2, "robots_txt": robots, "ua": "bot", "url": "/%70rivate", "percent_decoding": "google"}),
+        json!({"id": 3, "robots_txt": robots, "ua": "bot", "url": "/%70rivate", "percent_decoding": "both"}),
+    ]
+    .map(|r| r.to_string())
+    .join("\n");
+    let out = robotsd(
+        &["eval", "--jsonl", "--percent-decoding", "rfc9309"],
+        &records,
+    );
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["allowed"], false, "{lines:?}");
+    assert_eq!(lines[1]["allowed"], true, "{lines:?}");
+    assert_eq!(lines[2]["id"], 3);
+    assert!(
+        lines[2]["error"].as_str().unwrap().contains("rfc9309"),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_file(file);
+}

@@ -1,7 +1,7 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cli::`, `connections::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
-//! `logging::`, `ssrf::`).
+//! `logging::`, `percent_decoding::`, `ssrf::`).
 
 mod api;
 mod cache_pressure;
@@ -11,6 +11,7 @@ mod deploy_artifacts;
 mod fetch_cache;
 mod fleet;
 mod logging;
+mod percent_decoding;
 mod redis_server;
 mod ssrf;
 mod support;

@@ -111,6 +111,23 @@ pub(crate) struct Best {
 }
 
 impl Best {
+    /// A candidate found outside an index (the RFC 9309 mode's linear scan); `derived` for the
+    /// `index.htm` directory form.
+    pub(crate) fn new(
+        pattern_len: usize,
+        allow: bool,
+        line: u32,
+        rule: u32,
+        derived: bool,
+    ) -> Best {
+        Best {
+            priority: u32::try_from(pattern_len).unwrap_or(u32::MAX),
+            allow,
+            line,
+            rule: if derived { rule | DERIVED } else { rule },
+        }
+    }
+
     fn key(&self) -> (u32, bool, std::cmp::Reverse<u32>) {
         (self.priority, self.allow, std::cmp::Reverse(self.line))
     }

@@ -5,7 +5,9 @@
 //! - [`escape_pattern`]: normalisation of rule values;
 //! - [`path_params_query`]: the part of a URL that rules match;
 //! - [`pattern`]: wildcard matching in linear time;
-//! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`].
+//! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`], exactly as the
+//!   reference; [`RobotsTxt::check_with`] can instead decode percent-encoded unreserved
+//!   characters as RFC 9309 says ([`PercentDecoding`]).
 //!
 //! ```
 //! use robotsd_engine::{Directive, RobotsTxt};
@@ -33,6 +35,7 @@ mod diagnostics;
 mod escape;
 mod index;
 pub mod pattern;
+mod percent;
 mod robots_txt;
 mod scratch;
 pub mod tokenizer;
@@ -44,6 +47,7 @@ pub use diagnostics::{
     Diagnostic, DiagnosticKind, MAX_DIAGNOSTICS, ParseStats, UNSUPPORTED_KEYS, is_unsupported_key,
 };
 pub use escape::escape_pattern;
+pub use percent::{PercentDecoding, UnknownPercentDecoding};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use super::diagnostics::{Diagnostic, ParseStats};
 use super::index::{Best, RuleIndex};
+use super::percent::{PercentDecoding, rfc_form};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
 
@@ -60,7 +61,7 @@ impl<'a> Rule<'a> {
         String::from_utf8_lossy(self.robots.written(self.id))
     }
 
-    /// The value as matched: `%xx` upper-cased, bytes ≥ 0x80 percent-encoded.
+    /// The value as Google's mode matches it: `%xx` upper-cased, bytes ≥ 0x80 percent-encoded.
     pub fn normalized_pattern(&self) -> &'a str {
         // Normalisation leaves only ASCII, so this never fails.
         std::str::from_utf8(self.data().pattern(&self.robots.arena)).unwrap_or_default()
@@ -250,7 +251,49 @@ impl RobotsTxt {
     /// [`RobotsTxt::check`] for a path (with params and query) already taken from a URL; it
     /// should start with `/`.
     pub fn check_path<S: AsRef<str>>(&self, agents: &[S], path: &str) -> Verdict<'_> {
-        let path = path.as_bytes();
+        self.decide(agents, path.as_bytes(), RobotsTxt::best_in_set)
+    }
+
+    /// [`RobotsTxt::check`] with a choice of how percent-encoded unreserved characters compare
+    /// ([`PercentDecoding::Google`] is [`RobotsTxt::check`] itself).
+    pub fn check_with<S: AsRef<str>>(
+        &self,
+        agents: &[S],
+        url: &str,
+        decoding: PercentDecoding,
+    ) -> Verdict<'_> {
+        self.check_path_with(agents, &path_params_query(url), decoding)
+    }
+
+    /// [`RobotsTxt::check_path`] with a choice of percent-decoding (see
+    /// [`RobotsTxt::check_with`]).
+    pub fn check_path_with<S: AsRef<str>>(
+        &self,
+        agents: &[S],
+        path: &str,
+        decoding: PercentDecoding,
+    ) -> Verdict<'_> {
+        match decoding {
+            PercentDecoding::Google => self.check_path(agents, path),
+            PercentDecoding::Rfc9309 => {
+                let path = rfc_form(path.as_bytes());
+                if self.encoded_unreserved {
+                    self.decide(agents, &path, RobotsTxt::best_in_set_rfc)
+                } else {
+                    // Every pattern's Google form is its RFC form: the index answers.
+                    self.decide(agents, &path, RobotsTxt::best_in_set)
+                }
+            }
+        }
+    }
+
+    /// The verdict for `path`, with `best_in_set` finding each set's best rule.
+    fn decide<S: AsRef<str>>(
+        &self,
+        agents: &[S],
+        path: &[u8],
+        best_in_set: impl Fn(&RobotsTxt, u32, &[u8]) -> Option<Best>,
+    ) -> Verdict<'_> {
         let mut first_set: Option<u32> = None;
         let mut more_sets: Vec<u32> = Vec::new();
         let mut best: Option<Best> = None;
@@ -265,7 +308,7 @@ impl RobotsTxt {
                 None => first_set = Some(set),
                 Some(_) => more_sets.push(set),
             }
-            best = Best::max(best, self.best_in_set(set, path));
+            best = Best::max(best, best_in_set(self, set, path));
         }
         let (sets, global) = match first_set {
             Some(first) if more_sets.is_empty() => (SetList::One(first), false),
@@ -275,7 +318,7 @@ impl RobotsTxt {
             }
             None => match self.global_set {
                 Some(global) => {
-                    best = self.best_in_set(global, path);
+                    best = best_in_set(self, global, path);
                     (SetList::One(global), true)
                 }
                 None => {
