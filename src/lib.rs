@@ -9,7 +9,8 @@
 //!   the time of a [`clock`].
 //! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
 //! - [`checker`]: URL + agents → answer, joining the above.
-//! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service.
+//! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service; [`ui`]: the tester page it
+//!   serves at `/`.
 //! - [`fast`]: the hot path's hand-written replacements for library code, each held to its
 //!   library by tests.
 //! - [`cli`]: the command line (`robotsd serve`, `robotsd eval`).
@@ -30,4 +31,5 @@ pub mod metrics;
 pub mod origin;
 pub mod server;
 pub mod store;
+pub mod ui;
 pub mod user_agent;

@@ -56,6 +56,8 @@ pub struct Shared {
     pub api_tokens: Option<crate::auth::ApiTokens>,
     /// False while draining: `/readyz` then answers 503.
     pub ready: Arc<AtomicBool>,
+    /// Whether the tester page is served at `/`.
+    pub ui: bool,
 }
 
 impl AppState {
@@ -426,7 +428,7 @@ async fn check_held(
     tag = "check",
     request_body = EvaluateRequest,
     responses(
-        (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched).", body = BatchResponse),
+        (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched), and the parsed file when asked for.", body = EvaluateResponse),
         (status = 400, description = "The body is not an evaluation request.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
         BodyProblems,
@@ -436,7 +438,7 @@ async fn check_held(
 async fn evaluate_post(
     State(state): State<AppState>,
     body: JsonRequest,
-) -> Result<JsonBody<BatchResponse>, ApiError> {
+) -> Result<JsonBody<EvaluateResponse>, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
     let robots_txt = match (request.robots_txt, request.robots_txt_b64) {
         (Some(text), None) => text.into_bytes(),
@@ -474,7 +476,11 @@ async fn evaluate_post(
     let decoding = request
         .percent_decoding
         .map_or(state.checker.percent_decoding(), PercentDecoding::from);
-    let robots = RobotsTxt::parse(&robots_txt);
+    // Cut where a fetch cuts (Google reads 500 KiB), so that the tester answers as a fetched
+    // copy of this text would be answered.
+    let max = state.checker.cache().fetcher().config().max_body_bytes;
+    let cut_at_bytes = (robots_txt.len() > max).then_some(max);
+    let robots = RobotsTxt::parse(&robots_txt[..robots_txt.len().min(max)]);
     let results = urls
         .iter()
         .map(
@@ -486,7 +492,11 @@ async fn evaluate_post(
             },
         )
         .collect();
-    Ok(JsonBody(BatchResponse { results }))
+    Ok(JsonBody(EvaluateResponse {
+        results,
+        parsed: request.include.map(|_| ParsedJson::from(&robots)),
+        cut_at_bytes,
+    }))
 }
 
 fn evaluate_one(

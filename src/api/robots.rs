@@ -2,8 +2,8 @@
 
 use axum::extract::{RawQuery, State};
 
-use super::params::{check_params, query_pairs, required_url};
-use super::problem::{ApiError, EdgeProblems, Problem};
+use super::params::{Pairs, check_params, query_pairs, required_url};
+use super::problem::{ApiError, EdgeProblems, ParameterProblem, Problem};
 use super::types::{ParsedJson, RobotsResponse};
 use super::{AppState, JsonBody, check_url_length};
 use crate::checker;
@@ -13,7 +13,10 @@ use crate::checker;
     get,
     path = "/v1/robots",
     tag = "robots",
-    params(("url" = String, Query, description = "Any URL of the origin (or its robots.txt).", example = "https://example.com/")),
+    params(
+        ("url" = String, Query, description = "Any URL of the origin (or its robots.txt).", example = "https://example.com/"),
+        ("include" = Option<String>, Query, description = "`robots_txt`: also send the file's text as fetched, comments included (`robots_txt` in the answer), when a parsed file is held.", example = "robots_txt"),
+    ),
     responses(
         (status = 200, description = "The origin's robots.txt as robotsd holds it (fetched now if it was not held).", body = RobotsResponse),
         (status = 400, description = "Missing or invalid url.", body = Problem, content_type = "application/problem+json"),
@@ -25,22 +28,41 @@ pub(super) async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    let url = origin_url(query.as_deref(), &state)?;
+    let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false), ("include", false)])?;
+    let with_text = match pairs.iter().find(|(k, _)| k == "include") {
+        None => false,
+        Some((_, value)) if value == "robots_txt" => true,
+        Some(_) => {
+            return Err(ApiError::Parameter {
+                name: "include".into(),
+                problem: ParameterProblem::Value("robots_txt"),
+            });
+        }
+    };
+    let url = checked_url(&pairs, &state)?;
     let report = state.checker.robots(&url).await?;
-    Ok(JsonBody(robots_response(report)))
+    let text = report
+        .body
+        .as_ref()
+        .filter(|_| with_text)
+        .and_then(|body| body.text(state.checker.cache().fetcher().config().max_body_bytes))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned());
+    let mut response = robots_response(report);
+    response.robots_txt = text;
+    Ok(JsonBody(response))
 }
 
-/// The one parameter both endpoints take, `url`, checked.
-fn origin_url(query: Option<&str>, state: &AppState) -> Result<String, ApiError> {
-    let pairs = query_pairs(query);
-    check_params(&pairs, &[("url", false)])?;
-    let url = required_url(&pairs)?;
+/// The `url` parameter, checked.
+fn checked_url(pairs: &Pairs<'_>, state: &AppState) -> Result<String, ApiError> {
+    let url = required_url(pairs)?;
     check_url_length(url, &state.limits)?;
     Ok(url.to_owned())
 }
 
 fn robots_response(report: checker::OriginReport) -> RobotsResponse {
     RobotsResponse {
+        robots_txt: None,
         origin: report.target.origin.key().to_string(),
         robots_url: report.target.origin.robots_url_string(),
         state: report.status.as_str().to_string(),
@@ -74,7 +96,9 @@ pub(super) async fn robots_refresh(
     if state.api_tokens.is_none() {
         return Err(ApiError::RefreshNeedsTokens);
     }
-    let url = origin_url(query.as_deref(), &state)?;
+    let pairs = query_pairs(query.as_deref());
+    check_params(&pairs, &[("url", false)])?;
+    let url = checked_url(&pairs, &state)?;
     let refreshed = state.checker.refresh(&url).await;
     match &refreshed {
         Ok(_) => state.metrics.observe_refresh(true),

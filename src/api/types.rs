@@ -340,6 +340,32 @@ pub struct EvaluateRequest {
     /// `--percent-decoding`.
     #[serde(default)]
     pub percent_decoding: Option<PercentDecodingName>,
+    /// `parsed`: also answer with the parsed file (groups, sitemaps, per-line diagnostics), as
+    /// `/v1/robots` shows a fetched one.
+    #[serde(default)]
+    pub include: Option<EvaluateInclude>,
+}
+
+/// What `/v1/evaluate` may add to its answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EvaluateInclude {
+    /// The parsed file.
+    Parsed,
+}
+
+/// The answer of `POST /v1/evaluate`.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct EvaluateResponse {
+    /// One answer or problem per URL, in order.
+    pub results: Vec<BatchItem>,
+    /// The parsed file, with `"include": "parsed"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parsed: Option<ParsedJson>,
+    /// Where the text was cut, in bytes, when it was longer than a fetch keeps (512,000 by
+    /// default, as Google reads 500 KiB): what follows was ignored, as it would be if fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_at_bytes: Option<usize>,
 }
 
 /// How percent-encoded unreserved characters compare.
@@ -488,4 +514,8 @@ pub struct RobotsResponse {
     pub robots: RobotsSourceJson,
     /// The parsed file, when there is one (in backoff: the last good copy, if any).
     pub parsed: Option<ParsedJson>,
+    /// The file's text as fetched (comments included; bytes that are not UTF-8 shown as
+    /// U+FFFD), with `include=robots_txt` and a parsed file held; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robots_txt: Option<String>,
 }

@@ -15,7 +15,7 @@ use url::Url;
 
 use super::policy::{Backoff, Copy, Decision, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
-use super::{Detail, FetchedBody, OriginCache, Remembered};
+use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, copy_weight};
 use crate::clock::Timestamp;
 use crate::fetch::{FetchMeta, NoRobotsReason};
 use crate::origin::Origin;
@@ -151,7 +151,7 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
                 (Some(name), _) => (Rules::NoRobots, Detail::NoRobots(no_robots_reason(name)?)),
                 (None, Some(body)) => (
                     Rules::Parsed(Arc::new(RobotsTxt::parse(body))),
-                    Detail::Parsed,
+                    Detail::Parsed(KeptBody::keep(body)),
                 ),
                 (None, None) => return None,
             };
@@ -216,10 +216,10 @@ impl OriginCache {
         let Some(mut state) = import(&record, body.as_deref()) else {
             return false;
         };
-        let parsed_bytes = match state.copy.as_ref().map(|c| &c.rules) {
-            Some(Rules::Parsed(robots)) => robots.heap_size(),
-            _ => 0,
-        };
+        let parsed_bytes = state
+            .copy
+            .as_ref()
+            .map_or(0, |c| copy_weight(&c.rules, &c.meta));
         {
             let mut local = slot.lock();
             if last_change(&state) <= last_change(&local) {
@@ -378,7 +378,7 @@ mod tests {
                 fetched_at: SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_000),
                 duration: Duration::from_millis(12),
             }),
-            detail: Detail::Parsed,
+            detail: Detail::Parsed(KeptBody::keep(BODY)),
         }
     }
 

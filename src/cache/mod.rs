@@ -11,6 +11,7 @@
 
 mod fetch_log;
 mod fleet;
+mod kept_body;
 pub mod policy;
 mod refresh;
 mod slots;
@@ -28,6 +29,7 @@ use crate::origin::Origin;
 use crate::store::Store;
 use fleet::Fleet;
 pub use fleet::FleetConfig;
+pub use kept_body::KeptBody;
 use policy::{BackoffBasis, Decision, FetchResult, PolicyConfig, Rules};
 use slots::{Slot, Slots};
 
@@ -126,6 +128,8 @@ pub struct CopyInfo {
     pub no_robots: Option<NoRobotsReason>,
     /// What the fetch observed (shared: every answer from this copy points at it).
     pub meta: Arc<FetchMeta>,
+    /// The robots.txt as fetched, when it was parsed.
+    pub body: Option<KeptBody>,
 }
 
 /// A run of failures.
@@ -154,8 +158,8 @@ pub(crate) struct Remembered {
 /// The part of an outcome an answer needs besides its [`FetchMeta`].
 #[derive(Debug, Clone)]
 enum Detail {
-    /// A robots.txt was parsed.
-    Parsed,
+    /// A robots.txt was parsed; its body, kept.
+    Parsed(KeptBody),
     /// Why there is no robots.txt.
     NoRobots(NoRobotsReason),
     /// Why the fetch failed, as shown in answers.
@@ -494,14 +498,16 @@ impl OriginCache {
         if let Some(observer) = &self.observer {
             observer(outcome.kind(), outcome.meta().duration);
         }
-        let (parsed_bytes, fetched) = match &outcome {
-            FetchOutcome::Parsed { robots, body, .. } => {
-                (robots.heap_size(), FetchedBody::Parsed(body.clone()))
-            }
-            FetchOutcome::Refused { .. } => (0, FetchedBody::Refused),
-            _ => (0, FetchedBody::None),
+        let fetched = match &outcome {
+            FetchOutcome::Parsed { body, .. } => FetchedBody::Parsed(body.clone()),
+            FetchOutcome::Refused { .. } => FetchedBody::Refused,
+            _ => FetchedBody::None,
         };
         let result = fetch_result(outcome);
+        let parsed_bytes = match &result {
+            FetchResult::Success { rules, meta, .. } => copy_weight(rules, meta),
+            _ => 0,
+        };
         let now = self.clock.now();
         {
             let mut state = slot.lock();
@@ -524,6 +530,18 @@ enum FetchedBody {
     None,
 }
 
+/// The bytes a copy is charged in the cache: its parse and its kept body.
+fn copy_weight(rules: &Rules, remembered: &Remembered) -> usize {
+    let body = match &remembered.detail {
+        Detail::Parsed(body) => body.heap_size(),
+        _ => 0,
+    };
+    match rules {
+        Rules::Parsed(robots) => robots.heap_size() + body,
+        Rules::NoRobots => 0,
+    }
+}
+
 fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
     CopyInfo {
         fetched_at: copy.fetched_at,
@@ -533,6 +551,10 @@ fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
             _ => None,
         },
         meta: Arc::clone(&copy.meta.meta),
+        body: match &copy.meta.detail {
+            Detail::Parsed(body) => Some(body.clone()),
+            _ => None,
+        },
     }
 }
 
@@ -564,11 +586,11 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
             robots,
             max_age,
             meta,
-            ..
+            body,
         } => FetchResult::Success {
             rules: Rules::Parsed(robots),
             max_age,
-            meta: remember(meta, Detail::Parsed),
+            meta: remember(meta, Detail::Parsed(KeptBody::keep(&body))),
         },
         FetchOutcome::NoRobots {
             reason,

@@ -384,6 +384,7 @@ mod tests {
                 expires_at: now,
                 no_robots,
                 meta: Arc::new(meta),
+                body: None,
             }),
             backoff: None,
         }

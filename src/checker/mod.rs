@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use robotsd_engine::{PercentDecoding, RobotsTxt};
 
-use crate::cache::{OriginCache, Snapshot};
+use crate::cache::{KeptBody, OriginCache, Snapshot};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
 use crate::user_agent::{UserAgentError, product_token};
@@ -64,6 +64,8 @@ pub struct OriginReport {
     pub source: Source,
     /// The parsed file that decides checks now (the last good copy, in backoff), if any.
     pub robots: Option<Arc<RobotsTxt>>,
+    /// The text it was parsed from, kept deflated.
+    pub body: Option<KeptBody>,
 }
 
 /// What robotsd holds for `target`'s origin, from a snapshot.
@@ -76,6 +78,10 @@ fn report(target: Target, snapshot: &Snapshot) -> Result<OriginReport, CheckErro
     Ok(OriginReport {
         status: interpretation.status,
         source: answer::source(snapshot),
+        body: robots
+            .as_ref()
+            .and(snapshot.copy.as_ref())
+            .and_then(|c| c.body.clone()),
         robots,
         target,
     })

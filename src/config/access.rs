@@ -16,6 +16,12 @@ pub struct AccessArgs {
     /// authentication.
     #[arg(long, env = "ROBOTSD_API_TOKEN_FILE", value_name = "PATH")]
     pub api_token_file: Option<PathBuf>,
+
+    /// Do not serve the robots.txt tester page at `/` (the API and `/docs` stay). The variable
+    /// takes true/false (also yes/no, on/off, 1/0).
+    #[arg(long, env = "ROBOTSD_NO_UI")]
+    #[arg(value_parser = clap::builder::BoolishValueParser::new())]
+    pub no_ui: bool,
 }
 
 impl AccessArgs {

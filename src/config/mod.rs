@@ -104,6 +104,7 @@ impl ServeArgs {
             api_tokens: self.access.api_tokens()?,
             operator_identified: self.fetch.identifies_operator(),
             percent_decoding: self.matching.percent_decoding.into(),
+            ui: !self.access.no_ui,
         })
     }
 }
@@ -138,6 +139,8 @@ pub struct Settings {
     /// How percent-encoded unreserved characters compare when a request does not say (Google's
     /// way: not decoded).
     pub percent_decoding: robotsd_engine::PercentDecoding,
+    /// Whether the tester page is served at `/` (`--no-ui` turns it off).
+    pub ui: bool,
 }
 
 impl Default for Settings {
@@ -155,6 +158,7 @@ impl Default for Settings {
             api_tokens: None,
             operator_identified: false,
             percent_decoding: robotsd_engine::PercentDecoding::Google,
+            ui: true,
         }
     }
 }
@@ -162,7 +166,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 45] = [
+const FLAGS: [(&str, &str); 46] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -208,6 +212,7 @@ const FLAGS: [(&str, &str); 45] = [
     ("store.fleet.sync_interval", "--store-sync-interval"),
     ("api_tokens", "--api-token-file"),
     ("percent_decoding", "--percent-decoding"),
+    ("ui", "--no-ui"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).

@@ -82,6 +82,7 @@ pub fn state_with_clock(
         access_log: settings.log.access,
         api_tokens: settings.api_tokens.clone(),
         ready: Arc::new(AtomicBool::new(true)),
+        ui: settings.ui,
     }))
 }
 
@@ -102,6 +103,10 @@ fn public_routes(state: &AppState, with_admin: bool) -> (Router, RouteLabels) {
         .exact([OPENAPI_JSON, DOCS, &docs_prefix], false)
         // SwaggerUi serves its assets under the prefix.
         .prefixed(&docs_prefix, &format!("{DOCS}/{{*rest}}"));
+    if state.ui {
+        router = router.merge(crate::ui::router());
+        labels = labels.exact(crate::ui::PATHS, false);
+    }
     if with_admin {
         router = router.merge(api::admin_router(state.clone()));
         labels = labels.exact(api::ADMIN_PATHS, false);

@@ -178,7 +178,7 @@ pub fn deflate_body(body: &[u8]) -> Vec<u8> {
 
 /// Inflates at most `max` bytes; more is an error (a record written with a larger limit, or
 /// garbage), never an allocation of whatever the bytes claim.
-fn inflate(deflated: &[u8], max: usize) -> Result<Vec<u8>, RecordError> {
+pub(crate) fn inflate(deflated: &[u8], max: usize) -> Result<Vec<u8>, RecordError> {
     let mut out = Vec::new();
     let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
     flate2::read::DeflateDecoder::new(deflated)

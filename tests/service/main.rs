@@ -1,7 +1,7 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cli::`, `connections::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
-//! `logging::`, `percent_decoding::`, `ssrf::`).
+//! `logging::`, `percent_decoding::`, `ssrf::`, `tester::`).
 
 mod api;
 mod cache_pressure;
@@ -15,3 +15,4 @@ mod percent_decoding;
 mod redis_server;
 mod ssrf;
 mod support;
+mod tester;

@@ -167,7 +167,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "http2-max-streams"
   "log-format" "log-level" "access-log"
   "redis-url" "redis-password-file" "redis-cluster" "store-timeout" "store-lease"
-  "store-sync-interval" "api-token-file" "percent-decoding" }}
+  "store-sync-interval" "api-token-file" "percent-decoding" "no-ui" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
