@@ -3,18 +3,19 @@
 //! fetching it again. The parse does not keep the text, and a robots.txt deflates to about a
 //! fifth of its size; the kept bytes are charged to the cache's byte budget with the parse.
 
-use bytes::Bytes;
+use std::sync::Arc;
 
 use crate::store::record::{deflate_body, inflate};
 
 /// A robots.txt body, deflated. Cheap to clone.
 #[derive(Debug, Clone)]
-pub struct KeptBody(Bytes);
+pub struct KeptBody(Arc<[u8]>);
 
 impl KeptBody {
     /// Keeps `body`, deflated.
     pub fn keep(body: &[u8]) -> KeptBody {
-        KeptBody(Bytes::from(deflate_body(body)))
+        // Exactly sized: the encoder's buffer has slack, and this is kept for a day per origin.
+        KeptBody(Arc::from(deflate_body(body)))
     }
 
     /// Bytes held on the heap.

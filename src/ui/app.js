@@ -137,7 +137,7 @@ async function runLive() {
   robots.value = report.robots_txt ?? "";
   state.parsed = report.parsed;
   state.cutAt = report.robots && report.robots.bytes >= 512000 ? report.robots.bytes : null;
-  showOrigin(report);
+  showOrigin(report, null);
   const list = urlList();
   if (!list.length) list.push("/");
   const query = new URLSearchParams({ percent_decoding: decoding.value });
@@ -150,6 +150,7 @@ async function runLive() {
     return;
   }
   showError(null);
+  showOrigin(report, checked.json.results.find((r) => r.reason));
   showResults(checked.json.results, report.parsed, list);
 }
 
@@ -364,7 +365,24 @@ function when(date) {
   return Number.isNaN(d.getTime()) ? date : d.toLocaleString("en", { dateStyle: "medium", timeStyle: "short" });
 }
 
-function showOrigin(report) {
+const HOUR = 3600 * 1000;
+
+// What a backoff means now, in words, from the reason the checks gave (Google's windows: 12
+// hours of failures disallow everything, then the last good copy decides up to 30 days).
+function backoffWords(backoff, answer) {
+  const since = Date.parse(backoff.since);
+  const until = (hours) => when(new Date(since + hours * HOUR).toISOString());
+  const head = `unreachable since ${when(backoff.since)} (${backoff.failures} failed ${backoff.failures === 1 ? "fetch" : "fetches"}, last: ${backoff.last_error})`;
+  const now = {
+    unreachable_disallow_all: `disallowing everything until ${until(12)}, per Google's 12-hour rule`,
+    last_good_copy: `answering from the last good copy until ${until(30 * 24)}, per Google's 30-day rule`,
+    unreachable_no_copy: "allowing everything: unreachable for over 12 hours with no earlier copy",
+    unreachable_30_days: "treated as having no robots.txt: unreachable for 30 days",
+  }[answer && answer.reason];
+  return `${head}; ${now ?? "everything is disallowed for the first 12 hours of failures, then the last good copy decides for up to 30 days"}. Next try after ${when(backoff.next_retry)}.`;
+}
+
+function showOrigin(report, answer) {
   const dl = $("origin");
   const source = report.robots || {};
   const rows = [
@@ -378,8 +396,7 @@ function showOrigin(report) {
   if (source.final_url && source.final_url !== report.robots_url) rows.push(["Redirected to", source.final_url]);
   const backoff = source.backoff;
   if (backoff) {
-    rows.push(["Backoff", `unreachable since ${when(backoff.since)} (${backoff.failures} failed ${backoff.failures === 1 ? "fetch" : "fetches"}, last: ${backoff.last_error}); ` +
-      `by Google's rules everything is disallowed for the first 12 hours of failures, then the last good copy decides for up to 30 days. Next try after ${when(backoff.next_retry)}.`]);
+    rows.push(["Backoff", backoffWords(backoff, answer)]);
   }
   dl.replaceChildren();
   for (const [term, value] of rows) {

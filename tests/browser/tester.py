@@ -234,7 +234,8 @@ def check_backoff_in_words(page, base, down):
     expect(page.locator("#verdict")).to_contain_text("Disallowed")
     origin = page.locator("#origin")
     expect(origin).to_contain_text("unreachable since")
-    expect(origin).to_contain_text("12 hours")
+    expect(origin).to_contain_text("disallowing everything until")
+    expect(origin).to_contain_text("Google's 12-hour rule")
     expect(origin).to_contain_text("HTTP status 503")
 
 
