@@ -21,17 +21,9 @@ fi
 chromium --version
 
 step "driver: Playwright for Python (PyPI, pinned by hash)"
-requirements=.ci/browser-requirements.txt
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-browser-checks
-venv="$cache/venv-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')-$(sha256sum "$requirements" | cut -c1-16)"
-if [ ! -f "$venv/.installed" ]; then
-  rm -rf "$venv"
-  mkdir -p "$cache"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
-    --require-hashes --only-binary :all: -r "$requirements"
-  touch "$venv/.installed"
-fi
+# shellcheck source=.ci/pinned-venv.sh
+source .ci/pinned-venv.sh
+venv=$(pinned_venv .ci/browser-requirements.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-browser-checks")
 
 bin=${ROBOTSD_BIN:-}
 if [ -z "$bin" ]; then

@@ -34,17 +34,10 @@ cleanup() {
 trap cleanup EXIT
 
 step "tools (PyPI, pinned by hash)"
-requirements=.ci/deploy-requirements.txt
-cache=${DEPLOY_CHECKS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-deploy-checks}
-venv="$cache/venv-$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')-$(sha256sum "$requirements" | cut -c1-16)"
-if [ ! -f "$venv/.installed" ]; then
-  rm -rf "$venv"
-  mkdir -p "$cache"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input \
-    --require-hashes --only-binary :all: -r "$requirements"
-  touch "$venv/.installed"
-fi
+# shellcheck source=.ci/pinned-venv.sh
+source .ci/pinned-venv.sh
+venv=$(pinned_venv .ci/deploy-requirements.txt \
+  "${DEPLOY_CHECKS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-deploy-checks}")
 export PATH="$venv/bin:$PATH"
 hadolint --version
 yamllint --version

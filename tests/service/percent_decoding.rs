@@ -14,23 +14,7 @@ fn encode(s: &str) -> String {
 async fn get(url: &str) -> (u16, Value) {
     let response = reqwest::get(url).await.expect("answered");
     let status = response.status().as_u16();
-    (status, body(response).await)
-}
-
-async fn body(response: reqwest::Response) -> Value {
-    serde_json::from_slice(&response.bytes().await.expect("a body")).unwrap_or(Value::Null)
-}
-
-async fn post(url: &str, body: &Value) -> (u16, Value) {
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("answered");
-    let status = response.status().as_u16();
-    (status, self::body(response).await)
+    (status, json_of(response).await)
 }
 
 /// `GET /v1/check` for `path` on `site`, with extra query parameters.
@@ -80,11 +64,12 @@ async fn a_request_chooses_rfc9309_and_google_stays_the_default() {
 
     // The batch takes it as a query parameter, for every item.
     let batch = json!({"ua": "SomeBot", "urls": [site.url("/%70rivate/x"), site.url("/public/x")]});
-    let (status, answers) = post(&robotsd.url("/v1/check?percent_decoding=rfc9309"), &batch).await;
+    let (status, answers) =
+        post_value(&robotsd.url("/v1/check?percent_decoding=rfc9309"), &batch).await;
     assert_eq!(status, 200, "{answers}");
     assert_eq!(answers["results"][0]["allowed"], false);
     assert_eq!(answers["results"][1]["allowed"], true);
-    let (_, answers) = post(&robotsd.url("/v1/check"), &batch).await;
+    let (_, answers) = post_value(&robotsd.url("/v1/check"), &batch).await;
     assert_eq!(answers["results"][0]["allowed"], true);
     assert_eq!(answers["results"][1]["allowed"], false);
 
@@ -123,13 +108,13 @@ async fn evaluate_takes_it_in_the_body() {
                "percent_decoding": mode})
     };
     let evaluate = robotsd.url("/v1/evaluate");
-    let (status, rfc) = post(&evaluate, &request(json!("rfc9309"))).await;
+    let (status, rfc) = post_value(&evaluate, &request(json!("rfc9309"))).await;
     assert_eq!(status, 200, "{rfc}");
     let allowed = |v: &Value| [0, 1].map(|i| v["results"][i]["allowed"].clone());
     assert_eq!(allowed(&rfc), [json!(false), json!(true)]);
-    let (_, google) = post(&evaluate, &request(Value::Null)).await;
+    let (_, google) = post_value(&evaluate, &request(Value::Null)).await;
     assert_eq!(allowed(&google), [json!(true), json!(false)]);
-    let (status, problem) = post(&evaluate, &request(json!("rfc3986"))).await;
+    let (status, problem) = post_value(&evaluate, &request(json!("rfc3986"))).await;
     assert_eq!(status, 400, "{problem}");
     let detail = problem["detail"].as_str().unwrap_or_default();
     assert!(detail.contains("rfc9309"), "{problem}");
@@ -148,6 +133,6 @@ async fn the_server_default_is_a_setting_and_a_request_can_go_back_to_google() {
     let (_, google) = check(&robotsd, &site, "/%70rivate/x", "&percent_decoding=google").await;
     assert_eq!(google["allowed"], true, "{google}");
     let evaluate = json!({"robots_txt": ROBOTS, "ua": "SomeBot", "url": "/%70rivate/x"});
-    let (_, answer) = post(&robotsd.url("/v1/evaluate"), &evaluate).await;
+    let (_, answer) = post_value(&robotsd.url("/v1/evaluate"), &evaluate).await;
     assert_eq!(answer["results"][0]["allowed"], false, "{answer}");
 }

@@ -370,3 +370,21 @@ impl Robotsd {
             .expect("a number")
     }
 }
+
+/// The JSON body of `response` (null when it is not JSON).
+pub async fn json_of(response: reqwest::Response) -> serde_json::Value {
+    serde_json::from_slice(&response.bytes().await.expect("a body"))
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// POSTs `request` as JSON to `url`: the status and the JSON answer.
+pub async fn post_value(url: &str, request: &serde_json::Value) -> (u16, serde_json::Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(request.to_string())
+        .send()
+        .await
+        .expect("answered");
+    (response.status().as_u16(), json_of(response).await)
+}

@@ -3,26 +3,11 @@
 //! file and the 500 KiB cut from `/v1/evaluate`. The page itself is tested in a real browser
 //! (`tests/browser/tester.py`, run by `.ci/browser-checks.sh`).
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::*;
 
 const ROBOTS: &str = "# a comment robotsd does not parse\nUser-agent: *\nDisallow: /private\n";
-
-async fn body(response: reqwest::Response) -> Value {
-    serde_json::from_slice(&response.bytes().await.expect("a body")).unwrap_or(Value::Null)
-}
-
-async fn post(url: &str, request: &Value) -> (u16, Value) {
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .body(request.to_string())
-        .send()
-        .await
-        .expect("answered");
-    (response.status().as_u16(), body(response).await)
-}
 
 #[tokio::test]
 async fn the_page_and_its_assets_are_served_under_a_strict_policy() {
@@ -60,7 +45,7 @@ async fn no_ui_leaves_only_the_api_and_the_docs() {
     let response = reqwest::get(robotsd.url("/")).await.expect("answered");
     assert_eq!(response.status(), 404);
     assert_eq!(
-        body(response).await["type"],
+        json_of(response).await["type"],
         "urn:robotsd:problem:not-found"
     );
     let response = reqwest::get(robotsd.url("/ui/app.js"))
@@ -76,14 +61,14 @@ async fn robots_gives_the_fetched_text_when_asked() {
     let site = origin(|| ok(ROBOTS)).await;
     let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
     let url = url::form_urlencoded::byte_serialize(site.url("/").as_bytes()).collect::<String>();
-    let plain = body(
+    let plain = json_of(
         reqwest::get(robotsd.url(&format!("/v1/robots?url={url}")))
             .await
             .expect("answered"),
     )
     .await;
     assert!(plain.get("robots_txt").is_none(), "{plain}");
-    let with_text = body(
+    let with_text = json_of(
         reqwest::get(robotsd.url(&format!("/v1/robots?url={url}&include=robots_txt")))
             .await
             .expect("answered"),
@@ -97,12 +82,12 @@ async fn robots_gives_the_fetched_text_when_asked() {
         .await
         .expect("answered");
     assert_eq!(response.status(), 400);
-    assert_eq!(body(response).await["parameter"], "include");
+    assert_eq!(json_of(response).await["parameter"], "include");
 
     // No robots.txt: nothing to show.
     let missing = origin(|| status(404)).await;
     let url = url::form_urlencoded::byte_serialize(missing.url("/").as_bytes()).collect::<String>();
-    let none = body(
+    let none = json_of(
         reqwest::get(robotsd.url(&format!("/v1/robots?url={url}&include=robots_txt")))
             .await
             .expect("answered"),
@@ -116,7 +101,7 @@ async fn robots_gives_the_fetched_text_when_asked() {
 async fn evaluate_gives_the_parsed_file_and_cuts_where_a_fetch_cuts() {
     let robotsd = Robotsd::start(&[], false).await;
     let evaluate = robotsd.url("/v1/evaluate");
-    let (status, answer) = post(
+    let (status, answer) = post_value(
         &evaluate,
         &json!({"robots_txt": "User-agent: *\nDisalow: /x\nNoindex: /y\n", "ua": "bot",
                 "url": "/x", "include": "parsed"}),
@@ -138,7 +123,7 @@ async fn evaluate_gives_the_parsed_file_and_cuts_where_a_fetch_cuts() {
         "User-agent: *\n{}Disallow: /late\n",
         "# padding line of a long file\n".repeat(20_000)
     );
-    let (status, answer) = post(
+    let (status, answer) = post_value(
         &evaluate,
         &json!({"robots_txt": long, "ua": "bot", "url": "/late"}),
     )
