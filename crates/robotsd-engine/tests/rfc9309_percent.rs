@@ -183,11 +183,21 @@ fn path_text() -> impl Strategy<Value = String> {
 }
 
 /// `path` with some unreserved characters percent-encoded (chosen by `mask`), hex in either case.
+///
+/// The hex digits of an escape already there are left alone: encoding the `a` of `%ad` gives
+/// `%%61d`, which is not the same path (nor a valid one), so it says nothing about decoding.
 fn encode_some(path: &str, mask: u64) -> String {
     let mut out = String::new();
+    let mut escape_digits = 0u8;
     for (i, c) in path.chars().enumerate() {
+        let in_escape = escape_digits > 0;
+        escape_digits = if c == '%' {
+            2
+        } else {
+            escape_digits.saturating_sub(1)
+        };
         let unreserved = c.is_ascii_alphanumeric() || "-._~".contains(c);
-        if unreserved && mask >> (i % 64) & 1 == 1 {
+        if unreserved && !in_escape && mask >> (i % 64) & 1 == 1 {
             if i % 2 == 0 {
                 out.push_str(&format!("%{:02X}", c as u32));
             } else {
