@@ -27,6 +27,7 @@ pub mod config;
 pub mod destination;
 pub mod fast;
 pub mod fetch;
+pub mod hex;
 pub mod metrics;
 pub mod origin;
 pub mod server;

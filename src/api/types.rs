@@ -2,11 +2,13 @@
 //! answers here so that the engine and the cache stay free of wire concerns (timestamps as RFC
 //! 3339 strings, enums as lower-case names).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::cache::Lookup;
-use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source};
+use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source, UsageItem};
 use crate::fast::timestamp::rfc3339;
 use robotsd_engine::{self as robots, DiagnosticKind};
 
@@ -96,6 +98,78 @@ pub struct AgentJson {
     pub tokens: Vec<String>,
 }
 
+/// `y` (the use is allowed) or `n` (it is not), in both vocabularies (`Content-Signal`'s `yes`
+/// and `no` are given as `y` and `n`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+pub enum PreferenceValue {
+    /// Allowed.
+    #[serde(rename = "y")]
+    Y,
+    /// Not allowed.
+    #[serde(rename = "n")]
+    N,
+}
+
+impl From<robots::Preference> for PreferenceValue {
+    fn from(p: robots::Preference) -> Self {
+        match p {
+            robots::Preference::Allowed => PreferenceValue::Y,
+            robots::Preference::Disallowed => PreferenceValue::N,
+        }
+    }
+}
+
+/// One category's preference, and the line of robots.txt that set it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"value": "n", "line": 4}))]
+pub struct PreferenceJson {
+    /// `y` or `n`.
+    pub value: PreferenceValue,
+    /// The line that set it.
+    pub line: u32,
+}
+
+/// The AI usage preferences that apply to the URL for the agent (`docs/usage.md`): reported,
+/// never part of the verdict. Each vocabulary apart, by category label as written; a category
+/// without an explicit preference is absent (unknown).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"content_usage": {"train-ai": {"value": "n", "line": 4}}, "content_signal": {"ai-train": {"value": "n", "line": 5}, "search": {"value": "y", "line": 5}}}))]
+pub struct UsageJson {
+    /// `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
+    /// draft-ietf-aipref-vocab-08: `train-ai`, `search`), or null when no such line applies.
+    pub content_usage: Option<BTreeMap<String, PreferenceJson>>,
+    /// `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
+    /// `ai-train`), or null when no such line applies.
+    pub content_signal: Option<BTreeMap<String, PreferenceJson>>,
+}
+
+impl UsageJson {
+    /// The JSON of an answer's usage items; `None` when there are none.
+    pub fn of(items: Vec<UsageItem>) -> Option<UsageJson> {
+        if items.is_empty() {
+            return None;
+        }
+        let mut usage = UsageJson {
+            content_usage: None,
+            content_signal: None,
+        };
+        for item in items {
+            let map = match item.source {
+                robots::UsageSource::ContentUsage => &mut usage.content_usage,
+                robots::UsageSource::ContentSignal => &mut usage.content_signal,
+            };
+            map.get_or_insert_with(BTreeMap::new).insert(
+                item.category,
+                PreferenceJson {
+                    value: item.preference.into(),
+                    line: item.line,
+                },
+            );
+        }
+        Some(usage)
+    }
+}
+
 /// A run of failures to fetch robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct BackoffJson {
@@ -111,12 +185,15 @@ pub struct BackoffJson {
 
 /// Where the robots.txt behind the answer came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(example = json!({"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "hit", "backoff": null}))]
+#[schema(example = json!({"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "hit", "backoff": null}))]
 pub struct RobotsSourceJson {
     /// HTTP status of the fetch, if a response was received.
     pub status: Option<u16>,
     /// When it was fetched (RFC 3339).
     pub fetched_at: Option<String>,
+    /// The SHA-256 (lower-case hex) of the robots.txt copy the answer was computed from, as
+    /// kept (decoded, at most 512,000 bytes); null when no file was parsed (404, unreachable).
+    pub sha256: Option<String>,
     /// When the cached copy expires (RFC 3339).
     pub expires_at: Option<String>,
     /// Decoded body bytes kept (at most 512,000).
@@ -134,6 +211,7 @@ impl From<Source> for RobotsSourceJson {
         RobotsSourceJson {
             status: s.status,
             fetched_at: s.fetched_at.map(rfc3339),
+            sha256: s.sha256.map(|digest| crate::hex::hex(&digest)),
             expires_at: s.expires_at.map(rfc3339),
             bytes: s.bytes,
             final_url: s.final_url,
@@ -155,8 +233,8 @@ impl From<Source> for RobotsSourceJson {
     "url": "https://example.com/private/page", "robots_url": "https://example.com/robots.txt",
     "agent": {"input": ["Googlebot"], "tokens": ["Googlebot"]},
     "rule": {"directive": "disallow", "pattern": "/private", "line": 2},
-    "group": {"agents": ["*"], "lines": [1], "global": true}, "crawl_delay": null,
-    "robots": {"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "miss", "backoff": null}
+    "group": {"agents": ["*"], "lines": [1], "global": true}, "crawl_delay": null, "usage": null,
+    "robots": {"status": 200, "fetched_at": "2026-11-21T23:59:00Z", "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f", "expires_at": "2026-11-22T23:59:00Z", "bytes": 34, "final_url": "https://example.com/robots.txt", "cache": "miss", "backoff": null}
 }))]
 pub struct CheckResponse {
     /// Whether fetching the URL is allowed.
@@ -177,6 +255,10 @@ pub struct CheckResponse {
     pub group: Option<GroupJson>,
     /// The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
     pub crawl_delay: Option<f64>,
+    /// The AI usage preferences (`Content-Usage`, `Content-Signal`) that apply to the URL for
+    /// the agent, or null when none does: always when the URL may not be fetched (no
+    /// preferences are implied for it). For information: never part of the verdict.
+    pub usage: Option<UsageJson>,
     /// Where the robots.txt came from; null for `/v1/evaluate`, which fetches nothing.
     pub robots: Option<RobotsSourceJson>,
 }
@@ -198,6 +280,7 @@ impl From<Answer> for CheckResponse {
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,
+            usage: UsageJson::of(a.usage),
             robots: a.source.map(Into::into),
         }
     }

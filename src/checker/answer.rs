@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
+use robotsd_engine::{Directive, PercentDecoding, Preference, RobotsTxt, UsageSource};
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -86,6 +86,19 @@ pub struct GroupInfo {
     pub global: bool,
 }
 
+/// One category's AI usage preference for the URL (`docs/usage.md`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct UsageItem {
+    /// `content-usage` or `content-signal`.
+    pub source: UsageSource,
+    /// The label as written (`train-ai`, `ai-input`, …).
+    pub category: String,
+    /// `y` or `n`.
+    pub preference: Preference,
+    /// The line that set it.
+    pub line: u32,
+}
+
 /// A `ua` value and the product token robotsd used for it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentToken {
@@ -104,6 +117,9 @@ pub struct Source {
     pub status: Option<u16>,
     /// When that fetch happened.
     pub fetched_at: Option<SystemTime>,
+    /// The SHA-256 of the robots.txt copy behind the answer (its bytes as kept), when a file
+    /// was fetched and parsed.
+    pub sha256: Option<[u8; 32]>,
     /// When its copy expires.
     pub expires_at: Option<SystemTime>,
     /// Decoded body bytes kept.
@@ -146,6 +162,9 @@ pub struct Answer {
     pub group: Option<GroupInfo>,
     /// The applied groups' `crawl-delay`, in seconds (information only).
     pub crawl_delay: Option<f64>,
+    /// The AI usage preferences for the URL, sorted by source then category; empty when none
+    /// applies (never part of the verdict).
+    pub usage: Vec<UsageItem>,
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
@@ -264,6 +283,8 @@ pub struct Decided {
     pub group: Option<GroupInfo>,
     /// The applied groups' `crawl-delay`, in seconds.
     pub crawl_delay: Option<f64>,
+    /// The AI usage preferences for the URL.
+    pub usage: Vec<UsageItem>,
 }
 
 impl Ruling<'_> {
@@ -275,6 +296,7 @@ impl Ruling<'_> {
             rule: None,
             group: None,
             crawl_delay: None,
+            usage: Vec::new(),
         };
         match self {
             Ruling::Rules {
@@ -321,8 +343,20 @@ pub fn evaluate(
             global: g.is_global(),
         }
     });
+    let usage = verdict
+        .usage(path, decoding)
+        .entries
+        .into_iter()
+        .map(|e| UsageItem {
+            source: e.source,
+            category: e.category.to_owned(),
+            preference: e.preference,
+            line: e.line,
+        })
+        .collect();
     Decided {
         allowed: verdict.allowed,
+        usage,
         reason: if rule.is_some() {
             Reason::MatchedRule
         } else {
@@ -343,6 +377,7 @@ pub fn source(snapshot: &Snapshot) -> Source {
         cache: snapshot.lookup,
         status: meta.and_then(|m| m.status),
         fetched_at: meta.map(|m| m.fetched_at),
+        sha256: copy.and_then(|c| c.body.as_ref()).map(|b| b.sha256()),
         expires_at: copy.map(|c| c.expires_at.to_system()),
         bytes: meta.map(|m| m.bytes),
         final_url: meta.map(|m| m.final_url.as_str().to_owned()),

@@ -18,7 +18,7 @@ use crate::origin::{Target, TargetError, parse_target};
 use crate::user_agent::{UserAgentError, product_token};
 pub use answer::{
     AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Reason,
-    RuleInfo, Ruling, Source, interpret,
+    RuleInfo, Ruling, Source, UsageItem, interpret,
 };
 
 /// Why a check has no verdict.
@@ -107,6 +107,7 @@ fn answer_from(
         rule: decided.rule,
         group: decided.group,
         crawl_delay: decided.crawl_delay,
+        usage: decided.usage,
         source: Some(source),
     })
 }
@@ -246,6 +247,7 @@ impl Checker {
             rule: decided.rule,
             group: decided.group,
             crawl_delay: decided.crawl_delay,
+            usage: decided.usage,
             source: None,
         })
     }

@@ -11,8 +11,8 @@
 
 use std::time::SystemTime;
 
-use crate::checker::{Answer, Source};
-use robotsd_engine::Directive;
+use crate::checker::{Answer, Source, UsageItem};
+use robotsd_engine::{Directive, Preference, UsageSource};
 
 /// Appends `answer` as the JSON of a `CheckResponse` to `out`.
 pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
@@ -70,8 +70,42 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
         Some(delay) => serde_json_value(out, &delay),
         None => out.extend_from_slice(b"null"),
     }
+    out.extend_from_slice(br#","usage":"#);
+    usage(out, &answer.usage);
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
+    out.push(b'}');
+}
+
+/// `UsageJson`: by source, then by category; the items come sorted that way, as a `BTreeMap`
+/// orders keys.
+fn usage(out: &mut Vec<u8>, items: &[UsageItem]) {
+    if items.is_empty() {
+        out.extend_from_slice(b"null");
+        return;
+    }
+    for (i, source) in UsageSource::ALL.into_iter().enumerate() {
+        out.extend_from_slice(match i {
+            0 => br#"{"content_usage":"#.as_slice(),
+            _ => br#","content_signal":"#.as_slice(),
+        });
+        let mut mine = items.iter().filter(|item| item.source == source).peekable();
+        if mine.peek().is_none() {
+            out.extend_from_slice(b"null");
+            continue;
+        }
+        for (j, item) in mine.enumerate() {
+            out.push(if j == 0 { b'{' } else { b',' });
+            string(out, &item.category);
+            out.extend_from_slice(match item.preference {
+                Preference::Allowed => br#":{"value":"y","line":"#,
+                Preference::Disallowed => br#":{"value":"n","line":"#,
+            });
+            number(out, item.line);
+            out.push(b'}');
+        }
+        out.push(b'}');
+    }
     out.push(b'}');
 }
 
@@ -80,6 +114,12 @@ fn source(out: &mut Vec<u8>, source: &Source) {
     optional(out, source.status, number);
     out.extend_from_slice(br#","fetched_at":"#);
     optional(out, source.fetched_at, timestamp);
+    out.extend_from_slice(br#","sha256":"#);
+    optional(out, source.sha256, |out, digest| {
+        out.push(b'"');
+        crate::hex::push_hex(out, &digest);
+        out.push(b'"');
+    });
     out.extend_from_slice(br#","expires_at":"#);
     optional(out, source.expires_at, timestamp);
     out.extend_from_slice(br#","bytes":"#);
@@ -175,7 +215,7 @@ mod tests {
     use super::*;
     use crate::api::types::CheckResponse;
     use crate::cache::Lookup;
-    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo};
+    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem};
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
@@ -208,10 +248,26 @@ mod tests {
                 global: false,
             }),
             crawl_delay: Some(2.5),
+            usage: vec![
+                item(UsageSource::ContentUsage, "search", Preference::Allowed, 9),
+                item(
+                    UsageSource::ContentUsage,
+                    "train-ai",
+                    Preference::Disallowed,
+                    8,
+                ),
+                item(
+                    UsageSource::ContentSignal,
+                    "ai-train",
+                    Preference::Disallowed,
+                    10,
+                ),
+            ],
             source: Some(Source {
                 cache: Lookup::Stale,
                 status: Some(200),
                 fetched_at: Some(at(1_795_000_000)),
+                sha256: Some([0xa5; 32]),
                 expires_at: Some(at(1_795_086_400)),
                 bytes: Some(512_000),
                 final_url: Some("https://www.example.com/robots.txt".into()),
@@ -222,6 +278,15 @@ mod tests {
                     last_error: "connection refused".into(),
                 }),
             }),
+        }
+    }
+
+    fn item(source: UsageSource, category: &str, preference: Preference, line: u32) -> UsageItem {
+        UsageItem {
+            source,
+            category: category.into(),
+            preference,
+            line,
         }
     }
 
@@ -276,6 +341,7 @@ mod tests {
             rule: _,
             group: _,
             crawl_delay: _,
+            usage: _,
             source: _,
         } = &answer;
         let mut out = Vec::new();
@@ -311,6 +377,15 @@ mod tests {
         written: &serde_json::Value,
         at: &str,
     ) {
+        // A map (`additionalProperties`): every value follows the one schema.
+        if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+            for (key, value) in written.as_object().expect("a map") {
+                if value.is_object() {
+                    assert_documented_keys(doc, values, value, &format!("{at}.{key}"));
+                }
+            }
+            return;
+        }
         let schema = object_schema(doc, schema).unwrap_or_else(|| panic!("{at}: no schema"));
         let properties = schema["properties"].as_object().expect("properties");
         let object = written
@@ -341,10 +416,12 @@ mod tests {
         answer.rule = None;
         answer.group = None;
         answer.crawl_delay = None;
+        answer.usage.clear();
         answer.source = Some(Source {
             cache: Lookup::Miss,
             status: None,
             fetched_at: None,
+            sha256: None,
             expires_at: None,
             bytes: None,
             final_url: None,
@@ -378,6 +455,16 @@ mod tests {
             answer.crawl_delay = [None, Some(0.0), Some(1e-7), Some(86400.0)][i % 4];
             answer.agents.truncate(i % 3);
             answer.group.as_mut().unwrap().lines.truncate(i % 3);
+            // Only one source, either; then the other; then none.
+            match i % 3 {
+                0 => answer
+                    .usage
+                    .retain(|u| u.source == UsageSource::ContentUsage),
+                1 => answer
+                    .usage
+                    .retain(|u| u.source == UsageSource::ContentSignal),
+                _ => answer.usage.truncate(1),
+            }
             assert_same(&answer);
         }
     }
@@ -391,6 +478,8 @@ mod tests {
             bytes in any::<usize>(),
             secs in 0u64..253_402_300_800,
             delay in any::<f64>(),
+            usage in proptest::collection::vec((any::<bool>(), any::<String>(), any::<bool>(), any::<u32>()), 0..6),
+            digest in any::<[u8; 32]>(),
         ) {
             let mut answer = full();
             answer.url = texts[0].clone();
@@ -406,6 +495,20 @@ mod tests {
             source.bytes = Some(bytes);
             source.fetched_at = Some(at(secs));
             source.backoff.as_mut().unwrap().last_error = texts[5].clone();
+            source.sha256 = Some(digest);
+            // As the engine gives them: sorted by source, then category, each category once.
+            let mut usage: Vec<UsageItem> = usage
+                .into_iter()
+                .map(|(signal, category, allowed, line)| UsageItem {
+                    source: if signal { UsageSource::ContentSignal } else { UsageSource::ContentUsage },
+                    category,
+                    preference: if allowed { Preference::Allowed } else { Preference::Disallowed },
+                    line,
+                })
+                .collect();
+            usage.sort_by(|a, b| (a.source, &a.category).cmp(&(b.source, &b.category)));
+            usage.dedup_by(|a, b| (a.source, &a.category) == (b.source, &b.category));
+            answer.usage = usage;
             assert_same(&answer);
         }
     }

@@ -49,8 +49,18 @@ pub enum DiagnosticKind {
     UnsupportedKey,
     /// A non-empty line that is neither a comment nor a `key: value` pair; it is ignored.
     NotADirective,
-    /// An `allow`/`disallow` before any `user-agent` line; it is ignored.
+    /// An `allow`/`disallow` (or a `content-usage`/`content-signal`) before any `user-agent`
+    /// line; it is ignored.
     RuleOutsideGroup,
+    /// A `content-usage`/`content-signal` statement that is not an RFC 9651 Dictionary (a
+    /// capital letter in a label, a missing `,`…): the line states no preference.
+    PreferenceSyntax,
+    /// A label whose value is not `y`/`n` (`yes`/`no` for `content-signal`): that category is
+    /// left unknown. The key is the label.
+    InvalidPreferenceValue,
+    /// A label outside the vocabulary implemented (`docs/usage.md`); its preference is reported
+    /// as written. The key is the label.
+    UnknownPreferenceLabel,
 }
 
 /// One finding, with the key it concerns where there is one.

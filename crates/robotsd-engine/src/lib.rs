@@ -7,7 +7,9 @@
 //! - [`pattern`]: wildcard matching in linear time;
 //! - [`RobotsTxt`]: the parsed file; [`RobotsTxt::check`] gives a [`Verdict`], exactly as the
 //!   reference; [`RobotsTxt::check_with`] can instead decode percent-encoded unreserved
-//!   characters as RFC 9309 says ([`PercentDecoding`]).
+//!   characters as RFC 9309 says ([`PercentDecoding`]);
+//! - [`Verdict::usage`]: the AI usage preferences (`Content-Usage`, `Content-Signal`) that apply
+//!   to a URL that may be fetched ([`Usage`]); they never change a verdict.
 //!
 //! ```
 //! use robotsd_engine::{Directive, RobotsTxt};
@@ -40,6 +42,7 @@ mod robots_txt;
 mod scratch;
 pub mod tokenizer;
 mod url_path;
+mod usage;
 mod verdict;
 
 pub use agent::{extract_user_agent, is_global_agent, is_valid_user_agent_to_obey};
@@ -50,6 +53,7 @@ pub use escape::escape_pattern;
 pub use percent::{PercentDecoding, UnknownPercentDecoding};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
+pub use usage::{Preference, Usage, UsageEntry, UsageLine, UsageSource};
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
 
 /// README.md's examples, compiled and run as doctests so they cannot go stale.

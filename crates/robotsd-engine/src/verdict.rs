@@ -11,6 +11,7 @@ use super::index::{Best, RuleIndex};
 use super::percent::{PercentDecoding, rfc_form};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
+use super::usage::{Usage, UsageLine};
 
 /// The answer to "may these agents fetch this URL?".
 #[derive(Debug, Clone)]
@@ -22,6 +23,25 @@ pub struct Verdict<'a> {
     /// The groups that applied, or `None` when no group names the agents and there is no `*`
     /// group.
     pub groups: Option<AppliedGroups<'a>>,
+}
+
+impl<'a> Verdict<'a> {
+    /// The AI usage preferences for the URL this verdict answered, from the `content-usage` and
+    /// `content-signal` lines of the groups that applied (`docs/usage.md`). `path` must be the
+    /// one the verdict was asked about ([`path_params_query`] of its URL), and `decoding` the
+    /// same choice.
+    ///
+    /// Empty when the URL may not be fetched (draft-ietf-aipref-attach-05 §3.1: "no preferences
+    /// are implied for resources that are disallowed"), and, at no cost, when the file has no
+    /// such line.
+    pub fn usage(&self, path: &str, decoding: PercentDecoding) -> Usage<'a> {
+        match &self.groups {
+            Some(groups) if self.allowed && groups.robots.has_usage_lines() => groups
+                .robots
+                .usage_for_groups(&groups.group_ids(), path.as_bytes(), decoding),
+            _ => Usage::default(),
+        }
+    }
 }
 
 /// One `allow`/`disallow` line.
@@ -127,6 +147,11 @@ impl<'a> Group<'a> {
         })
     }
 
+    /// The group's `content-usage`/`content-signal` lines, in file order.
+    pub fn usage_lines(&self) -> impl Iterator<Item = UsageLine<'a>> + use<'a> {
+        self.robots.group_usage_lines(self.id)
+    }
+
     /// Whether one of its `user-agent` lines is `*`.
     pub fn is_global(&self) -> bool {
         self.agents().any(|a| a.global)
@@ -178,6 +203,13 @@ impl<'a> AppliedGroups<'a> {
     /// The merged groups, in file order.
     pub fn groups(&self) -> impl Iterator<Item = Group<'a>> + 'a {
         let robots = self.robots;
+        self.group_ids()
+            .into_iter()
+            .map(move |id| Group { robots, id })
+    }
+
+    fn group_ids(&self) -> Vec<u32> {
+        let robots = self.robots;
         let mut ids: Vec<u32> = match &self.sets {
             SetList::One(set) => robots.set_group_ids(*set).to_vec(),
             SetList::Many(sets) => sets
@@ -187,7 +219,7 @@ impl<'a> AppliedGroups<'a> {
         };
         ids.sort_unstable();
         ids.dedup();
-        ids.into_iter().map(move |id| Group { robots, id })
+        ids
     }
 
     /// Every `user-agent` line of the merged groups, in file order.

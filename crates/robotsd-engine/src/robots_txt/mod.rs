@@ -19,6 +19,7 @@ use super::pattern::{self, Shape};
 use super::percent::has_encoded_unreserved;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
+use super::usage::{UsageBuilder, UsageSource, UsageTables};
 
 /// Whether a rule allows or disallows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -167,6 +168,8 @@ pub struct RobotsTxt {
     /// Some pattern holds an escape of an unreserved character, so that its RFC 9309 form
     /// differs from Google's (see [`crate::percent`]).
     pub(crate) encoded_unreserved: bool,
+    /// The `Content-Usage` / `Content-Signal` lines, when there are any.
+    pub(crate) usage: Option<Box<UsageTables>>,
     pub(crate) stats: super::diagnostics::ParseStats,
 }
 
@@ -180,6 +183,7 @@ struct Builder {
     group_has_rule: bool,
     /// Some pattern holds an escape of an unreserved character (see [`crate::percent`]).
     encoded_unreserved: bool,
+    usage: UsageBuilder,
     stats: super::diagnostics::ParseStats,
 }
 
@@ -272,11 +276,36 @@ impl Builder {
                     self.diagnose(number, DiagnosticKind::UnsupportedKey, Some(kv.key));
                     if kv.key.eq_ignore_ascii_case(b"crawl-delay") {
                         self.crawl_delay(kv.value, number);
+                    } else if let Some(source) = UsageSource::of_key(kv.key) {
+                        self.usage_line(source, kv.value, number);
                     }
                 } else {
                     self.diagnose(number, DiagnosticKind::UnknownKey, Some(kv.key));
                 }
             }
+        }
+    }
+
+    /// A `Content-Usage` / `Content-Signal` line: a member of the current group, which it
+    /// neither starts nor ends (so it never changes which rules a group has).
+    fn usage_line(&mut self, source: UsageSource, value: &[u8], line: u32) {
+        let Some(group) = self.s.groups.len().checked_sub(1).map(to_u32) else {
+            self.diagnose(line, DiagnosticKind::RuleOutsideGroup, None);
+            return;
+        };
+        let mut found = Vec::new();
+        self.usage.add(
+            &mut self.s.arena,
+            group,
+            source,
+            value,
+            line,
+            |kind, key| {
+                found.push((kind, key));
+            },
+        );
+        for (kind, key) in found {
+            self.diagnose(line, kind, key);
         }
     }
 
@@ -347,7 +376,7 @@ impl Builder {
     }
 
     /// Groups the groups into the sets the engine chooses between, and indexes each set's rules.
-    fn finish(&self) -> RobotsTxt {
+    fn finish(&mut self) -> RobotsTxt {
         let arena = &self.s.arena;
         // Named agents as (token head, token, group), sorted by product token ignoring case,
         // then group: each run of one token lists the groups naming it, in file order. The head
@@ -444,6 +473,7 @@ impl Builder {
             rewritten: Box::from(&self.s.rewritten[..]),
             diagnostics: Box::from(&self.s.diagnostics[..]),
             encoded_unreserved: self.encoded_unreserved,
+            usage: self.usage.finish(),
             stats: self.stats,
         }
     }
@@ -548,6 +578,7 @@ impl RobotsTxt {
             s: scratch,
             group_has_rule: false,
             encoded_unreserved: false,
+            usage: UsageBuilder::default(),
             stats: super::diagnostics::ParseStats {
                 lines: 0,
                 valid_directives: 0,
@@ -611,6 +642,7 @@ impl RobotsTxt {
             + size_of_val(&*self.crawl_delays)
             + size_of_val(&*self.rewritten)
             + size_of_val(&*self.diagnostics)
+            + self.usage.as_ref().map_or(0, |u| u.heap_size())
     }
 }
 

@@ -1,0 +1,324 @@
+//! Usage preferences for AI (`docs/usage.md`): the `Content-Usage` rule of
+//! draft-ietf-aipref-attach-05 with the vocabulary of draft-ietf-aipref-vocab-08, and
+//! Cloudflare's `Content-Signal`, kept apart from each other and from the verdict.
+//!
+//! Both are group members with an optional path and a statement of preference, an RFC 9651
+//! Dictionary of `label=value` ([`sf`]). For a URL and the groups that applied to it, the lines
+//! whose path matches are compared as `allow`/`disallow` rules are (longest pattern first), and
+//! the statements of the lines tied for longest are combined with the most restrictive value
+//! winning (aipref-vocab §5.1), which is the opposite of `allow` winning a tie. Nothing here
+//! changes a verdict: preferences apply only to URLs that may be fetched.
+
+mod lines;
+pub(crate) mod sf;
+#[cfg(test)]
+mod tests;
+
+use std::borrow::Cow;
+
+pub(crate) use lines::{UsageBuilder, UsageLineData, UsageTables};
+
+use super::pattern;
+use super::percent::{PercentDecoding, rfc_form};
+use super::robots_txt::RobotsTxt;
+
+/// Which convention a preference line follows. The two vocabularies are never merged: both name
+/// a `search` category, with different definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
+pub enum UsageSource {
+    /// `Content-Usage:` (IETF aipref: draft-ietf-aipref-attach-05, values `y`/`n`).
+    ContentUsage,
+    /// `Content-Signal:` (Cloudflare's Content Signals Policy, values `yes`/`no`).
+    ContentSignal,
+}
+
+impl UsageSource {
+    /// Both, in the order answers list them.
+    pub const ALL: [UsageSource; 2] = [UsageSource::ContentUsage, UsageSource::ContentSignal];
+
+    /// The key as the specifications spell it (`content-usage`, `content-signal`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageSource::ContentUsage => "content-usage",
+            UsageSource::ContentSignal => "content-signal",
+        }
+    }
+
+    /// The line's key, compared ignoring case as every robots.txt key is.
+    pub(crate) fn of_key(key: &[u8]) -> Option<UsageSource> {
+        UsageSource::ALL
+            .into_iter()
+            .find(|s| s.as_str().as_bytes().eq_ignore_ascii_case(key))
+    }
+
+    /// The categories of this source's vocabulary, as its labels (case-sensitive).
+    ///
+    /// `Content-Usage`: draft-ietf-aipref-vocab-08 §6.1. Labels of earlier revisions
+    /// (`train-genai`, `ai-use`, `bots`, …) are reported as written, as unknown labels.
+    /// `Content-Signal`: the Content Signals Policy.
+    pub fn vocabulary(self) -> &'static [&'static str] {
+        match self {
+            UsageSource::ContentUsage => &["train-ai", "search"],
+            UsageSource::ContentSignal => &["search", "ai-input", "ai-train"],
+        }
+    }
+
+    /// Whether `label` is in this source's vocabulary.
+    pub fn knows(self, label: &str) -> bool {
+        self.vocabulary().contains(&label)
+    }
+
+    /// The preference a token states, in this source's spelling.
+    fn preference(self, token: &[u8]) -> Option<Preference> {
+        match (self, token) {
+            (UsageSource::ContentUsage, b"y") | (UsageSource::ContentSignal, b"yes") => {
+                Some(Preference::Allowed)
+            }
+            (UsageSource::ContentUsage, b"n") | (UsageSource::ContentSignal, b"no") => {
+                Some(Preference::Disallowed)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An explicit preference for a category of use. A category without one is "unknown", and is
+/// simply absent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum Preference {
+    /// `y` (`yes` in `Content-Signal`).
+    #[cfg_attr(feature = "serde", serde(rename = "y"))]
+    Allowed,
+    /// `n` (`no` in `Content-Signal`).
+    #[cfg_attr(feature = "serde", serde(rename = "n"))]
+    Disallowed,
+}
+
+impl Preference {
+    /// `y` or `n`, the vocabulary's spelling, for both sources.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Preference::Allowed => "y",
+            Preference::Disallowed => "n",
+        }
+    }
+}
+
+/// One `Content-Usage` or `Content-Signal` line of a group.
+#[derive(Clone, Copy)]
+pub struct UsageLine<'a> {
+    robots: &'a RobotsTxt,
+    data: &'a UsageLineData,
+}
+
+impl std::fmt::Debug for UsageLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UsageLine")
+            .field("source", &self.source())
+            .field("line", &self.line())
+            .field("path", &self.path())
+            .field("statement", &self.statement())
+            .finish()
+    }
+}
+
+impl<'a> UsageLine<'a> {
+    /// `Content-Usage` or `Content-Signal`.
+    pub fn source(&self) -> UsageSource {
+        self.data.source
+    }
+
+    /// The 1-based line number.
+    pub fn line(&self) -> u32 {
+        self.data.line
+    }
+
+    /// The path as written, or `None` when the line applies to the whole site.
+    pub fn path(&self) -> Option<Cow<'a, str>> {
+        let path = self.data.written_path(&self.robots.arena);
+        (!path.is_empty()).then(|| String::from_utf8_lossy(path))
+    }
+
+    /// The statement of preference as written.
+    pub fn statement(&self) -> Cow<'a, str> {
+        String::from_utf8_lossy(self.data.statement(&self.robots.arena))
+    }
+
+    /// Whether the statement is an RFC 9651 Dictionary; when it is not, it states nothing.
+    pub fn is_parsed(&self) -> bool {
+        self.data.parsed
+    }
+
+    /// The explicit preferences it states, as written from left to right (a repeated label
+    /// once, with its last value), unknown labels included.
+    pub fn preferences(&self) -> impl Iterator<Item = (&'a str, Preference)> + use<'a> {
+        let robots = self.robots;
+        let usage = robots.usage.as_deref();
+        let (a, b) = self.data.prefs;
+        usage
+            .map(|u| &u.prefs[a as usize..b as usize])
+            .unwrap_or_default()
+            .iter()
+            .map(move |p| (p.label(&robots.arena), p.preference))
+    }
+}
+
+/// One category's preference for a URL, and the line that set it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct UsageEntry<'a> {
+    /// Which convention stated it.
+    pub source: UsageSource,
+    /// The label as written (`train-ai`, `ai-input`, …).
+    pub category: &'a str,
+    /// The combined preference.
+    pub preference: Preference,
+    /// The line that set it: among the lines tied for the longest match, the first one stating
+    /// the winning value.
+    pub line: u32,
+}
+
+impl UsageEntry<'_> {
+    /// Whether the label is in its source's vocabulary ([`UsageSource::vocabulary`]).
+    pub fn is_known(&self) -> bool {
+        self.source.knows(self.category)
+    }
+}
+
+/// The preferences that apply to one URL for the groups that applied: each category with an
+/// explicit preference, sorted by source, then label.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Usage<'a> {
+    /// The entries.
+    pub entries: Vec<UsageEntry<'a>>,
+}
+
+impl Usage<'_> {
+    /// No category has an explicit preference.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl RobotsTxt {
+    /// Whether any group has a `Content-Usage` or `Content-Signal` line. When none has (nearly
+    /// every file), asking for preferences costs nothing.
+    pub fn has_usage_lines(&self) -> bool {
+        self.usage.is_some()
+    }
+
+    /// The usage lines of group `group`, in file order.
+    pub(crate) fn group_usage_lines(&self, group: u32) -> impl Iterator<Item = UsageLine<'_>> {
+        let lines = self.usage.as_deref().map_or(&[][..], |u| &u.lines[..]);
+        let start = lines.partition_point(|l| l.group < group);
+        let end = lines.partition_point(|l| l.group <= group);
+        lines[start..end]
+            .iter()
+            .map(move |data| UsageLine { robots: self, data })
+    }
+
+    /// The preferences for `path` (as [`RobotsTxt::check_path`] takes it) from the lines of
+    /// `groups`, compared as `decoding` says.
+    pub(crate) fn usage_for_groups(
+        &self,
+        groups: &[u32],
+        path: &[u8],
+        decoding: PercentDecoding,
+    ) -> Usage<'_> {
+        let Some(tables) = self.usage.as_deref() else {
+            return Usage::default();
+        };
+        let path = match decoding {
+            PercentDecoding::Google => Cow::Borrowed(path),
+            PercentDecoding::Rfc9309 => rfc_form(path),
+        };
+        let mut entries = Vec::new();
+        for source in UsageSource::ALL {
+            // The matching lines tied for the longest pattern.
+            let mut longest = 0;
+            let mut winners: Vec<&UsageLineData> = Vec::new();
+            for &group in groups {
+                for line in self.group_usage_lines(group) {
+                    let data = line.data;
+                    if data.source != source {
+                        continue;
+                    }
+                    let Some(length) = self.usage_match(data, &path, decoding) else {
+                        continue;
+                    };
+                    if length > longest {
+                        longest = length;
+                        winners.clear();
+                    }
+                    if length == longest {
+                        winners.push(data);
+                    }
+                }
+            }
+            combine(self, tables, source, &winners, &mut entries);
+        }
+        Usage { entries }
+    }
+
+    /// The length the line's path matches `path` with, if it does; a line without a path
+    /// matches everything as `/` does.
+    fn usage_match(
+        &self,
+        data: &UsageLineData,
+        path: &[u8],
+        decoding: PercentDecoding,
+    ) -> Option<usize> {
+        let pattern = data.pattern(&self.arena);
+        if pattern.is_empty() {
+            return Some(1);
+        }
+        let pattern = match decoding {
+            PercentDecoding::Google => Cow::Borrowed(pattern),
+            PercentDecoding::Rfc9309 => rfc_form(pattern),
+        };
+        pattern::matches(path, &pattern).then_some(pattern.len())
+    }
+}
+
+/// Appends the combined preferences of `lines` (aipref-vocab §5.1: `n` if any line says `n`,
+/// else `y`), sorted by label; each with the first line that states the winning value. Sorting
+/// rather than looking labels up keeps a hostile line of thousands of labels O(n log n).
+fn combine<'a>(
+    robots: &'a RobotsTxt,
+    tables: &'a UsageTables,
+    source: UsageSource,
+    lines: &[&UsageLineData],
+    out: &mut Vec<UsageEntry<'a>>,
+) {
+    let start = out.len();
+    for data in lines {
+        out.extend(
+            tables.prefs[data.prefs.0 as usize..data.prefs.1 as usize]
+                .iter()
+                .map(|pref| UsageEntry {
+                    source,
+                    category: pref.label(&robots.arena),
+                    preference: pref.preference,
+                    line: data.line,
+                }),
+        );
+    }
+    let mine = &mut out[start..];
+    mine.sort_by(|a, b| {
+        a.category
+            .cmp(b.category)
+            .then(b.preference.cmp(&a.preference))
+            .then(a.line.cmp(&b.line))
+    });
+    let mut kept = start;
+    for i in start..out.len() {
+        if kept == start || out[kept - 1].category != out[i].category {
+            out.swap(kept, i);
+            kept += 1;
+        }
+    }
+    out.truncate(kept);
+}
