@@ -207,6 +207,9 @@ async fn check_one(
         state
             .metrics
             .observe_check(answer.allowed, answer.reason, source.cache);
+        if !answer.usage.is_empty() {
+            state.metrics.observe_usage(&answer.usage);
+        }
     }
     Ok(answer)
 }
@@ -417,6 +420,9 @@ async fn check_held(
         state
             .metrics
             .observe_check(answer.allowed, answer.reason, source.cache);
+        if !answer.usage.is_empty() {
+            state.metrics.observe_usage(&answer.usage);
+        }
     }
     Ok(answer)
 }

@@ -488,6 +488,44 @@ pub struct GroupDetailJson {
     pub rules: Vec<RuleJson>,
     /// Its first valid `crawl-delay`, in seconds.
     pub crawl_delay: Option<f64>,
+    /// Its `content-usage` and `content-signal` lines (AI usage preferences), in file order.
+    pub usage: Vec<UsageLineJson>,
+}
+
+/// A `content-usage` or `content-signal` line of a group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"source": "content-usage", "line": 5, "path": "/ai-ok/", "statement": "train-ai=y", "preferences": {"train-ai": "y"}}))]
+pub struct UsageLineJson {
+    /// `content-usage` or `content-signal`.
+    pub source: UsageSourceName,
+    /// Its line.
+    pub line: u32,
+    /// The path it applies to, as written, or null for the whole site.
+    pub path: Option<String>,
+    /// The statement of preference as written.
+    pub statement: String,
+    /// The explicit preferences it states, by label (a repeated label once, with its last
+    /// value); empty when the statement does not parse (see the line's diagnostics).
+    pub preferences: BTreeMap<String, PreferenceValue>,
+}
+
+/// Which convention a preference line follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum UsageSourceName {
+    /// `Content-Usage:` (IETF aipref).
+    ContentUsage,
+    /// `Content-Signal:` (Cloudflare's Content Signals Policy).
+    ContentSignal,
+}
+
+impl From<robots::UsageSource> for UsageSourceName {
+    fn from(s: robots::UsageSource) -> Self {
+        match s {
+            robots::UsageSource::ContentUsage => UsageSourceName::ContentUsage,
+            robots::UsageSource::ContentSignal => UsageSourceName::ContentSignal,
+        }
+    }
 }
 
 /// A `sitemap:` line.
@@ -506,18 +544,24 @@ pub struct DiagnosticJson {
     pub line: u32,
     /// One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
     /// `unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:
-    /// `crawl-delay`, whose value is the group's `crawl_delay`), `not_a_directive`,
-    /// `rule_outside_group`.
+    /// `crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and
+    /// `content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,
+    /// `preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it
+    /// states nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or
+    /// `yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a
+    /// label outside the vocabulary implemented, reported as written; `key` is the label).
     pub kind: String,
     /// The key concerned, if any (cut to 64 bytes).
     pub key: Option<String>,
 }
 
 fn diagnostic_kind(kind: DiagnosticKind, key: Option<&str>) -> String {
-    // Google ignores crawl-delay, so the engine calls it unsupported; robotsd reports its value
-    // (a crawler may honour it), which `unsupported_key` would seem to deny.
+    // Google ignores crawl-delay and the usage preferences, so the engine calls them
+    // unsupported; robotsd reports them (a crawler may honour them), which `unsupported_key`
+    // would seem to deny.
+    const REPORTED: [&str; 3] = ["crawl-delay", "content-usage", "content-signal"];
     if kind == DiagnosticKind::UnsupportedKey
-        && key.is_some_and(|key| key.eq_ignore_ascii_case("crawl-delay"))
+        && key.is_some_and(|key| REPORTED.iter().any(|r| key.eq_ignore_ascii_case(r)))
     {
         return "reported_only".to_string();
     }
@@ -562,6 +606,19 @@ impl From<&robots::RobotsTxt> for ParsedJson {
                         })
                         .collect(),
                     crawl_delay: g.crawl_delay().map(|d| d.seconds),
+                    usage: g
+                        .usage_lines()
+                        .map(|l| UsageLineJson {
+                            source: l.source().into(),
+                            line: l.line(),
+                            path: l.path().map(|p| p.into_owned()),
+                            statement: l.statement().into_owned(),
+                            preferences: l
+                                .preferences()
+                                .map(|(label, p)| (label.to_owned(), p.into()))
+                                .collect(),
+                        })
+                        .collect(),
                 })
                 .collect(),
             sitemaps: r

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use robotsd_engine::{Directive, PercentDecoding, Preference, RobotsTxt, UsageSource};
+use robotsd_engine::{Directive, PercentDecoding, Preference, RobotsTxt, UsageEntry, UsageSource};
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -97,6 +97,17 @@ pub struct UsageItem {
     pub preference: Preference,
     /// The line that set it.
     pub line: u32,
+}
+
+impl From<UsageEntry<'_>> for UsageItem {
+    fn from(e: UsageEntry<'_>) -> Self {
+        UsageItem {
+            source: e.source,
+            category: e.category.to_owned(),
+            preference: e.preference,
+            line: e.line,
+        }
+    }
 }
 
 /// A `ua` value and the product token robotsd used for it.
@@ -347,12 +358,7 @@ pub fn evaluate(
         .usage(path, decoding)
         .entries
         .into_iter()
-        .map(|e| UsageItem {
-            source: e.source,
-            category: e.category.to_owned(),
-            preference: e.preference,
-            line: e.line,
-        })
+        .map(UsageItem::from)
         .collect();
     Decided {
         allowed: verdict.allowed,

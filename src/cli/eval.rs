@@ -7,7 +7,10 @@ use std::io::{BufRead, Write};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use robotsd_engine::{Directive, PercentDecoding, RobotsTxt, Verdict};
+use robotsd_engine::{Directive, PercentDecoding, RobotsTxt, Verdict, path_params_query};
+
+use crate::api::types::UsageJson;
+use crate::checker::UsageItem;
 
 use super::EvalArgs;
 
@@ -101,6 +104,9 @@ pub struct EvalResult {
     pub rule: Option<RuleJson>,
     /// The groups that applied, or null when none did.
     pub group: Option<GroupJson>,
+    /// The AI usage preferences for the URL, as the HTTP API gives them (`docs/usage.md`), or
+    /// null when none applies.
+    pub usage: Option<UsageJson>,
 }
 
 #[derive(Serialize)]
@@ -110,8 +116,31 @@ struct ErrorLine<'a> {
 }
 
 impl EvalResult {
+    /// The answer for `url`, checked for `agents`.
+    fn check<S: AsRef<str>>(
+        id: Option<serde_json::Value>,
+        robots: &RobotsTxt,
+        agents: &[S],
+        url: &str,
+        decoding: PercentDecoding,
+    ) -> EvalResult {
+        let path = path_params_query(url);
+        let verdict = robots.check_path_with(agents, &path, decoding);
+        let usage = verdict
+            .usage(&path, decoding)
+            .entries
+            .into_iter()
+            .map(UsageItem::from)
+            .collect();
+        EvalResult {
+            usage: UsageJson::of(usage),
+            ..EvalResult::new(id, url, &verdict)
+        }
+    }
+
     fn new(id: Option<serde_json::Value>, url: &str, verdict: &Verdict<'_>) -> EvalResult {
         EvalResult {
+            usage: None,
             id,
             url: url.to_string(),
             allowed: verdict.allowed,
@@ -176,10 +205,7 @@ pub fn evaluate_request(
     let robots = RobotsTxt::parse(&body);
     Ok(urls
         .iter()
-        .map(|url| {
-            let verdict = robots.check_with(&agents, url, decoding);
-            EvalResult::new(Some(request.id.clone()), url, &verdict)
-        })
+        .map(|url| EvalResult::check(Some(request.id.clone()), &robots, &agents, url, decoding))
         .collect())
 }
 
@@ -204,8 +230,7 @@ pub(super) fn run_file(
     let robots = RobotsTxt::parse(&body);
     let decoding = args.percent_decoding.into();
     for url in &args.urls {
-        let verdict = robots.check_with(&args.user_agents, url, decoding);
-        let result = EvalResult::new(None, url, &verdict);
+        let result = EvalResult::check(None, &robots, &args.user_agents, url, decoding);
         serde_json::to_writer(&mut *out, &result).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
     }

@@ -29,6 +29,7 @@ use crate::store::{StoreOp, StoreOutcome};
 
 mod connections;
 mod store;
+mod usage;
 
 pub use connections::{ConnectionMetrics, LISTENERS};
 
@@ -83,6 +84,7 @@ struct Inner {
     connections: connections::ConnectionFamilies,
     /// `robotsd_robots_refreshes_total` by result: `[refused, refreshed]`.
     refreshes: [IntCounter; 2],
+    usage: usage::UsageMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -228,7 +230,8 @@ impl Metrics {
         .expect("valid metric");
         let refresh_series =
             ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
-        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
+        let usage = usage::UsageMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 23] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -251,6 +254,7 @@ impl Metrics {
             Box::new(connections.refused.clone()),
             Box::new(connections.timeouts.clone()),
             Box::new(refreshes),
+            Box::new(usage.family.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -292,6 +296,7 @@ impl Metrics {
                 store,
                 connections,
                 refreshes: refresh_series,
+                usage,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -360,6 +365,12 @@ impl Metrics {
         };
         debug_assert_eq!(LOOKUP_RESULTS[index], lookup.as_str());
         self.inner.lookup_series[index].inc();
+    }
+
+    /// Records the AI usage preferences of one answered check:
+    /// `robotsd_usage_preferences_total{source,category,value}`.
+    pub fn observe_usage(&self, items: &[crate::checker::UsageItem]) {
+        self.inner.usage.observe(items);
     }
 
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and

@@ -173,3 +173,41 @@ async fn every_reason_and_verdict_lands_in_its_own_series() {
         assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
     }
 }
+
+#[tokio::test]
+async fn usage_preferences_are_counted_by_closed_labels() {
+    use crate::checker::UsageItem;
+    use robotsd_engine::{Preference, UsageSource};
+    let metrics = Metrics::new();
+    let item = |source, category: &str, preference| UsageItem {
+        source,
+        category: category.into(),
+        preference,
+        line: 1,
+    };
+    metrics.observe_usage(&[
+        item(
+            UsageSource::ContentUsage,
+            "train-ai",
+            Preference::Disallowed,
+        ),
+        item(UsageSource::ContentSignal, "search", Preference::Allowed),
+        // Labels a file chose: never a label value of their own.
+        item(UsageSource::ContentUsage, "ai-use", Preference::Disallowed),
+        item(
+            UsageSource::ContentUsage,
+            "x".repeat(60).as_str(),
+            Preference::Disallowed,
+        ),
+    ]);
+    let text = metrics.render(&cache()).await;
+    for expected in [
+        r#"robotsd_usage_preferences_total{category="train-ai",source="content-usage",value="n"} 1"#,
+        r#"robotsd_usage_preferences_total{category="search",source="content-signal",value="y"} 1"#,
+        r#"robotsd_usage_preferences_total{category="other",source="content-usage",value="n"} 2"#,
+        r#"robotsd_usage_preferences_total{category="search",source="content-usage",value="y"} 0"#,
+    ] {
+        assert!(text.contains(expected), "{expected} in\n{text}");
+    }
+    assert!(!text.contains("ai-use"));
+}

@@ -59,7 +59,7 @@ fn eval_file_prints_one_line_per_url() {
         json!({"url": "https://example.com/private/x", "allowed": false,
                "verdict": "disallow", "reason": "matched_rule",
                "rule": {"directive": "disallow", "pattern": "/private", "line": 2},
-               "group": {"agents": ["*"], "lines": [1], "global": true}})
+               "group": {"agents": ["*"], "lines": [1], "global": true}, "usage": null})
     );
     assert_eq!(lines[1]["allowed"], true);
     assert_eq!(lines[1]["rule"]["line"], 3);
@@ -93,6 +93,28 @@ fn eval_file_prints_one_line_per_url() {
         json!({"agents": ["FooBot"], "lines": [5], "global": false})
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn eval_reports_usage_preferences_in_both_modes() {
+    let robots = "User-agent: *\nContent-Usage: train-ai=n\nContent-Signal: /news/ ai-input=no\n";
+    let out = robotsd(
+        &["eval", "--robots", "-", "--ua", "bot", "/news/1", "/about"],
+        robots,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines[0]["usage"],
+        json!({"content_usage": {"train-ai": {"value": "n", "line": 2}},
+               "content_signal": {"ai-input": {"value": "n", "line": 3}}})
+    );
+    assert_eq!(lines[1]["usage"]["content_signal"], Value::Null);
+    let record = json!({"id": 7, "robots_txt": robots, "ua": "bot", "url": "/about"});
+    let out = robotsd(&["eval", "--jsonl"], &format!("{record}\n"));
+    let lines = json_lines(&out);
+    assert_eq!(lines[0]["id"], 7);
+    assert_eq!(lines[0]["usage"]["content_usage"]["train-ai"]["value"], "n");
 }
 
 #[test]

@@ -16,3 +16,4 @@ mod redis_server;
 mod ssrf;
 mod support;
 mod tester;
+mod usage;
