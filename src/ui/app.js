@@ -25,7 +25,10 @@ const NOTES = {
   line_too_long: () => "longer than 16,663 bytes: the rest of the line is ignored",
   unknown_key: (key) => `“${key}” is not a robots.txt key: the line is ignored`,
   unsupported_key: (key) => `“${key}” is not used by Google: the line is ignored`,
-  reported_only: (key) => `“${key}” is not used by Google's rules; robotsd reports its value`,
+  reported_only: (key) => `“${key}” is not used by Google's rules; robotsd reports it`,
+  preference_syntax: () => "not a valid list of preferences (labels are lower case, “label=value, …”): this line states nothing",
+  invalid_preference_value: (key) => `“${key}” needs y or n (yes or no for Content-Signal): left unknown`,
+  unknown_preference_label: (key) => `“${key}” is not in the vocabulary robotsd implements: reported as written`,
   not_a_directive: () => "not a “key: value” line: ignored",
   rule_outside_group: () => "a rule before any user-agent line: ignored",
 };
@@ -198,6 +201,25 @@ function ruleText(rule) {
   return rule ? `${rule.directive}: ${rule.pattern}` : "";
 }
 
+// The AI usage preferences of an answer, each vocabulary in its own spelling.
+function usageText(usage) {
+  if (!usage) return "";
+  const part = (name, prefs, yes, no) => prefs
+    ? `${name} ${Object.entries(prefs).map(([k, p]) => `${k}=${p.value === "y" ? yes : no}`).join(", ")}`
+    : null;
+  return [part("Content-Usage", usage.content_usage, "y", "n"), part("Content-Signal", usage.content_signal, "yes", "no")]
+    .filter(Boolean).join("; ");
+}
+
+// The lines that set the answer's usage preferences.
+function usageLines(item) {
+  const lines = new Set();
+  for (const prefs of [item?.usage?.content_usage, item?.usage?.content_signal]) {
+    for (const p of Object.values(prefs || {})) lines.add(p.line);
+  }
+  return lines;
+}
+
 function showResults(results, parsed, list = []) {
   state.results = results;
   state.parsed = parsed;
@@ -209,13 +231,13 @@ function showResults(results, parsed, list = []) {
     const row = document.createElement("tr");
     row.tabIndex = 0;
     const words = verdictWords(item);
-    const cells = [list[i] ?? "", words.text, ruleText(item.rule), item.rule ? String(item.rule.line) : "—"];
+    const cells = [list[i] ?? "", words.text, ruleText(item.rule), item.rule ? String(item.rule.line) : "—", usageText(item.usage) || "—"];
     cells.forEach((text, c) => {
       const cell = document.createElement("td");
       cell.textContent = text;
       if (c === 0) cell.className = "url";
       if (c === 1) cell.className = `tag ${words.kind}`;
-      if (c === 2) cell.className = "rule";
+      if (c === 2 || c === 4) cell.className = "rule";
       row.append(cell);
     });
     row.addEventListener("click", () => select(i));
@@ -251,6 +273,7 @@ function select(i) {
   let text = `${words.text}: ${state.list[i] ?? ""}`;
   if (item.rule) text += ` (line ${item.rule.line}, ${ruleText(item.rule)})`;
   else if (item.reason) text += ` (${REASONS[item.reason] ?? item.reason})`;
+  if (item.usage) text += `. AI usage: ${usageText(item.usage)}`;
   setVerdictText(text, words.kind);
   paintFile(item);
 }
@@ -267,7 +290,7 @@ function groupLines(item) {
   const groups = state.parsed.groups;
   groups.forEach((group, g) => {
     if (!group.agents.some((a) => agents.has(a.line))) return;
-    const own = [...group.agents.map((a) => a.line), ...group.rules.map((r) => r.line)];
+    const own = [...group.agents, ...group.rules, ...(group.usage || [])].map((x) => x.line);
     const first = Math.min(...own);
     let last = g + 1 < groups.length ? Math.min(...groups[g + 1].agents.map((a) => a.line)) - 1 : Math.max(...own);
     const outside = (n) => sitemaps.has(n) || /^\s*(#.*)?$/.test(text[n - 1] ?? "");
@@ -293,6 +316,7 @@ function paintFile(item) {
   const lines = robots.value.split("\n");
   const groups = groupLines(item);
   const decide = item && item.rule ? item.rule.line : null;
+  const usage = usageLines(item);
   const notes = new Map();
   for (const d of (state.parsed && state.parsed.diagnostics) || []) {
     const say = NOTES[d.kind] ? NOTES[d.kind](d.key ?? "") : d.kind;
@@ -309,6 +333,7 @@ function paintFile(item) {
     const row = document.createElement("div");
     row.textContent = text || " ";
     if (groups.has(n)) row.className = "group";
+    if (usage.has(n)) row.className = "usage";
     if (n === decide) row.className = "decide";
     if (cut && n >= cut) row.className = "cut";
     back.append(row);

@@ -41,6 +41,8 @@ Disallow: /private
 Allow: /private/press
 Crawl-delay: 2
 Noindex: /x
+Content-Usage: train-ai=n
+Content-Signal: search=yes, ai-train=no
 
 User-agent: Googlebot
 Allow: /
@@ -149,7 +151,7 @@ def check_live(page, site):
     assert "decide" in line_class(page, 3), line_class(page, 3)
     for line in (2, 4, 5, 6):
         assert "group" in line_class(page, line), (line, line_class(page, line))
-    for line in (1, 7, 9, 11):
+    for line in (1, 9, 10, 11, 13):
         assert "group" not in line_class(page, line), (line, line_class(page, line))
     expect(page.locator("#robots")).to_have_value(ROBOTS)
     # Line notes: the unsupported key and the crawl-delay sit on their lines.
@@ -165,6 +167,14 @@ def check_live(page, site):
     rows.nth(1).click()
     expect(verdict).to_contain_text("Allowed: /private/press/1")
     assert "decide" in line_class(page, 4)
+    # An allowed URL carries the AI usage preferences of its group, each vocabulary in its own
+    # words, and the lines that set them are marked; a disallowed one has none.
+    expect(verdict).to_contain_text("AI usage: Content-Usage train-ai=n; Content-Signal ai-train=no, search=yes")
+    expect(rows.nth(1)).to_contain_text("Content-Signal ai-train=no, search=yes")
+    expect(rows.nth(0)).not_to_contain_text("Content-Usage")
+    for line in (7, 8):
+        assert "usage" in line_class(page, line), (line, line_class(page, line))
+    expect(notes).to_contain_text("Line 7")
 
 
 def check_edit(page):

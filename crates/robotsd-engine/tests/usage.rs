@@ -356,6 +356,48 @@ fn content_signals_search_yes_ai_train_no() {
     );
 }
 
+/// contentsignals.org's example file: the policy's comment block, then the signals in the `*`
+/// group. All three signals stated; (a) `yes` grants, (b) `no` restricts.
+#[test]
+fn content_signals_policy_example_file() {
+    let robots = "# As a condition of accessing this website, you agree to abide by
+# the following content signals:
+# (a) If a content-signal = yes, you may collect content for the
+# corresponding use.
+# (b) If a content-signal = no, you may not collect content for
+# the corresponding use.
+# (c) If the website operator does not include a content signal
+# for a corresponding use, the website operator neither grants nor
+# restricts permission via content signal with respect to the
+# corresponding use.
+User-Agent: *
+Content-Signal: ai-train=no, search=yes, ai-input=yes
+Allow: /
+";
+    assert_eq!(
+        usage(robots, "AnyBot", "https://example.com/article"),
+        vec![
+            (ContentSignal, "ai-input".to_owned(), Y, 12),
+            (ContentSignal, "ai-train".to_owned(), N, 12),
+            (ContentSignal, "search".to_owned(), Y, 12),
+        ]
+    );
+    assert_eq!(diagnostics(robots), []);
+}
+
+/// (c): a signal the file does not include is neither granted nor restricted: absent.
+#[test]
+fn content_signals_policy_c_an_absent_signal_is_unknown() {
+    let robots = "User-Agent: *\nContent-Signal: search=yes\n";
+    let found = usage(robots, "bot", "https://example.com/");
+    assert_eq!(found, pref(ContentSignal, "search", Y, 2));
+    assert!(
+        !found
+            .iter()
+            .any(|(_, c, _, _)| c == "ai-train" || c == "ai-input")
+    );
+}
+
 /// The two vocabularies are reported apart, never merged: both have a `search`.
 #[test]
 fn content_signal_and_content_usage_are_kept_apart() {
