@@ -10,12 +10,15 @@ wait_ready() {
   for _ in $(seq 1 600); do curl -sf "$1" >/dev/null && return 0; sleep 0.1; done
   echo "not ready: $1" >&2; exit 1
 }
-# Serves a robots.txt disallowing /private from a local origin, whose port it leaves in $origin
-# (not a subshell: the server's pid must reach $pids for the cleanup).
+# Serves a robots.txt from a local origin, whose port it leaves in $origin (not a subshell: the
+# server's pid must reach $pids for the cleanup). The body is $1 (printf format), by default one
+# disallowing /private.
 start_origin() {
-  mkdir -p "$work/origin"
-  printf 'User-agent: *\nDisallow: /private\n' > "$work/origin/robots.txt"
+  local dir="$work/origin.$RANDOM"
+  mkdir -p "$dir"
+  # shellcheck disable=SC2059
+  printf "${1:-User-agent: *\nDisallow: /private\n}" > "$dir/robots.txt"
   origin=$(free_port)
-  python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$work/origin" >/dev/null 2>&1 &
+  python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
   pids+=($!)
 }

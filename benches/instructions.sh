@@ -2,7 +2,9 @@
 # Instruction counts (callgrind), which repeat where wall-clock figures on a shared VM do not:
 #  1. per cached GET /v1/check: the release server (default settings) under callgrind, all threads, the difference
 #     between 2,200 and 200 keep-alive requests divided by 2,000 (start-up and shutdown cancel
-#     out); the same for the minimal axum handler (examples/baseline_server.rs) for the ratio;
+#     out): a disallowed URL, an allowed one, and an allowed one on a file with AI usage
+#     preferences; the same for the minimal axum handler (examples/baseline_server.rs) for the
+#     ratio;
 #  2. one pass of RobotsTxt::parse over the corpus (crates/robotsd-engine/examples/parse_corpus);
 #  3. 1,000 rounds of checks against the typical file (examples/check_workload typical 1000).
 # Loopback only. Usage: bash benches/instructions.sh   (needs valgrind and python3)
@@ -62,6 +64,15 @@ per_request() { # name path ready command...
 }
 
 per_request cached_check "$check" /readyz \
+  "$bin" --allow-private-networks --shutdown-grace 1s --listen
+# AI usage preferences (docs/usage.md): an allowed URL on the same file, then on the same file
+# with a Content-Usage and a Content-Signal line, whose answer carries them.
+allowed="/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Farticles%2F1&ua=SomeBot"
+per_request cached_check_allowed "$allowed" /readyz \
+  "$bin" --allow-private-networks --shutdown-grace 1s --listen
+start_origin 'User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\nContent-Signal: search=yes, ai-train=no\n'
+with_usage="/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Farticles%2F1&ua=SomeBot"
+per_request cached_check_with_usage "$with_usage" /readyz \
   "$bin" --allow-private-networks --shutdown-grace 1s --listen
 per_request minimal_handler / / "$baseline"
 

@@ -136,7 +136,7 @@ pub struct PreferenceJson {
 #[schema(example = json!({"content_usage": {"train-ai": {"value": "n", "line": 4}}, "content_signal": {"ai-train": {"value": "n", "line": 5}, "search": {"value": "y", "line": 5}}}))]
 pub struct UsageJson {
     /// `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
-    /// draft-ietf-aipref-vocab-08: `train-ai`, `search`), or null when no such line applies.
+    /// draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
     pub content_usage: Option<BTreeMap<String, PreferenceJson>>,
     /// `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
     /// `ai-train`), or null when no such line applies.
@@ -145,7 +145,7 @@ pub struct UsageJson {
 
 impl UsageJson {
     /// The JSON of an answer's usage items; `None` when there are none.
-    pub fn of(items: Vec<UsageItem>) -> Option<UsageJson> {
+    pub fn of(items: &[UsageItem]) -> Option<UsageJson> {
         if items.is_empty() {
             return None;
         }
@@ -159,7 +159,7 @@ impl UsageJson {
                 robots::UsageSource::ContentSignal => &mut usage.content_signal,
             };
             map.get_or_insert_with(BTreeMap::new).insert(
-                item.category,
+                item.category.to_string(),
                 PreferenceJson {
                     value: item.preference.into(),
                     line: item.line,
@@ -280,7 +280,7 @@ impl From<Answer> for CheckResponse {
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,
-            usage: UsageJson::of(a.usage),
+            usage: UsageJson::of(&a.usage),
             robots: a.source.map(Into::into),
         }
     }

@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use robotsd_engine::{Directive, PercentDecoding, Preference, RobotsTxt, UsageEntry, UsageSource};
+use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
+
+use super::usage::{UsageItem, UsageItems};
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -86,30 +88,6 @@ pub struct GroupInfo {
     pub global: bool,
 }
 
-/// One category's AI usage preference for the URL (`docs/usage.md`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct UsageItem {
-    /// `content-usage` or `content-signal`.
-    pub source: UsageSource,
-    /// The label as written (`train-ai`, `ai-input`, …).
-    pub category: String,
-    /// `y` or `n`.
-    pub preference: Preference,
-    /// The line that set it.
-    pub line: u32,
-}
-
-impl From<UsageEntry<'_>> for UsageItem {
-    fn from(e: UsageEntry<'_>) -> Self {
-        UsageItem {
-            source: e.source,
-            category: e.category.to_owned(),
-            preference: e.preference,
-            line: e.line,
-        }
-    }
-}
-
 /// A `ua` value and the product token robotsd used for it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentToken {
@@ -175,7 +153,7 @@ pub struct Answer {
     pub crawl_delay: Option<f64>,
     /// The AI usage preferences for the URL, sorted by source then category; empty when none
     /// applies (never part of the verdict).
-    pub usage: Vec<UsageItem>,
+    pub usage: UsageItems,
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
@@ -295,7 +273,7 @@ pub struct Decided {
     /// The applied groups' `crawl-delay`, in seconds.
     pub crawl_delay: Option<f64>,
     /// The AI usage preferences for the URL.
-    pub usage: Vec<UsageItem>,
+    pub usage: UsageItems,
 }
 
 impl Ruling<'_> {
@@ -307,7 +285,7 @@ impl Ruling<'_> {
             rule: None,
             group: None,
             crawl_delay: None,
-            usage: Vec::new(),
+            usage: UsageItems::default(),
         };
         match self {
             Ruling::Rules {
@@ -354,12 +332,8 @@ pub fn evaluate(
             global: g.is_global(),
         }
     });
-    let usage = verdict
-        .usage(path, decoding)
-        .entries
-        .into_iter()
-        .map(UsageItem::from)
-        .collect();
+    let mut usage = UsageItems::default();
+    verdict.for_each_usage(path, decoding, |entry| usage.push(UsageItem::from(entry)));
     Decided {
         allowed: verdict.allowed,
         usage,

@@ -7,6 +7,7 @@
 //! that interprets an origin's cache state.
 
 pub mod answer;
+pub mod usage;
 
 use std::sync::Arc;
 
@@ -18,8 +19,9 @@ use crate::origin::{Target, TargetError, parse_target};
 use crate::user_agent::{UserAgentError, product_token};
 pub use answer::{
     AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Reason,
-    RuleInfo, Ruling, Source, UsageItem, interpret,
+    RuleInfo, Ruling, Source, interpret,
 };
+pub use usage::{UsageItem, UsageItems};
 
 /// Why a check has no verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

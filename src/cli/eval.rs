@@ -126,14 +126,14 @@ impl EvalResult {
     ) -> EvalResult {
         let path = path_params_query(url);
         let verdict = robots.check_path_with(agents, &path, decoding);
-        let usage = verdict
+        let usage: Vec<UsageItem> = verdict
             .usage(&path, decoding)
             .entries
             .into_iter()
             .map(UsageItem::from)
             .collect();
         EvalResult {
-            usage: UsageJson::of(usage),
+            usage: UsageJson::of(&usage),
             ..EvalResult::new(id, url, &verdict)
         }
     }

@@ -84,26 +84,35 @@ fn usage(out: &mut Vec<u8>, items: &[UsageItem]) {
         out.extend_from_slice(b"null");
         return;
     }
-    for (i, source) in UsageSource::ALL.into_iter().enumerate() {
-        out.extend_from_slice(match i {
-            0 => br#"{"content_usage":"#.as_slice(),
-            _ => br#","content_signal":"#.as_slice(),
+    let split = items.partition_point(|item| item.source == UsageSource::ContentUsage);
+    out.extend_from_slice(br#"{"content_usage":"#);
+    preferences(out, &items[..split]);
+    out.extend_from_slice(br#","content_signal":"#);
+    preferences(out, &items[split..]);
+    out.push(b'}');
+}
+
+fn preferences(out: &mut Vec<u8>, items: &[UsageItem]) {
+    if items.is_empty() {
+        out.extend_from_slice(b"null");
+        return;
+    }
+    for (i, item) in items.iter().enumerate() {
+        out.push(if i == 0 { b'{' } else { b',' });
+        match &item.category {
+            // The vocabulary's own labels (`train-ai`, …) need no escape.
+            std::borrow::Cow::Borrowed(label) => {
+                out.push(b'"');
+                out.extend_from_slice(label.as_bytes());
+                out.push(b'"');
+            }
+            std::borrow::Cow::Owned(label) => string(out, label),
+        }
+        out.extend_from_slice(match item.preference {
+            Preference::Allowed => br#":{"value":"y","line":"#,
+            Preference::Disallowed => br#":{"value":"n","line":"#,
         });
-        let mut mine = items.iter().filter(|item| item.source == source).peekable();
-        if mine.peek().is_none() {
-            out.extend_from_slice(b"null");
-            continue;
-        }
-        for (j, item) in mine.enumerate() {
-            out.push(if j == 0 { b'{' } else { b',' });
-            string(out, &item.category);
-            out.extend_from_slice(match item.preference {
-                Preference::Allowed => br#":{"value":"y","line":"#,
-                Preference::Disallowed => br#":{"value":"n","line":"#,
-            });
-            number(out, item.line);
-            out.push(b'}');
-        }
+        number(out, item.line);
         out.push(b'}');
     }
     out.push(b'}');
@@ -115,11 +124,7 @@ fn source(out: &mut Vec<u8>, source: &Source) {
     out.extend_from_slice(br#","fetched_at":"#);
     optional(out, source.fetched_at, timestamp);
     out.extend_from_slice(br#","sha256":"#);
-    optional(out, source.sha256, |out, digest| {
-        out.push(b'"');
-        crate::hex::push_hex(out, &digest);
-        out.push(b'"');
-    });
+    optional(out, source.sha256.as_ref(), crate::hex::push_quoted_digest);
     out.extend_from_slice(br#","expires_at":"#);
     optional(out, source.expires_at, timestamp);
     out.extend_from_slice(br#","bytes":"#);
@@ -215,7 +220,9 @@ mod tests {
     use super::*;
     use crate::api::types::CheckResponse;
     use crate::cache::Lookup;
-    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem};
+    use crate::checker::{
+        AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem, UsageItems,
+    };
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
@@ -248,7 +255,7 @@ mod tests {
                 global: false,
             }),
             crawl_delay: Some(2.5),
-            usage: vec![
+            usage: [
                 item(UsageSource::ContentUsage, "search", Preference::Allowed, 9),
                 item(
                     UsageSource::ContentUsage,
@@ -262,7 +269,9 @@ mod tests {
                     Preference::Disallowed,
                     10,
                 ),
-            ],
+            ]
+            .into_iter()
+            .collect(),
             source: Some(Source {
                 cache: Lookup::Stale,
                 status: Some(200),
@@ -284,7 +293,7 @@ mod tests {
     fn item(source: UsageSource, category: &str, preference: Preference, line: u32) -> UsageItem {
         UsageItem {
             source,
-            category: category.into(),
+            category: category.to_owned().into(),
             preference,
             line,
         }
@@ -416,7 +425,7 @@ mod tests {
         answer.rule = None;
         answer.group = None;
         answer.crawl_delay = None;
-        answer.usage.clear();
+        answer.usage = UsageItems::default();
         answer.source = Some(Source {
             cache: Lookup::Miss,
             status: None,
@@ -456,15 +465,19 @@ mod tests {
             answer.agents.truncate(i % 3);
             answer.group.as_mut().unwrap().lines.truncate(i % 3);
             // Only one source, either; then the other; then none.
-            match i % 3 {
-                0 => answer
+            let keep = |source| {
+                answer
                     .usage
-                    .retain(|u| u.source == UsageSource::ContentUsage),
-                1 => answer
-                    .usage
-                    .retain(|u| u.source == UsageSource::ContentSignal),
-                _ => answer.usage.truncate(1),
-            }
+                    .iter()
+                    .filter(|u| u.source == source)
+                    .cloned()
+                    .collect()
+            };
+            answer.usage = match i % 3 {
+                0 => keep(UsageSource::ContentUsage),
+                1 => keep(UsageSource::ContentSignal),
+                _ => answer.usage.iter().take(1).cloned().collect(),
+            };
             assert_same(&answer);
         }
     }
@@ -501,14 +514,14 @@ mod tests {
                 .into_iter()
                 .map(|(signal, category, allowed, line)| UsageItem {
                     source: if signal { UsageSource::ContentSignal } else { UsageSource::ContentUsage },
-                    category,
+                    category: category.into(),
                     preference: if allowed { Preference::Allowed } else { Preference::Disallowed },
                     line,
                 })
                 .collect();
             usage.sort_by(|a, b| (a.source, &a.category).cmp(&(b.source, &b.category)));
             usage.dedup_by(|a, b| (a.source, &a.category) == (b.source, &b.category));
-            answer.usage = usage;
+            answer.usage = usage.into_iter().collect();
             assert_same(&answer);
         }
     }

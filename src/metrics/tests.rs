@@ -181,7 +181,7 @@ async fn usage_preferences_are_counted_by_closed_labels() {
     let metrics = Metrics::new();
     let item = |source, category: &str, preference| UsageItem {
         source,
-        category: category.into(),
+        category: category.to_owned().into(),
         preference,
         line: 1,
     };

@@ -10,9 +10,9 @@ use crate::checker::UsageItem;
 
 pub(super) struct UsageMetrics {
     pub(super) family: IntCounterVec,
-    /// Series by (source, category index, value), every one created up front; the last category
-    /// index of each source is `other`.
-    series: Vec<(UsageSource, &'static str, Preference, IntCounter)>,
+    /// Every series, created up front: by source, then category (the vocabulary's labels, then
+    /// `other`), then value (`y`, `n`); [`UsageMetrics::index`] finds one without a lookup.
+    series: Vec<IntCounter>,
 }
 
 impl UsageMetrics {
@@ -32,26 +32,39 @@ impl UsageMetrics {
             let categories = source.vocabulary().iter().copied();
             for category in categories.chain([super::OTHER_LABEL]) {
                 for value in [Preference::Allowed, Preference::Disallowed] {
-                    let counter =
-                        family.with_label_values(&[source.as_str(), category, value.as_str()]);
-                    series.push((source, category, value, counter));
+                    series.push(family.with_label_values(&[
+                        source.as_str(),
+                        category,
+                        value.as_str(),
+                    ]));
                 }
             }
         }
         UsageMetrics { family, series }
     }
 
+    /// The position of `item`'s series in [`UsageMetrics::series`].
+    fn index(item: &UsageItem) -> usize {
+        let before: usize = UsageSource::ALL
+            .iter()
+            .take_while(|s| **s != item.source)
+            .map(|s| s.vocabulary().len() + 1)
+            .sum();
+        let labels = item.source.vocabulary();
+        let category = labels
+            .iter()
+            .position(|label| *label == item.category)
+            .unwrap_or(labels.len());
+        let value = match item.preference {
+            Preference::Allowed => 0,
+            Preference::Disallowed => 1,
+        };
+        (before + category) * 2 + value
+    }
+
     pub(super) fn observe(&self, items: &[UsageItem]) {
         for item in items {
-            let category = if item.source.knows(&item.category) {
-                item.category.as_str()
-            } else {
-                super::OTHER_LABEL
-            };
-            let found = self.series.iter().find(|(source, c, value, _)| {
-                *source == item.source && *c == category && *value == item.preference
-            });
-            if let Some((.., counter)) = found {
+            if let Some(counter) = self.series.get(UsageMetrics::index(item)) {
                 counter.inc();
             }
         }

@@ -210,3 +210,36 @@ async fn the_tester_endpoint_reports_them_for_an_edited_file() {
     // Nothing was fetched: no copy to name.
     assert_eq!(answer["results"][0]["robots"], Value::Null);
 }
+
+/// draft-kelley-aipref-training-preference-signal-00 keys ordinary groups on per-purpose policy
+/// tokens. robotsd does not turn them into `usage` (they are groups, not preference lines): a
+/// crawler asks for the token as an agent, and `group.global` says whether the file has a group
+/// for it at all (`docs/usage.md`).
+#[tokio::test]
+async fn a_per_purpose_policy_token_is_asked_as_an_agent() {
+    let robotsd = Robotsd::start(&[], false).await;
+    let evaluate = |robots_txt: &'static str, url: &'static str| {
+        let request = json!({"robots_txt": robots_txt, "ua": "__usage_ai-training", "url": url});
+        let endpoint = robotsd.url("/v1/evaluate");
+        async move {
+            let (status, answer) = post_value(&endpoint, &request).await;
+            assert_eq!(status, 200, "{answer}");
+            answer["results"][0].clone()
+        }
+    };
+    let with_group =
+        "User-agent: *\nAllow: /\n\nUser-agent: __usage_ai-training\nDisallow: /members/\n";
+    let members = evaluate(with_group, "/members/post").await;
+    assert_eq!(members["allowed"], false, "{members}");
+    assert_eq!(members["agent"]["tokens"], json!(["__usage_ai-training"]));
+    assert_eq!(members["group"]["global"], false);
+    assert_eq!(members["usage"], Value::Null);
+    let public = evaluate(with_group, "/public").await;
+    assert_eq!(
+        (public["allowed"].clone(), public["group"]["global"].clone()),
+        (json!(true), json!(false))
+    );
+    // No group for the token: the `*` group answers, and `global` says so.
+    let without = evaluate("User-agent: *\nDisallow: /members/\n", "/members/post").await;
+    assert_eq!(without["group"]["global"], true, "{without}");
+}

@@ -11,7 +11,7 @@ use super::index::{Best, RuleIndex};
 use super::percent::{PercentDecoding, rfc_form};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
-use super::usage::{Usage, UsageLine};
+use super::usage::{Usage, UsageEntry, UsageLine};
 
 /// The answer to "may these agents fetch this URL?".
 #[derive(Debug, Clone)]
@@ -27,19 +27,45 @@ pub struct Verdict<'a> {
 
 impl<'a> Verdict<'a> {
     /// The AI usage preferences for the URL this verdict answered, from the `content-usage` and
-    /// `content-signal` lines of the groups that applied (`docs/usage.md`). `path` must be the
-    /// one the verdict was asked about ([`path_params_query`] of its URL), and `decoding` the
-    /// same choice.
+    /// `content-signal` lines of the groups that applied (`docs/usage.md`), by source then
+    /// label. `path` must be the one the verdict was asked about ([`path_params_query`] of its
+    /// URL), and `decoding` the same choice.
     ///
     /// Empty when the URL may not be fetched (draft-ietf-aipref-attach-05 §3.1: "no preferences
     /// are implied for resources that are disallowed"), and, at no cost, when the file has no
     /// such line.
     pub fn usage(&self, path: &str, decoding: PercentDecoding) -> Usage<'a> {
-        match &self.groups {
-            Some(groups) if self.allowed && groups.robots.has_usage_lines() => groups
-                .robots
-                .usage_for_groups(&groups.group_ids(), path.as_bytes(), decoding),
-            _ => Usage::default(),
+        let mut entries = Vec::new();
+        self.for_each_usage(path, decoding, |entry| entries.push(entry));
+        Usage { entries }
+    }
+
+    /// [`Verdict::usage`], one entry at a time, for a caller that keeps them its own way: it
+    /// allocates nothing unless lines tie for the longest match.
+    pub fn for_each_usage(
+        &self,
+        path: &str,
+        decoding: PercentDecoding,
+        mut each: impl FnMut(UsageEntry<'a>),
+    ) {
+        let Some(groups) = &self.groups else {
+            return;
+        };
+        if !self.allowed || !groups.robots.has_usage_lines() {
+            return;
+        }
+        let robots = groups.robots;
+        match &groups.sets {
+            // One set (the usual case): its group ids as stored, sorted, no copy.
+            SetList::One(set) => robots.usage_for_groups(
+                robots.set_group_ids(*set),
+                path.as_bytes(),
+                decoding,
+                &mut each,
+            ),
+            SetList::Many(_) => {
+                robots.usage_for_groups(&groups.group_ids(), path.as_bytes(), decoding, &mut each)
+            }
         }
     }
 }

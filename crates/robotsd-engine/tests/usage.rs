@@ -3,7 +3,7 @@
 //!
 //! - draft-ietf-aipref-attach-05 (19 August 2026), "Associating AI Usage Preferences with Content
 //!   in HTTP": the `Content-Usage` rule of robots.txt;
-//! - draft-ietf-aipref-vocab-08 (14 September 2026), "A Vocabulary For Expressing AI Usage
+//! - draft-ietf-aipref-vocab-07 (19 August 2026), "A Vocabulary For Expressing AI Usage
 //!   Preferences": labels, the statement syntax, combining;
 //! - Cloudflare's Content Signals Policy (contentsignals.org): `Content-Signal`.
 
@@ -235,7 +235,7 @@ fn attach_3_2_and_vocab_uppercase_labels_fail_the_whole_statement() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// draft-ietf-aipref-vocab-08
+// draft-ietf-aipref-vocab-07 (the newest revision whose text we could read: docs/usage.md)
 
 /// §6: "train-ai=y, search=n" allows training, disallows search, the rest unknown.
 #[test]

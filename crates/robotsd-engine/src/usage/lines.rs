@@ -13,14 +13,33 @@ use crate::robots_txt::Span;
 pub(crate) struct UsageTables {
     /// Sorted by group, then line.
     pub(crate) lines: Box<[UsageLineData]>,
+    /// Each line's preferences sorted by label.
     pub(crate) prefs: Box<[PrefData]>,
+    /// The labels, end to end: RFC 9651 keys are ASCII, so they are kept as text once and
+    /// sliced, not checked as UTF-8 on every answer.
+    labels: Box<str>,
 }
 
 impl UsageTables {
+    /// The lines of group `group`, in file order.
+    pub(crate) fn group_lines(&self, group: u32) -> &[UsageLineData] {
+        let start = self.lines.partition_point(|l| l.group < group);
+        let end = start + self.lines[start..].partition_point(|l| l.group <= group);
+        &self.lines[start..end]
+    }
+
     pub(crate) fn heap_size(&self) -> usize {
         std::mem::size_of::<UsageTables>()
             + std::mem::size_of_val(&*self.lines)
             + std::mem::size_of_val(&*self.prefs)
+            + self.labels.len()
+    }
+
+    /// The label of `pref`.
+    pub(crate) fn label(&self, pref: &PrefData) -> &str {
+        self.labels
+            .get(pref.label.start as usize..(pref.label.start + pref.label.len) as usize)
+            .unwrap_or_default()
     }
 }
 
@@ -57,15 +76,11 @@ impl UsageLineData {
 /// An explicit preference of a line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PrefData {
+    /// A range of [`UsageTables::labels`].
     label: Span,
     pub(crate) preference: Preference,
-}
-
-impl PrefData {
-    pub(crate) fn label<'a>(&self, arena: &'a [u8]) -> &'a str {
-        // Labels are RFC 9651 keys: ASCII.
-        std::str::from_utf8(&arena[self.label.range()]).unwrap_or_default()
-    }
+    /// Its index in the source's vocabulary, when it is one of its labels.
+    pub(crate) known: Option<u8>,
 }
 
 /// Collects preference lines during the parse.
@@ -73,6 +88,7 @@ impl PrefData {
 pub(crate) struct UsageBuilder {
     lines: Vec<UsageLineData>,
     prefs: Vec<PrefData>,
+    labels: String,
 }
 
 fn span(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
@@ -85,8 +101,8 @@ fn span(arena: &mut Vec<u8>, bytes: &[u8]) -> Span {
 }
 
 impl UsageBuilder {
-    /// Takes in the value of a preference line of `group`, storing its strings in `arena`;
-    /// calls `diagnose` for what is wrong with it.
+    /// Takes in the value of a preference line of `group`, storing the value as written in
+    /// `arena`; calls `diagnose` for what is wrong with it.
     pub(crate) fn add<'v>(
         &mut self,
         arena: &mut Vec<u8>,
@@ -124,21 +140,34 @@ impl UsageBuilder {
             diagnose(DiagnosticKind::PreferenceSyntax, None);
         }
         for Member { key, token } in members.as_deref().unwrap_or_default() {
-            let preference = token.and_then(|t| source.preference(t));
-            let known = std::str::from_utf8(key).is_ok_and(|k| source.knows(k));
-            match preference {
+            // RFC 9651 keys are ASCII; the parser checked.
+            let label = std::str::from_utf8(key).unwrap_or_default();
+            match token.and_then(|t| source.preference(t)) {
+                None if source.takes_non_preference(label, *token) => {}
                 None => diagnose(DiagnosticKind::InvalidPreferenceValue, Some(*key)),
                 Some(preference) => {
-                    if !known {
+                    let known = source.vocabulary().iter().position(|k| *k == label);
+                    if known.is_none() {
                         diagnose(DiagnosticKind::UnknownPreferenceLabel, Some(*key));
                     }
+                    let start = u32::try_from(self.labels.len()).unwrap_or(u32::MAX);
+                    self.labels.push_str(label);
                     self.prefs.push(PrefData {
-                        label: span(arena, key),
+                        label: Span {
+                            start,
+                            len: u32::try_from(label.len()).unwrap_or(u32::MAX),
+                        },
                         preference,
+                        known: known.and_then(|i| u8::try_from(i).ok()),
                     });
                 }
             }
         }
+        // Sorted by label, so that an answer from one line needs no sorting.
+        let labels = &self.labels;
+        let label_of =
+            |p: &PrefData| &labels[p.label.start as usize..(p.label.start + p.label.len) as usize];
+        self.prefs[first_pref as usize..].sort_unstable_by(|a, b| label_of(a).cmp(label_of(b)));
         self.lines.push(UsageLineData {
             group,
             line,
@@ -163,6 +192,7 @@ impl UsageBuilder {
         Some(Box::new(UsageTables {
             lines: std::mem::take(&mut self.lines).into_boxed_slice(),
             prefs: std::mem::take(&mut self.prefs).into_boxed_slice(),
+            labels: std::mem::take(&mut self.labels).into_boxed_str(),
         }))
     }
 }

@@ -1,5 +1,5 @@
 //! Usage preferences for AI (`docs/usage.md`): the `Content-Usage` rule of
-//! draft-ietf-aipref-attach-05 with the vocabulary of draft-ietf-aipref-vocab-08, and
+//! draft-ietf-aipref-attach-05 with the vocabulary of draft-ietf-aipref-vocab-07, and
 //! Cloudflare's `Content-Signal`, kept apart from each other and from the verdict.
 //!
 //! Both are group members with an optional path and a statement of preference, an RFC 9651
@@ -55,7 +55,7 @@ impl UsageSource {
 
     /// The categories of this source's vocabulary, as its labels (case-sensitive).
     ///
-    /// `Content-Usage`: draft-ietf-aipref-vocab-08 §6.1. Labels of earlier revisions
+    /// `Content-Usage`: draft-ietf-aipref-vocab-07 §6.1. Labels of other revisions
     /// (`train-genai`, `ai-use`, `bots`, …) are reported as written, as unknown labels.
     /// `Content-Signal`: the Content Signals Policy.
     pub fn vocabulary(self) -> &'static [&'static str] {
@@ -68,6 +68,16 @@ impl UsageSource {
     /// Whether `label` is in this source's vocabulary.
     pub fn knows(self, label: &str) -> bool {
         self.vocabulary().contains(&label)
+    }
+
+    /// Whether a label whose value is not a preference is nevertheless well-formed in this
+    /// source: `Content-Signal`'s `use` (`immediate`, `reference` or `full`: how AI systems may
+    /// consume the content, in Cloudflare's managed robots.txt since 2026), which robotsd keeps
+    /// in the statement but does not model as a preference.
+    fn takes_non_preference(self, label: &str, token: Option<&[u8]>) -> bool {
+        self == UsageSource::ContentSignal
+            && label == "use"
+            && matches!(token, Some(b"immediate" | b"reference" | b"full"))
     }
 
     /// The preference a token states, in this source's spelling.
@@ -152,17 +162,16 @@ impl<'a> UsageLine<'a> {
         self.data.parsed
     }
 
-    /// The explicit preferences it states, as written from left to right (a repeated label
-    /// once, with its last value), unknown labels included.
+    /// The explicit preferences it states, sorted by label (a repeated label once, with its
+    /// last value), unknown labels included.
     pub fn preferences(&self) -> impl Iterator<Item = (&'a str, Preference)> + use<'a> {
-        let robots = self.robots;
-        let usage = robots.usage.as_deref();
         let (a, b) = self.data.prefs;
-        usage
+        let tables = self.robots.usage.as_deref();
+        tables
             .map(|u| &u.prefs[a as usize..b as usize])
             .unwrap_or_default()
             .iter()
-            .map(move |p| (p.label(&robots.arena), p.preference))
+            .filter_map(move |p| Some((tables?.label(p), p.preference)))
     }
 }
 
@@ -179,12 +188,22 @@ pub struct UsageEntry<'a> {
     /// The line that set it: among the lines tied for the longest match, the first one stating
     /// the winning value.
     pub line: u32,
+    /// The vocabulary's own `&'static` spelling of the label, when it is one (found at parse
+    /// time, so that callers need not compare strings per answer).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    known: Option<&'static str>,
 }
 
 impl UsageEntry<'_> {
     /// Whether the label is in its source's vocabulary ([`UsageSource::vocabulary`]).
     pub fn is_known(&self) -> bool {
-        self.source.knows(self.category)
+        self.known.is_some()
+    }
+
+    /// The label as the vocabulary spells it, borrowed for as long as the program runs, when it
+    /// is one of the vocabulary's.
+    pub fn vocabulary_label(&self) -> Option<&'static str> {
+        self.known
     }
 }
 
@@ -212,55 +231,77 @@ impl RobotsTxt {
 
     /// The usage lines of group `group`, in file order.
     pub(crate) fn group_usage_lines(&self, group: u32) -> impl Iterator<Item = UsageLine<'_>> {
-        let lines = self.usage.as_deref().map_or(&[][..], |u| &u.lines[..]);
-        let start = lines.partition_point(|l| l.group < group);
-        let end = lines.partition_point(|l| l.group <= group);
-        lines[start..end]
+        let lines = self
+            .usage
+            .as_deref()
+            .map_or(&[][..], |u| u.group_lines(group));
+        lines
             .iter()
             .map(move |data| UsageLine { robots: self, data })
     }
 
-    /// The preferences for `path` (as [`RobotsTxt::check_path`] takes it) from the lines of
-    /// `groups`, compared as `decoding` says.
-    pub(crate) fn usage_for_groups(
-        &self,
+    /// Calls `each` with the preferences for `path` (as [`RobotsTxt::check_path`] takes it)
+    /// from the lines of `groups`, compared as `decoding` says: by source, then label.
+    ///
+    /// Allocation-free when, per source, one line has the longest match (nearly always): its
+    /// preferences are stored sorted, so they are handed out as they are. Only lines tied for
+    /// the longest match are collected and combined.
+    pub(crate) fn usage_for_groups<'a>(
+        &'a self,
         groups: &[u32],
         path: &[u8],
         decoding: PercentDecoding,
-    ) -> Usage<'_> {
+        each: &mut impl FnMut(UsageEntry<'a>),
+    ) {
         let Some(tables) = self.usage.as_deref() else {
-            return Usage::default();
+            return;
         };
         let path = match decoding {
             PercentDecoding::Google => Cow::Borrowed(path),
             PercentDecoding::Rfc9309 => rfc_form(path),
         };
-        let mut entries = Vec::new();
+        let entries = |data: &'a UsageLineData, source| {
+            tables.prefs[data.prefs.0 as usize..data.prefs.1 as usize]
+                .iter()
+                .map(move |pref| UsageEntry {
+                    source,
+                    category: tables.label(pref),
+                    preference: pref.preference,
+                    line: data.line,
+                    known: pref.known.map(|i| source.vocabulary()[usize::from(i)]),
+                })
+        };
         for source in UsageSource::ALL {
-            // The matching lines tied for the longest pattern.
+            let matching = || {
+                groups
+                    .iter()
+                    .flat_map(|&group| tables.group_lines(group))
+                    .filter(move |data| data.source == source)
+                    .filter_map(|data| Some((data, self.usage_match(data, &path, decoding)?)))
+            };
+            // The longest match, how many lines share it, and the first of them.
             let mut longest = 0;
-            let mut winners: Vec<&UsageLineData> = Vec::new();
-            for &group in groups {
-                for line in self.group_usage_lines(group) {
-                    let data = line.data;
-                    if data.source != source {
-                        continue;
-                    }
-                    let Some(length) = self.usage_match(data, &path, decoding) else {
-                        continue;
-                    };
-                    if length > longest {
-                        longest = length;
-                        winners.clear();
-                    }
-                    if length == longest {
-                        winners.push(data);
-                    }
+            let mut tied = 0;
+            let mut first = None;
+            for (data, length) in matching() {
+                if length > longest {
+                    (longest, tied, first) = (length, 0, Some(data));
                 }
+                tied += usize::from(length == longest);
             }
-            combine(self, tables, source, &winners, &mut entries);
+            match (tied, first) {
+                (1, Some(data)) => entries(data, source).for_each(&mut *each),
+                (2.., _) => {
+                    let mut tied: Vec<UsageEntry<'a>> = matching()
+                        .filter(|(_, length)| *length == longest)
+                        .flat_map(|(data, _)| entries(data, source))
+                        .collect();
+                    most_restrictive_first(&mut tied);
+                    tied.into_iter().for_each(&mut *each);
+                }
+                _ => {}
+            }
         }
-        Usage { entries }
     }
 
     /// The length the line's path matches `path` with, if it does; a line without a path
@@ -283,42 +324,23 @@ impl RobotsTxt {
     }
 }
 
-/// Appends the combined preferences of `lines` (aipref-vocab §5.1: `n` if any line says `n`,
-/// else `y`), sorted by label; each with the first line that states the winning value. Sorting
-/// rather than looking labels up keeps a hostile line of thousands of labels O(n log n).
-fn combine<'a>(
-    robots: &'a RobotsTxt,
-    tables: &'a UsageTables,
-    source: UsageSource,
-    lines: &[&UsageLineData],
-    out: &mut Vec<UsageEntry<'a>>,
-) {
-    let start = out.len();
-    for data in lines {
-        out.extend(
-            tables.prefs[data.prefs.0 as usize..data.prefs.1 as usize]
-                .iter()
-                .map(|pref| UsageEntry {
-                    source,
-                    category: pref.label(&robots.arena),
-                    preference: pref.preference,
-                    line: data.line,
-                }),
-        );
-    }
-    let mine = &mut out[start..];
-    mine.sort_by(|a, b| {
+/// Combines the entries of one source's lines tied for the longest match (vocab
+/// §5.1): `n` if any line says `n`, else `y`; each with the first line stating the winning
+/// value; sorted by label. Sorting rather than looking labels up keeps a hostile line of
+/// thousands of labels O(n log n).
+fn most_restrictive_first(entries: &mut Vec<UsageEntry<'_>>) {
+    entries.sort_unstable_by(|a, b| {
         a.category
             .cmp(b.category)
             .then(b.preference.cmp(&a.preference))
             .then(a.line.cmp(&b.line))
     });
-    let mut kept = start;
-    for i in start..out.len() {
-        if kept == start || out[kept - 1].category != out[i].category {
-            out.swap(kept, i);
+    let mut kept = 0;
+    for i in 0..entries.len() {
+        if kept == 0 || entries[kept - 1].category != entries[i].category {
+            entries.swap(kept, i);
             kept += 1;
         }
     }
-    out.truncate(kept);
+    entries.truncate(kept);
 }
