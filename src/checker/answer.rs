@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
 
-use super::usage::{UsageItem, UsageItems};
+use super::usage::UsageItem;
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -153,7 +153,7 @@ pub struct Answer {
     pub crawl_delay: Option<f64>,
     /// The AI usage preferences for the URL, sorted by source then category; empty when none
     /// applies (never part of the verdict).
-    pub usage: UsageItems,
+    pub usage: Vec<UsageItem>,
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
@@ -273,7 +273,7 @@ pub struct Decided {
     /// The applied groups' `crawl-delay`, in seconds.
     pub crawl_delay: Option<f64>,
     /// The AI usage preferences for the URL.
-    pub usage: UsageItems,
+    pub usage: Vec<UsageItem>,
 }
 
 impl Ruling<'_> {
@@ -285,7 +285,7 @@ impl Ruling<'_> {
             rule: None,
             group: None,
             crawl_delay: None,
-            usage: UsageItems::default(),
+            usage: Vec::new(),
         };
         match self {
             Ruling::Rules {
@@ -332,7 +332,7 @@ pub fn evaluate(
             global: g.is_global(),
         }
     });
-    let mut usage = UsageItems::default();
+    let mut usage = Vec::new();
     verdict.for_each_usage(path, decoding, |entry| usage.push(UsageItem::from(entry)));
     Decided {
         allowed: verdict.allowed,

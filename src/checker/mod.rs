@@ -21,7 +21,7 @@ pub use answer::{
     AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Reason,
     RuleInfo, Ruling, Source, interpret,
 };
-pub use usage::{UsageItem, UsageItems};
+pub use usage::UsageItem;
 
 /// Why a check has no verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

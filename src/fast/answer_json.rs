@@ -220,9 +220,7 @@ mod tests {
     use super::*;
     use crate::api::types::CheckResponse;
     use crate::cache::Lookup;
-    use crate::checker::{
-        AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem, UsageItems,
-    };
+    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem};
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
@@ -425,7 +423,7 @@ mod tests {
         answer.rule = None;
         answer.group = None;
         answer.crawl_delay = None;
-        answer.usage = UsageItems::default();
+        answer.usage = Vec::new();
         answer.source = Some(Source {
             cache: Lookup::Miss,
             status: None,

@@ -51,10 +51,15 @@ impl UsageMetrics {
             .map(|s| s.vocabulary().len() + 1)
             .sum();
         let labels = item.source.vocabulary();
-        let category = labels
-            .iter()
-            .position(|label| *label == item.category)
-            .unwrap_or(labels.len());
+        let category = match &item.category {
+            // Answers borrow the vocabulary's own labels: found by address, no comparison.
+            std::borrow::Cow::Borrowed(label) => labels
+                .iter()
+                .position(|known| std::ptr::eq(*known, *label))
+                .or_else(|| labels.iter().position(|known| known == label)),
+            std::borrow::Cow::Owned(label) => labels.iter().position(|known| known == label),
+        }
+        .unwrap_or(labels.len());
         let value = match item.preference {
             Preference::Allowed => 0,
             Preference::Disallowed => 1,
