@@ -292,12 +292,12 @@ impl RobotsTxt {
             match (tied, first) {
                 (1, Some(data)) => entries(data, source).for_each(&mut *each),
                 (2.., _) => {
-                    let mut tied: Vec<UsageEntry<'a>> = matching()
+                    let mut combined: Vec<UsageEntry<'a>> = matching()
                         .filter(|(_, length)| *length == longest)
                         .flat_map(|(data, _)| entries(data, source))
                         .collect();
-                    most_restrictive_first(&mut tied);
-                    tied.into_iter().for_each(&mut *each);
+                    most_restrictive_first(&mut combined);
+                    combined.into_iter().for_each(&mut *each);
                 }
                 _ => {}
             }
