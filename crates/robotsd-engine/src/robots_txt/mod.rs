@@ -9,6 +9,14 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+mod sets;
+mod values;
+
+use sets::SetInterner;
+pub(crate) use sets::cmp_ignore_ascii_case;
+pub(crate) use values::index_htm_directory;
+use values::scan_value;
+
 use super::agent::is_global_agent;
 use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
@@ -477,96 +485,6 @@ impl Builder {
             stats: self.stats,
         }
     }
-}
-
-/// Gives each distinct list of groups one set id.
-struct SetInterner {
-    set_groups: Vec<u32>,
-    /// Ranges of `set_groups`.
-    sets: Vec<(u32, u32)>,
-    /// The set made of just this group, by group id (the common case).
-    single: Vec<u32>,
-    /// Sets of several groups (rare: an agent named in several groups).
-    multi: HashMap<Vec<u32>, u32>,
-}
-
-impl SetInterner {
-    fn intern(&mut self, groups: &[u32]) -> u32 {
-        if let [g] = groups
-            && self.single[*g as usize] != u32::MAX
-        {
-            return self.single[*g as usize];
-        }
-        if groups.len() > 1
-            && let Some(&set) = self.multi.get(groups)
-        {
-            return set;
-        }
-        let set = to_u32(self.sets.len());
-        let start = to_u32(self.set_groups.len());
-        self.set_groups.extend_from_slice(groups);
-        self.sets.push((start, to_u32(self.set_groups.len())));
-        match groups {
-            [g] => self.single[*g as usize] = set,
-            _ => {
-                self.multi.insert(groups.to_vec(), set);
-            }
-        }
-        set
-    }
-}
-
-/// Byte-wise order of `a` and `b` with ASCII letters folded to lower case.
-pub(crate) fn cmp_ignore_ascii_case(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    a.iter()
-        .map(u8::to_ascii_lowercase)
-        .cmp(b.iter().map(u8::to_ascii_lowercase))
-}
-
-/// What [`scan_value`] learns of a rule value in one pass.
-struct ValueScan {
-    /// A `%` or a byte ≥ 0x80: normalisation may change the value.
-    maybe_escaped: bool,
-    first_star: Option<usize>,
-}
-
-/// Scans a rule value eight bytes at a time (bit tricks on a `u64`): values are short, and a
-/// call to a vectorised search per question cost more than the scan itself.
-fn scan_value(value: &[u8]) -> ValueScan {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // Marks bytes equal to `byte`; the lowest mark is always exact (later ones may not be).
-    let equal = |word: u64, byte: u8| {
-        let x = word ^ (ONES * u64::from(byte));
-        x.wrapping_sub(ONES) & !x & HIGH
-    };
-    let mut scan = ValueScan {
-        maybe_escaped: false,
-        first_star: None,
-    };
-    for (i, chunk) in value.chunks(8).enumerate() {
-        let mut bytes = [0u8; 8];
-        bytes[..chunk.len()].copy_from_slice(chunk);
-        let word = u64::from_le_bytes(bytes);
-        scan.maybe_escaped |= (word & HIGH) | equal(word, b'%') != 0;
-        if scan.first_star.is_none() {
-            let stars = equal(word, b'*');
-            if stars != 0 {
-                // Zero padding cannot mark a `*`, so the position is within the chunk.
-                scan.first_star = Some(i * 8 + (stars.trailing_zeros() / 8) as usize);
-            }
-        }
-    }
-    scan
-}
-
-/// For an `allow` pattern whose last segment starts with `/index.htm`, the length of the
-/// directory part (up to and including that last `/`): Google also allows the directory itself.
-pub(crate) fn index_htm_directory(pattern: &[u8]) -> Option<usize> {
-    let slash = memchr::memrchr(b'/', pattern)?;
-    pattern[slash..]
-        .starts_with(b"/index.htm")
-        .then_some(slash + 1)
 }
 
 impl RobotsTxt {
