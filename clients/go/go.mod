@@ -1,0 +1,3 @@
+module github.com/robotsd/robotsd/clients/go
+
+go 1.19
