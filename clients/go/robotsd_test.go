@@ -220,8 +220,8 @@ func TestACrawlThroughTheTransportFetchesExactlyWhatRobotsdAllows(t *testing.T) 
 func TestADisallowedRequestCarriesTheReasonAndTheLine(t *testing.T) {
 	s := startSite(t)
 	client := startRobotsd(t)
-	http := &http.Client{Transport: &Transport{Client: client, UserAgent: "ExampleBot"}}
-	_, err := http.Get(s.URL + "/private/report")
+	crawler := &http.Client{Transport: &Transport{Client: client, UserAgent: "ExampleBot"}}
+	_, err := crawler.Get(s.URL + "/private/report")
 	var disallowed *DisallowedError
 	if !errors.As(err, &disallowed) {
 		t.Fatalf("want a *DisallowedError, got %v", err)
