@@ -398,6 +398,31 @@ fn content_signals_policy_c_an_absent_signal_is_unknown() {
     );
 }
 
+/// Cloudflare's managed robots.txt since 2026: no spaces, and a `use` key that is not a yes/no
+/// signal. It is accepted without a finding, and not reported as a preference.
+#[test]
+fn cloudflare_managed_file_with_a_use_key() {
+    let robots = "User-agent: *\nContent-Signal: search=yes,ai-train=no,use=reference\nAllow: /\n";
+    assert_eq!(
+        usage(robots, "bot", "https://example.com/"),
+        vec![
+            (ContentSignal, "ai-train".to_owned(), N, 2),
+            (ContentSignal, "search".to_owned(), Y, 2),
+        ]
+    );
+    assert_eq!(diagnostics(robots), []);
+    // Any other value of `use` is flagged like any value that is not a signal.
+    let odd = "User-agent: *\nContent-Signal: use=maybe\n";
+    assert_eq!(
+        diagnostics(odd),
+        [(
+            2,
+            DiagnosticKind::InvalidPreferenceValue,
+            Some("use".to_owned())
+        )]
+    );
+}
+
 /// The two vocabularies are reported apart, never merged: both have a `search`.
 #[test]
 fn content_signal_and_content_usage_are_kept_apart() {
