@@ -1,0 +1,448 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Callable, Literal, Optional, TypeVar, Union
+
+import httpx
+import msgspec
+
+from ._errors import ProblemError, RobotsdError, UnavailableError
+from ._models import (
+    CheckItem,
+    CheckResponse,
+    ChecksBatch,
+    EvaluateRequest,
+    ParsedJson,
+    Problem,
+    RobotsResponse,
+    UrlsBatch,
+)
+
+#: The most items robotsd answers in one batch; longer lists are sent in chunks of this size.
+MAX_BATCH = 1000
+
+#: Seconds any one phase of a call (connect, send, each read) may take; the async client also
+#: bounds the whole call by it. robotsd answers within its own 30 s request limit.
+DEFAULT_TIMEOUT = 30.0
+
+UserAgent = Union[str, Sequence[str]]
+"""One agent (a product token or a whole User-Agent header), or several names of one crawler."""
+
+PercentDecoding = Literal["google", "rfc9309"]
+
+Result = Union[CheckResponse, Problem]
+"""One slot of a batch: the answer, or the problem with that item."""
+
+
+class Evaluation(msgspec.Struct, frozen=True):
+    """The answer of ``POST /v1/evaluate``, its results told apart into answers and problems."""
+
+    results: list[Result]
+    """One per URL, in order."""
+    parsed: Optional[ParsedJson] = None
+    """The parsed file, when asked for with ``parsed=True``."""
+    cut_at_bytes: Optional[int] = None
+    """Where the text was cut, when it was longer than a fetch keeps."""
+
+
+class _RawBatch(msgspec.Struct):
+    results: list[msgspec.Raw]
+
+
+class _RawEvaluation(msgspec.Struct):
+    results: list[msgspec.Raw]
+    parsed: Optional[ParsedJson] = None
+    cut_at_bytes: Optional[int] = None
+
+
+class _ItemError(msgspec.Struct):
+    error: Optional[Problem] = None
+
+
+_check_decoder = msgspec.json.Decoder(CheckResponse)
+_batch_decoder = msgspec.json.Decoder(_RawBatch)
+_evaluation_decoder = msgspec.json.Decoder(_RawEvaluation)
+_robots_decoder = msgspec.json.Decoder(RobotsResponse)
+_item_error_decoder = msgspec.json.Decoder(_ItemError)
+_problem_decoder = msgspec.json.Decoder(Problem)
+_encoder = msgspec.json.Encoder()
+
+_T = TypeVar("_T")
+
+
+class _Call:
+    """One request to robotsd, the same for both clients, and how to read its answer."""
+
+    __slots__ = ("method", "path", "params", "body", "decode")
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        decode: Callable[[bytes], Any],
+        params: Sequence[tuple[str, str]] = (),
+        body: Optional[msgspec.Struct] = None,
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.decode = decode
+        # A tuple, which httpx's parameter types accept (a list of str pairs is invariant).
+        self.params = tuple(params)
+        self.body = None if body is None else _encoder.encode(body)
+
+
+def _agents(ua: UserAgent) -> Union[str, list[str]]:
+    if isinstance(ua, str):
+        return ua
+    agents = list(ua)
+    if not agents:
+        raise ValueError("ua: give at least one user agent")
+    return agents
+
+
+def _decode_item(raw: msgspec.Raw) -> Result:
+    # The schema's BatchItem is an untagged union that msgspec cannot decode in one step: an
+    # item is a problem exactly when it has an "error" member.
+    item = _item_error_decoder.decode(raw)
+    if item.error is not None:
+        return item.error
+    return _check_decoder.decode(raw)
+
+
+def _decode_batch(data: bytes) -> list[Result]:
+    return [_decode_item(raw) for raw in _batch_decoder.decode(data).results]
+
+
+def _decode_evaluation(data: bytes) -> Evaluation:
+    raw = _evaluation_decoder.decode(data)
+    return Evaluation(
+        results=[_decode_item(item) for item in raw.results],
+        parsed=raw.parsed,
+        cut_at_bytes=raw.cut_at_bytes,
+    )
+
+
+def _decoding_params(percent_decoding: Optional[PercentDecoding]) -> list[tuple[str, str]]:
+    return [] if percent_decoding is None else [("percent_decoding", percent_decoding)]
+
+
+def _check_call(url: str, ua: UserAgent, percent_decoding: Optional[PercentDecoding]) -> _Call:
+    agents = _agents(ua)
+    params = [("url", url)]
+    params += [("ua", agent) for agent in ([agents] if isinstance(agents, str) else agents)]
+    params += _decoding_params(percent_decoding)
+    return _Call("GET", "/v1/check", _check_decoder.decode, params=params)
+
+
+def _urls_calls(
+    urls: Iterable[str], ua: UserAgent, percent_decoding: Optional[PercentDecoding]
+) -> Iterator[_Call]:
+    agents = _agents(ua)
+    for chunk in _chunks(urls):
+        yield _Call(
+            "POST",
+            "/v1/check",
+            _decode_batch,
+            params=_decoding_params(percent_decoding),
+            body=UrlsBatch(ua=agents, urls=chunk),
+        )
+
+
+def _checks_calls(
+    checks: Iterable[tuple[str, UserAgent]], percent_decoding: Optional[PercentDecoding]
+) -> Iterator[_Call]:
+    for chunk in _chunks(checks):
+        yield _Call(
+            "POST",
+            "/v1/check",
+            _decode_batch,
+            params=_decoding_params(percent_decoding),
+            body=ChecksBatch(checks=[CheckItem(url=url, ua=_agents(ua)) for url, ua in chunk]),
+        )
+
+
+def _robots_call(url: str, include_robots_txt: bool) -> _Call:
+    params = [("url", url)]
+    if include_robots_txt:
+        params.append(("include", "robots_txt"))
+    return _Call("GET", "/v1/robots", _robots_decoder.decode, params=params)
+
+
+def _evaluate_call(
+    robots_txt: str,
+    urls: Sequence[str],
+    ua: UserAgent,
+    parsed: bool,
+    percent_decoding: Optional[PercentDecoding],
+) -> _Call:
+    body = EvaluateRequest(
+        ua=_agents(ua),
+        robots_txt=robots_txt,
+        urls=list(urls),
+        include="parsed" if parsed else msgspec.UNSET,
+        percent_decoding=msgspec.UNSET if percent_decoding is None else percent_decoding,
+    )
+    return _Call("POST", "/v1/evaluate", _decode_evaluation, body=body)
+
+
+def _chunks(items: Iterable[_T]) -> Iterator[list[_T]]:
+    chunk: list[_T] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == MAX_BATCH:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _problem_of(response: httpx.Response) -> Problem:
+    try:
+        return _problem_decoder.decode(response.content)
+    except msgspec.MsgspecError:
+        return Problem(
+            type="about:blank",
+            title=response.reason_phrase or "HTTP error",
+            status=response.status_code,
+            detail=response.text.strip()[:1000],
+        )
+
+
+def _read(call: _Call, response: httpx.Response) -> Any:
+    if response.status_code != 200:
+        raise ProblemError(_problem_of(response))
+    try:
+        return call.decode(response.content)
+    except msgspec.MsgspecError as e:
+        raise RobotsdError(f"robotsd's answer to {call.method} {call.path} is not as documented: {e}") from e
+
+
+def _headers(call: _Call, token: Optional[str]) -> dict[str, str]:
+    headers = {"Accept": "application/json"}
+    if call.body is not None:
+        headers["Content-Type"] = "application/json"
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    return headers
+
+
+def _timeout(seconds: float) -> httpx.Timeout:
+    # A dead robotsd host shows at connect: do not wait the whole timeout there (as the Go client).
+    return httpx.Timeout(seconds, connect=min(5.0, seconds))
+
+
+def _limits() -> httpx.Limits:
+    return httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=90.0)
+
+
+class Client:
+    """A client of one robotsd, over one pooled HTTP connection set. Safe to share between threads.
+
+    ``base_url`` is robotsd's address, such as ``http://127.0.0.1:8080``; ``token`` is sent as a
+    bearer token (robotsd's ``--api-token-file``). ``http_client`` replaces the pool this client
+    makes (for a proxy or custom TLS): it is then the caller's to close, and environment proxy
+    variables are ignored otherwise, as a sidecar robotsd is never reached through one.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client(
+            timeout=_timeout(timeout), limits=_limits(), trust_env=False
+        )
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection pool (unless it was given as ``http_client``)."""
+        if self._owns_http:
+            self._http.close()
+
+    def check(
+        self,
+        url: str,
+        ua: UserAgent,
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> CheckResponse:
+        """May ``ua`` fetch ``url``? ``GET /v1/check``; a problem raises :class:`ProblemError`."""
+        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding))
+        return result
+
+    def check_many(
+        self,
+        urls: Iterable[str],
+        ua: UserAgent,
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> list[Result]:
+        """Check many URLs for the same agent(s) with ``POST /v1/check``, :data:`MAX_BATCH` at
+        a time. One result per URL, in order: a :class:`CheckResponse`, or the
+        :class:`Problem` with that URL (which is not raised)."""
+        results: list[Result] = []
+        for call in _urls_calls(urls, ua, percent_decoding):
+            results += self._do(call)
+        return results
+
+    def check_batch(
+        self,
+        checks: Iterable[tuple[str, UserAgent]],
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> list[Result]:
+        """Check ``(url, ua)`` pairs, each with its own agent(s); otherwise as :meth:`check_many`."""
+        results: list[Result] = []
+        for call in _checks_calls(checks, percent_decoding):
+            results += self._do(call)
+        return results
+
+    def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
+        """What robotsd holds for ``url``'s origin (``GET /v1/robots``), fetching it if needed."""
+        result: RobotsResponse = self._do(_robots_call(url, include_robots_txt))
+        return result
+
+    def evaluate(
+        self,
+        robots_txt: str,
+        urls: Sequence[str],
+        ua: UserAgent,
+        *,
+        parsed: bool = False,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> Evaluation:
+        """Check ``urls`` (or paths) against the ``robots_txt`` given, with no fetch
+        (``POST /v1/evaluate``); ``parsed`` also asks for the parsed file."""
+        result: Evaluation = self._do(
+            _evaluate_call(robots_txt, urls, ua, parsed, percent_decoding)
+        )
+        return result
+
+    def _do(self, call: _Call) -> Any:
+        try:
+            response = self._http.request(
+                call.method,
+                self.base_url + call.path,
+                params=call.params,
+                content=call.body,
+                headers=_headers(call, self.token),
+            )
+        except httpx.TransportError as e:
+            raise UnavailableError(self.base_url, e) from e
+        return _read(call, response)
+
+
+class AsyncClient:
+    """The asyncio twin of :class:`Client`, with the same calls as coroutines.
+
+    Besides each phase, ``timeout`` bounds each whole call. Use it from one event loop.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        http_client: Optional[httpx.AsyncClient] = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.AsyncClient(
+            timeout=_timeout(timeout), limits=_limits(), trust_env=False
+        )
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool (unless it was given as ``http_client``)."""
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def check(
+        self,
+        url: str,
+        ua: UserAgent,
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> CheckResponse:
+        """As :meth:`Client.check`."""
+        result: CheckResponse = await self._do(_check_call(url, ua, percent_decoding))
+        return result
+
+    async def check_many(
+        self,
+        urls: Iterable[str],
+        ua: UserAgent,
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> list[Result]:
+        """As :meth:`Client.check_many` (the chunks are sent one after another)."""
+        results: list[Result] = []
+        for call in _urls_calls(urls, ua, percent_decoding):
+            results += await self._do(call)
+        return results
+
+    async def check_batch(
+        self,
+        checks: Iterable[tuple[str, UserAgent]],
+        *,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> list[Result]:
+        """As :meth:`Client.check_batch`."""
+        results: list[Result] = []
+        for call in _checks_calls(checks, percent_decoding):
+            results += await self._do(call)
+        return results
+
+    async def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
+        """As :meth:`Client.robots`."""
+        result: RobotsResponse = await self._do(_robots_call(url, include_robots_txt))
+        return result
+
+    async def evaluate(
+        self,
+        robots_txt: str,
+        urls: Sequence[str],
+        ua: UserAgent,
+        *,
+        parsed: bool = False,
+        percent_decoding: Optional[PercentDecoding] = None,
+    ) -> Evaluation:
+        """As :meth:`Client.evaluate`."""
+        result: Evaluation = await self._do(
+            _evaluate_call(robots_txt, urls, ua, parsed, percent_decoding)
+        )
+        return result
+
+    async def _do(self, call: _Call) -> Any:
+        request = self._http.request(
+            call.method,
+            self.base_url + call.path,
+            params=call.params,
+            content=call.body,
+            headers=_headers(call, self.token),
+        )
+        try:
+            response = await asyncio.wait_for(request, self.timeout)
+        except (httpx.TransportError, asyncio.TimeoutError) as e:
+            raise UnavailableError(self.base_url, e) from e
+        return _read(call, response)

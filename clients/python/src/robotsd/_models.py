@@ -1,0 +1,819 @@
+# Generated from openapi/openapi.json by clients/python/generate-models.sh
+# (datamodel-code-generator, pinned in requirements-dev.txt). Do not edit: regenerate.
+
+from __future__ import annotations
+
+from typing import Annotated, TypeAlias, Union
+
+from msgspec import UNSET, Meta, Struct, UnsetType, field
+
+
+class AgentJson(Struct):
+    """
+    The agents asked about.
+    """
+
+    input: Annotated[list[str], Meta(description="The `ua` values as given.")]
+    """
+    The `ua` values as given.
+    """
+    tokens: Annotated[
+        list[str],
+        Meta(description="The product token used for each (parallel to `input`)."),
+    ]
+    """
+    The product token used for each (parallel to `input`).
+    """
+
+
+class AgentLineJson(Struct):
+    """
+    A `user-agent` line.
+    """
+
+    line: Annotated[int, Meta(description="Its line.", ge=0)]
+    """
+    Its line.
+    """
+    value: Annotated[str, Meta(description="The value as written.")]
+    """
+    The value as written.
+    """
+
+
+class BackoffJson(Struct):
+    """
+    A run of failures to fetch robots.txt.
+    """
+
+    failures: Annotated[int, Meta(description="Failures in a row.", ge=0)]
+    """
+    Failures in a row.
+    """
+    last_error: Annotated[str, Meta(description="Why the last fetch failed.")]
+    """
+    Why the last fetch failed.
+    """
+    next_retry: Annotated[
+        str, Meta(description="No request to the origin before this (RFC 3339).")
+    ]
+    """
+    No request to the origin before this (RFC 3339).
+    """
+    since: Annotated[str, Meta(description="The first failure of the run (RFC 3339).")]
+    """
+    The first failure of the run (RFC 3339).
+    """
+
+
+class DiagnosticJson(Struct):
+    """
+    What was found on a line of robots.txt.
+    """
+
+    kind: Annotated[
+        str,
+        Meta(
+            description="One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,\n`unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:\n`crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and\n`content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,\n`preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it\nstates nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or\n`yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a\nlabel outside the vocabulary implemented, reported as written; `key` is the label)."
+        ),
+    ]
+    """
+    One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
+    `unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:
+    `crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and
+    `content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,
+    `preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it
+    states nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or
+    `yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a
+    label outside the vocabulary implemented, reported as written; `key` is the label).
+    """
+    line: Annotated[int, Meta(description="The line.", ge=0)]
+    """
+    The line.
+    """
+    key: Union[
+        Annotated[
+            str, Meta(description="The key concerned, if any (cut to 64 bytes).")
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The key concerned, if any (cut to 64 bytes).
+    """
+
+
+Directive: TypeAlias = Annotated[
+    str, Meta(description="`allow` or `disallow`, for a rule.")
+]
+"""
+`allow` or `disallow`, for a rule.
+"""
+
+
+EvaluateInclude: TypeAlias = Annotated[
+    str, Meta(description="What `/v1/evaluate` may add to its answers.")
+]
+"""
+What `/v1/evaluate` may add to its answers.
+"""
+
+
+Line: TypeAlias = Annotated[int, Meta(ge=0)]
+
+
+class GroupJson(Struct):
+    """
+    The groups whose rules were considered (all groups naming the agent, merged; or all `*`
+    groups, merged).
+    """
+
+    agents: Annotated[
+        list[str], Meta(description="Their `user-agent` values as written.")
+    ]
+    """
+    Their `user-agent` values as written.
+    """
+    global_: Annotated[bool, Meta(description="Whether these are the `*` groups.")] = (
+        field(name="global")
+    )
+    """
+    Whether these are the `*` groups.
+    """
+    lines: Annotated[
+        list[Line],
+        Meta(description="The line of each `user-agent` value (parallel to `agents`)."),
+    ]
+    """
+    The line of each `user-agent` value (parallel to `agents`).
+    """
+
+
+Lookup: TypeAlias = Annotated[
+    str, Meta(description="How the answer was obtained from the cache.")
+]
+"""
+How the answer was obtained from the cache.
+"""
+
+
+PercentDecodingName: TypeAlias = Annotated[
+    str, Meta(description="How percent-encoded unreserved characters compare.")
+]
+"""
+How percent-encoded unreserved characters compare.
+"""
+
+
+PreferenceValue: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="`y` (the use is allowed) or `n` (it is not), in both vocabularies (`Content-Signal`'s `yes`\nand `no` are given as `y` and `n`)."
+    ),
+]
+"""
+`y` (the use is allowed) or `n` (it is not), in both vocabularies (`Content-Signal`'s `yes`
+and `no` are given as `y` and `n`).
+"""
+
+
+class Problem(Struct):
+    """
+    A problem details object (RFC 9457).
+    """
+
+    detail: Annotated[str, Meta(description="What went wrong with this request.")]
+    """
+    What went wrong with this request.
+    """
+    status: Annotated[int, Meta(description="The HTTP status code.", ge=0)]
+    """
+    The HTTP status code.
+    """
+    title: Annotated[str, Meta(description="Short summary of the class.")]
+    """
+    Short summary of the class.
+    """
+    type: Annotated[
+        str, Meta(description="Identifies the class of problem; stable, see README.md.")
+    ]
+    """
+    Identifies the class of problem; stable, see README.md.
+    """
+    parameter: Union[
+        Annotated[
+            str,
+            Meta(
+                description="For batch items and form fields: which input the problem is about."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    For batch items and form fields: which input the problem is about.
+    """
+
+
+Reason: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="Why the verdict is what it is: a closed set, documented in README.md."
+    ),
+]
+"""
+Why the verdict is what it is: a closed set, documented in README.md.
+"""
+
+
+class RobotsSourceJson(Struct):
+    """
+    Where the robots.txt behind the answer came from.
+    """
+
+    cache: Annotated[Lookup, Meta(description="How the cache was used.")]
+    """
+    How the cache was used.
+    """
+    backoff: Union[BackoffJson, None, UnsetType] = UNSET
+    bytes: Union[
+        Annotated[
+            int, Meta(description="Decoded body bytes kept (at most 512,000).", ge=0)
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Decoded body bytes kept (at most 512,000).
+    """
+    expires_at: Union[
+        Annotated[str, Meta(description="When the cached copy expires (RFC 3339).")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    When the cached copy expires (RFC 3339).
+    """
+    fetched_at: Union[
+        Annotated[str, Meta(description="When it was fetched (RFC 3339).")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    When it was fetched (RFC 3339).
+    """
+    final_url: Union[
+        Annotated[str, Meta(description="The URL it came from, after redirects.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The URL it came from, after redirects.
+    """
+    sha256: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The SHA-256 (lower-case hex) of the robots.txt copy the answer was computed from, as\nkept (decoded, at most 512,000 bytes); null when no file was parsed (404, unreachable)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The SHA-256 (lower-case hex) of the robots.txt copy the answer was computed from, as
+    kept (decoded, at most 512,000 bytes); null when no file was parsed (404, unreachable).
+    """
+    status: Union[
+        Annotated[
+            int,
+            Meta(
+                description="HTTP status of the fetch, if a response was received.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    HTTP status of the fetch, if a response was received.
+    """
+
+
+class RuleJson(Struct):
+    """
+    The rule that decided.
+    """
+
+    directive: Annotated[Directive, Meta(description="`allow` or `disallow`.")]
+    """
+    `allow` or `disallow`.
+    """
+    line: Annotated[int, Meta(description="Its 1-based line number.", ge=0)]
+    """
+    Its 1-based line number.
+    """
+    pattern: Annotated[str, Meta(description="The pattern as written in robots.txt.")]
+    """
+    The pattern as written in robots.txt.
+    """
+
+
+class SitemapJson(Struct):
+    """
+    A `sitemap:` line.
+    """
+
+    line: Annotated[int, Meta(description="Its line.", ge=0)]
+    """
+    Its line.
+    """
+    url: Annotated[str, Meta(description="The URL as written.")]
+    """
+    The URL as written.
+    """
+
+
+UsageSourceName: TypeAlias = Annotated[
+    str, Meta(description="Which convention a preference line follows.")
+]
+"""
+Which convention a preference line follows.
+"""
+
+
+UserAgents: TypeAlias = Annotated[
+    Union[str, list[str]], Meta(description="One or several `ua` values.")
+]
+"""
+One or several `ua` values.
+"""
+
+
+Verdict: TypeAlias = Annotated[str, Meta(description="`allow` or `disallow`.")]
+"""
+`allow` or `disallow`.
+"""
+
+
+class VerdictResponse(Struct):
+    """
+    Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
+    """
+
+    allowed: Annotated[bool, Meta(description="Whether the URL may be fetched.")]
+    """
+    Whether the URL may be fetched.
+    """
+    reason: Annotated[Reason, Meta(description="Why, as in the full answer.")]
+    """
+    Why, as in the full answer.
+    """
+
+
+class BatchItem1(Struct):
+    """
+    What was wrong with the item; the rest of the batch is unaffected.
+    """
+
+    error: Annotated[
+        Problem,
+        Meta(
+            description="The problem, as the single-check endpoint would have answered it."
+        ),
+    ]
+    """
+    The problem, as the single-check endpoint would have answered it.
+    """
+
+
+class CheckItem(Struct):
+    """
+    One item of a batch in its `checks` form.
+    """
+
+    url: Annotated[str, Meta(description="The URL to check.")]
+    """
+    The URL to check.
+    """
+    ua: Union[
+        Annotated[
+            UserAgents,
+            Meta(
+                description="The agent(s) to check for. Required: an item without one gets `missing-user-agent` in\nits slot, and the rest of the batch is answered."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    The agent(s) to check for. Required: an item without one gets `missing-user-agent` in
+    its slot, and the rest of the batch is answered.
+    """
+
+
+class ChecksBatch(Struct):
+    """
+    A list of checks, answered in this order.
+    """
+
+    checks: Annotated[list[CheckItem], Meta(description="The checks.")]
+    """
+    The checks.
+    """
+
+
+class EvaluateRequest(Struct):
+    """
+    `POST /v1/evaluate`: a robots.txt tester that touches no network.
+    """
+
+    ua: Annotated[
+        UserAgents,
+        Meta(
+            description="The agent(s). `user_agent` and `user_agents` (the names of `robotsd eval --jsonl`) are\ntaken too."
+        ),
+    ]
+    """
+    The agent(s). `user_agent` and `user_agents` (the names of `robotsd eval --jsonl`) are
+    taken too.
+    """
+    include: Union[EvaluateInclude, None, UnsetType] = UNSET
+    percent_decoding: Union[PercentDecodingName, None, UnsetType] = UNSET
+    robots_txt: Union[
+        Annotated[str, Meta(description="The robots.txt body, as text.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The robots.txt body, as text.
+    """
+    robots_txt_b64: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The robots.txt body as base64, for exact bytes (a BOM, invalid UTF-8); instead of\n`robots_txt`."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The robots.txt body as base64, for exact bytes (a BOM, invalid UTF-8); instead of
+    `robots_txt`.
+    """
+    url: Union[Annotated[str, Meta(description="One URL.")], None, UnsetType] = UNSET
+    """
+    One URL.
+    """
+    urls: Union[
+        Annotated[list[str], Meta(description="Several URLs.")], None, UnsetType
+    ] = UNSET
+    """
+    Several URLs.
+    """
+
+
+class PreferenceJson(Struct):
+    """
+    One category's preference, and the line of robots.txt that set it.
+    """
+
+    line: Annotated[int, Meta(description="The line that set it.", ge=0)]
+    """
+    The line that set it.
+    """
+    value: Annotated[PreferenceValue, Meta(description="`y` or `n`.")]
+    """
+    `y` or `n`.
+    """
+
+
+class UrlsBatch(Struct):
+    """
+    The same agent(s) for every URL.
+    """
+
+    ua: Annotated[UserAgents, Meta(description="The agent(s).")]
+    """
+    The agent(s).
+    """
+    urls: Annotated[list[str], Meta(description="The URLs, answered in this order.")]
+    """
+    The URLs, answered in this order.
+    """
+
+
+class UsageJson(Struct):
+    """
+    The AI usage preferences that apply to the URL for the agent (`docs/usage.md`): reported,
+    never part of the verdict. Each vocabulary apart, by category label as written; a category
+    without an explicit preference is absent (unknown).
+    """
+
+    content_signal: Union[
+        Annotated[
+            dict[str, PreferenceJson],
+            Meta(
+                description="`Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,\n`ai-train`), or null when no such line applies."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
+    `ai-train`), or null when no such line applies.
+    """
+    content_usage: Union[
+        Annotated[
+            dict[str, PreferenceJson],
+            Meta(
+                description="`Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary\ndraft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
+    draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
+    """
+
+
+class UsageLineJson(Struct):
+    """
+    A `content-usage` or `content-signal` line of a group.
+    """
+
+    line: Annotated[int, Meta(description="Its line.", ge=0)]
+    """
+    Its line.
+    """
+    preferences: Annotated[
+        dict[str, PreferenceValue],
+        Meta(
+            description="The explicit preferences it states, by label (a repeated label once, with its last\nvalue); empty when the statement does not parse (see the line's diagnostics)."
+        ),
+    ]
+    """
+    The explicit preferences it states, by label (a repeated label once, with its last
+    value); empty when the statement does not parse (see the line's diagnostics).
+    """
+    source: Annotated[
+        UsageSourceName, Meta(description="`content-usage` or `content-signal`.")
+    ]
+    """
+    `content-usage` or `content-signal`.
+    """
+    statement: Annotated[
+        str, Meta(description="The statement of preference as written.")
+    ]
+    """
+    The statement of preference as written.
+    """
+    path: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The path it applies to, as written, or null for the whole site."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The path it applies to, as written, or null for the whole site.
+    """
+
+
+BatchRequest: TypeAlias = Annotated[
+    Union[UrlsBatch, ChecksBatch],
+    Meta(
+        description="A batch of checks: one agent and many URLs, or a list of (url, ua) pairs. Unknown fields\nare refused, so that a request matches exactly one form."
+    ),
+]
+"""
+A batch of checks: one agent and many URLs, or a list of (url, ua) pairs. Unknown fields
+are refused, so that a request matches exactly one form.
+"""
+
+
+class CheckResponse(Struct):
+    """
+    The answer to a check.
+    """
+
+    agent: Annotated[
+        AgentJson,
+        Meta(description="The agents asked about and the product tokens used."),
+    ]
+    """
+    The agents asked about and the product tokens used.
+    """
+    allowed: Annotated[bool, Meta(description="Whether fetching the URL is allowed.")]
+    """
+    Whether fetching the URL is allowed.
+    """
+    reason: Annotated[Reason, Meta(description="Why (a closed set; see README.md).")]
+    """
+    Why (a closed set; see README.md).
+    """
+    robots_url: Annotated[str, Meta(description="The robots.txt that applies.")]
+    """
+    The robots.txt that applies.
+    """
+    url: Annotated[str, Meta(description="The URL as normalised for matching.")]
+    """
+    The URL as normalised for matching.
+    """
+    verdict: Annotated[Verdict, Meta(description="The same as a word.")]
+    """
+    The same as a word.
+    """
+    crawl_delay: Union[
+        Annotated[
+            float,
+            Meta(
+                description="The applied groups' `crawl-delay` in seconds, for information (never part of the verdict)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
+    """
+    group: Union[GroupJson, None, UnsetType] = UNSET
+    robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
+    rule: Union[RuleJson, None, UnsetType] = UNSET
+    usage: Union[UsageJson, None, UnsetType] = UNSET
+
+
+class GroupDetailJson(Struct):
+    """
+    A group of robots.txt.
+    """
+
+    agents: Annotated[list[AgentLineJson], Meta(description="Its `user-agent` lines.")]
+    """
+    Its `user-agent` lines.
+    """
+    rules: Annotated[
+        list[RuleJson], Meta(description="Its `allow`/`disallow` lines, in file order.")
+    ]
+    """
+    Its `allow`/`disallow` lines, in file order.
+    """
+    usage: Annotated[
+        list[UsageLineJson],
+        Meta(
+            description="Its `content-usage` and `content-signal` lines (AI usage preferences), in file order."
+        ),
+    ]
+    """
+    Its `content-usage` and `content-signal` lines (AI usage preferences), in file order.
+    """
+    crawl_delay: Union[
+        Annotated[
+            float, Meta(description="Its first valid `crawl-delay`, in seconds.")
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its first valid `crawl-delay`, in seconds.
+    """
+
+
+class ParsedJson(Struct):
+    """
+    A parsed robots.txt, as the tester and `/v1/robots` show it.
+    """
+
+    diagnostics: Annotated[
+        list[DiagnosticJson],
+        Meta(description="Per-line findings (at most 1,024 kept)."),
+    ]
+    """
+    Per-line findings (at most 1,024 kept).
+    """
+    groups: Annotated[
+        list[GroupDetailJson], Meta(description="The groups, in file order.")
+    ]
+    """
+    The groups, in file order.
+    """
+    lines: Annotated[int, Meta(description="Number of lines.", ge=0)]
+    """
+    Number of lines.
+    """
+    sitemaps: Annotated[list[SitemapJson], Meta(description="The sitemaps.")]
+    """
+    The sitemaps.
+    """
+
+
+class RobotsResponse(Struct):
+    """
+    What robotsd holds for an origin.
+    """
+
+    origin: Annotated[str, Meta(description="The origin (scheme, host, port).")]
+    """
+    The origin (scheme, host, port).
+    """
+    robots: Annotated[
+        RobotsSourceJson,
+        Meta(description="The fetch behind it, and the backoff if any."),
+    ]
+    """
+    The fetch behind it, and the backoff if any.
+    """
+    robots_url: Annotated[str, Meta(description="Its robots.txt.")]
+    """
+    Its robots.txt.
+    """
+    state: Annotated[
+        str, Meta(description="`parsed`, `no_robots_txt`, `unreachable` or `refused`.")
+    ]
+    """
+    `parsed`, `no_robots_txt`, `unreachable` or `refused`.
+    """
+    parsed: Union[ParsedJson, None, UnsetType] = UNSET
+    robots_txt: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The file's text as fetched (comments included; bytes that are not UTF-8 shown as\nU+FFFD), with `include=robots_txt` and a parsed file held; absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The file's text as fetched (comments included; bytes that are not UTF-8 shown as
+    U+FFFD), with `include=robots_txt` and a parsed file held; absent otherwise.
+    """
+
+
+BatchItem: TypeAlias = Annotated[
+    Union[CheckResponse, VerdictResponse, BatchItem1],
+    Meta(
+        description="One answer of a batch: the answer (in full, or only the verdict), or the problem with that\nitem."
+    ),
+]
+"""
+One answer of a batch: the answer (in full, or only the verdict), or the problem with that
+item.
+"""
+
+
+class BatchResponse(Struct):
+    """
+    Answers of a batch, in the order of the request.
+    """
+
+    results: Annotated[list[BatchItem], Meta(description="One per item.")]
+    """
+    One per item.
+    """
+
+
+CheckAnswer: TypeAlias = Annotated[
+    Union[CheckResponse, VerdictResponse],
+    Meta(
+        description="The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`)."
+    ),
+]
+"""
+The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`).
+"""
+
+
+class EvaluateResponse(Struct):
+    """
+    The answer of `POST /v1/evaluate`.
+    """
+
+    results: Annotated[
+        list[BatchItem], Meta(description="One answer or problem per URL, in order.")
+    ]
+    """
+    One answer or problem per URL, in order.
+    """
+    cut_at_bytes: Union[
+        Annotated[
+            int,
+            Meta(
+                description="Where the text was cut, in bytes, when it was longer than a fetch keeps (512,000 by\ndefault, as Google reads 500 KiB): what follows was ignored, as it would be if fetched.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Where the text was cut, in bytes, when it was longer than a fetch keeps (512,000 by
+    default, as Google reads 500 KiB): what follows was ignored, as it would be if fetched.
+    """
+    parsed: Union[ParsedJson, None, UnsetType] = UNSET

@@ -1,0 +1,290 @@
+"""Client and AsyncClient against the real robotsd and a loopback site."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import msgspec
+import pytest
+from conftest import (
+    CRAWLER_UA,
+    SITE_ROBOTS,
+    Robotsd,
+    Site,
+    StartRobotsd,
+    closed_url,
+    robots_line,
+    site_paths,
+)
+
+from robotsd import (
+    MAX_BATCH,
+    AsyncClient,
+    CheckResponse,
+    Client,
+    Problem,
+    ProblemError,
+    RobotsResponse,
+    RobotsSourceJson,
+    UnavailableError,
+)
+
+UNSUPPORTED_SCHEME = "urn:robotsd:problem:unsupported-scheme"
+
+
+def test_check_answers_with_the_rule_that_decided_and_its_line(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        denied = client.check(site.url + "/private/3", CRAWLER_UA)
+        allowed = client.check(site.url + "/private/public/2", "ExampleBot")
+        pdf = client.check(site.url + "/docs/1.pdf", "ExampleBot")
+        page = client.check(site.url + "/p/7", "ExampleBot")
+
+    assert isinstance(denied, CheckResponse)
+    assert denied.allowed is False and denied.verdict == "disallow"
+    assert denied.reason == "matched_rule"
+    assert denied.rule and denied.rule.line == robots_line("Disallow: /private/")
+    assert denied.rule.directive == "disallow" and denied.rule.pattern == "/private/"
+    assert denied.agent.input == [CRAWLER_UA] and denied.agent.tokens == ["ExampleBot"]
+    assert denied.robots_url == site.url + "/robots.txt"
+    assert denied.robots and denied.robots.status == 200 and denied.robots.bytes == len(SITE_ROBOTS)
+    assert denied.crawl_delay == 0.01
+    assert denied.usage is None
+
+    assert allowed.allowed and allowed.rule and allowed.rule.line == robots_line("Allow: /private/public")
+    assert not pdf.allowed and pdf.rule and pdf.rule.pattern == "/*.pdf$"
+    assert page.allowed and page.reason == "no_matching_rule" and page.rule is None
+    assert page.group and page.group.global_ and page.group.agents == ["*"]
+    # Four checks, one fetch: robotsd caches the file.
+    assert site.hits["/robots.txt"] == 1
+
+
+def test_check_takes_several_agents(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        answer = client.check(site.url + "/p/1", ["OtherBot", "ExampleBot"])
+    assert answer.agent.input == ["OtherBot", "ExampleBot"]
+    assert answer.agent.tokens == ["OtherBot", "ExampleBot"]
+    assert answer.group and answer.group.agents == ["OtherBot"]
+    assert not answer.allowed
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.requests: list[httpx.Request] = []
+
+    def __call__(self, request: httpx.Request) -> None:
+        self.requests.append(request)
+
+
+def test_check_many_splits_batches_of_1000_keeping_order_and_problems_in_their_slots(
+    site: Site, robotsd: Robotsd
+) -> None:
+    paths = [site_paths()[i % len(site_paths())] + f"?n={i}" for i in range(2 * MAX_BATCH + 101)]
+    urls = [site.url + p for p in paths]
+    bad = 1500
+    urls[bad] = "ftp://127.0.0.1/file"
+    counter = _Counter()
+    with httpx.Client(event_hooks={"request": [counter]}, trust_env=False) as http:
+        client = Client(robotsd.url, http_client=http)
+        results = client.check_many(urls, "ExampleBot")
+        posts = len(counter.requests)
+        # The order, across the chunk boundaries: each slot as a single check answers.
+        sample = [0, 1, 2, 3, 11, 40, 41, 48, 49, 999, 1000, 1001, 1999, 2000, 2001, len(urls) - 1]
+        singles = {i: client.check(urls[i], "ExampleBot") for i in sample}
+
+    assert posts == 3
+    assert robotsd.metric("robotsd_http_requests_total", route="/v1/check", method="POST") == 3
+    assert len(results) == len(urls)
+    for i, (url, result) in enumerate(zip(urls, results)):
+        if i == bad:
+            assert isinstance(result, Problem) and result.type == UNSUPPORTED_SCHEME
+            assert result.status == 400
+            continue
+        assert isinstance(result, CheckResponse), f"{url}: {result}"
+        assert result.url == url
+    for i, single in singles.items():
+        result = results[i]
+        assert isinstance(result, CheckResponse)
+        assert (result.allowed, result.rule) == (single.allowed, single.rule), urls[i]
+    verdicts = {r.allowed for r in results if isinstance(r, CheckResponse)}
+    assert verdicts == {True, False}
+    assert site.hits["/robots.txt"] == 1
+
+
+def test_check_batch_takes_an_agent_per_url(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        results = client.check_batch(
+            [
+                (site.url + "/p/1", "ExampleBot"),
+                (site.url + "/p/1", "OtherBot"),
+                (site.url + "/p/1", ""),
+                (site.url + "/private/public/1", ["ExampleBot", "Another"]),
+            ]
+        )
+    first, second, third, fourth = results
+    assert isinstance(first, CheckResponse) and first.allowed
+    assert isinstance(second, CheckResponse) and not second.allowed
+    assert second.rule and second.rule.line == robots_line("User-agent: OtherBot") + 1
+    assert isinstance(third, Problem) and third.type.endswith(":invalid-user-agent"), third
+    assert isinstance(fourth, CheckResponse) and fourth.allowed
+    assert fourth.agent.input == ["ExampleBot", "Another"]
+
+
+def test_a_problem_is_raised_typed(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        with pytest.raises(ProblemError) as raised:
+            client.check("ftp://127.0.0.1/file", "ExampleBot")
+        with pytest.raises(ProblemError) as no_agent:
+            client.check(site.url + "/", "")
+    e = raised.value
+    assert e.type == UNSUPPORTED_SCHEME and e.status == 400
+    assert e.title and "ftp" in e.detail
+    assert isinstance(e.problem, Problem)
+    assert "ftp" in str(e)
+    assert no_agent.value.type.endswith(":invalid-user-agent") or no_agent.value.type.endswith(
+        ":missing-user-agent"
+    )
+    assert site.hits["/robots.txt"] == 0
+
+
+def test_an_unknown_route_is_a_problem_too(robotsd: Robotsd) -> None:
+    with Client(robotsd.url + "/no-such-prefix") as client:
+        with pytest.raises(ProblemError) as raised:
+            client.robots("http://127.0.0.1:1/")
+    assert raised.value.status == 404
+
+
+def test_robots_shows_what_robotsd_holds(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        held = client.robots(site.url + "/p/1", include_robots_txt=True)
+    assert isinstance(held, RobotsResponse)
+    assert held.origin == site.url and held.state == "parsed"
+    assert held.robots_txt == SITE_ROBOTS
+    assert held.parsed
+    star, other = held.parsed.groups
+    assert [a.value for a in star.agents] == ["*"] and star.crawl_delay == 0.01
+    assert [(r.directive, r.pattern, r.line) for r in star.rules] == [
+        ("disallow", "/private/", robots_line("Disallow: /private/")),
+        ("allow", "/private/public", robots_line("Allow: /private/public")),
+        ("disallow", "/*.pdf$", robots_line("Disallow: /*.pdf$")),
+    ]
+    assert [a.value for a in other.agents] == ["OtherBot"]
+
+
+def test_evaluate_checks_a_given_robots_txt_without_fetching(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        evaluation = client.evaluate(
+            "User-agent: *\nDisallow: /private\nAllow: /private/press\n",
+            ["/private/a", "/private/press/1", "ftp://x/"],
+            "ExampleBot",
+            parsed=True,
+        )
+    a, press, bad = evaluation.results
+    assert isinstance(a, CheckResponse) and not a.allowed and a.rule and a.rule.line == 2
+    assert isinstance(press, CheckResponse) and press.allowed and press.robots is None
+    assert isinstance(bad, Problem)
+    assert evaluation.parsed and evaluation.parsed.lines >= 3
+    assert evaluation.cut_at_bytes is None
+    assert site.hits == {}
+
+
+def test_robotsd_down_is_unavailable() -> None:
+    with Client(closed_url()) as client:
+        with pytest.raises(UnavailableError):
+            client.check("http://127.0.0.1:1/", "ExampleBot")
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """A loopback port that accepts connections and never answers."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(16)
+        yield f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+def test_a_robotsd_that_does_not_answer_times_out_as_unavailable(silent_server: str) -> None:
+    start = time.monotonic()
+    with Client(silent_server, timeout=0.5) as client:
+        with pytest.raises(UnavailableError):
+            client.check("http://127.0.0.1:1/", "ExampleBot")
+    assert time.monotonic() - start < 5
+
+
+def test_a_token_is_sent_as_a_bearer(site: Site, start_robotsd: StartRobotsd, token_file: tuple[Path, str]) -> None:
+    path, token = token_file
+    robotsd = start_robotsd("--api-token-file", str(path))
+    with Client(robotsd.url) as anonymous, Client(robotsd.url, token=token + "x") as wrong:
+        for client in (anonymous, wrong):
+            with pytest.raises(ProblemError) as raised:
+                client.check(site.url + "/p/1", "ExampleBot")
+            assert raised.value.status == 401 and raised.value.type.endswith(":unauthorized")
+    with Client(robotsd.url, token=token) as client:
+        assert client.check(site.url + "/p/1", "ExampleBot").allowed
+        [result] = client.check_many([site.url + "/private/1"], "ExampleBot")
+        assert isinstance(result, CheckResponse) and not result.allowed
+
+
+def test_the_async_client(site: Site, start_robotsd: StartRobotsd, token_file: tuple[Path, str]) -> None:
+    path, token = token_file
+    robotsd = start_robotsd("--api-token-file", str(path))
+
+    async def main() -> None:
+        async with AsyncClient(robotsd.url, token=token) as client:
+            answers = await asyncio.gather(
+                *(client.check(site.url + p, "ExampleBot") for p in site_paths())
+            )
+            many = await client.check_many([site.url + p for p in site_paths()], "ExampleBot")
+            pairs = await client.check_batch([(site.url + "/p/1", "OtherBot")])
+            held = await client.robots(site.url)
+            evaluation = await client.evaluate("User-agent: *\nDisallow: /\n", ["/a"], "Bot")
+        async with AsyncClient(robotsd.url) as anonymous:
+            with pytest.raises(ProblemError) as raised:
+                await anonymous.check(site.url + "/", "ExampleBot")
+        async with AsyncClient(closed_url()) as down:
+            with pytest.raises(UnavailableError):
+                await down.check(site.url + "/", "ExampleBot")
+
+        assert raised.value.status == 401
+        assert [a.allowed for a in answers] == [
+            m.allowed for m in many if isinstance(m, CheckResponse)
+        ]
+        assert len(many) == len(site_paths())
+        assert any(a.allowed for a in answers) and not all(a.allowed for a in answers)
+        assert isinstance(pairs[0], CheckResponse) and not pairs[0].allowed
+        assert held.state == "parsed"
+        first = evaluation.results[0]
+        assert isinstance(first, CheckResponse) and not first.allowed
+
+    asyncio.run(main())
+    assert site.hits["/robots.txt"] == 1
+
+
+def test_the_async_client_bounds_a_whole_call(silent_server: str) -> None:
+    async def main() -> None:
+        async with AsyncClient(silent_server, timeout=0.5) as client:
+            with pytest.raises(UnavailableError):
+                await client.check("http://127.0.0.1:1/", "ExampleBot")
+
+    start = time.monotonic()
+    asyncio.run(main())
+    assert time.monotonic() - start < 5
+
+
+def test_an_answer_from_a_newer_robotsd_still_decodes(site: Site, robotsd: Robotsd) -> None:
+    # A later robotsd may add a reason, a cache outcome or a field: a crawler that upgrades
+    # robotsd before its client must keep getting answers, so the generated types hold these
+    # as plain strings (generate-models.sh: --ignore-enum-constraints) and skip unknown fields.
+    real = httpx.get(robotsd.url + "/v1/check", params={"url": site.url + "/p/1", "ua": CRAWLER_UA}).json()
+    real["reason"] = "a_reason_added_later"
+    real["robots"]["cache"] = "a_cache_outcome_added_later"
+    real["a_field_added_later"] = {"any": ["thing"]}
+    answer = msgspec.json.decode(msgspec.json.encode(real), type=CheckResponse)
+    assert answer.allowed is True
+    assert answer.reason == "a_reason_added_later"
+    assert isinstance(answer.robots, RobotsSourceJson)
+    assert answer.robots.cache == "a_cache_outcome_added_later"
