@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { test } from "node:test";
+
+import {
+  MAX_BATCH,
+  ProblemError,
+  RobotsdClient,
+  RobotsdError,
+  UnavailableError,
+  isProblem,
+} from "@robotsd/client";
+
+import { freePort, startRobotsd, startSilentServer, startSite, tokenFile } from "./helpers.mjs";
+
+test("check answers with the verdict, the reason, the rule's line and the crawl-delay", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+
+  const refused = await client.check(`${site.url}/private/report`, "ExampleBot");
+  assert.equal(refused.allowed, false);
+  assert.equal(refused.verdict, "disallow");
+  assert.equal(refused.reason, "matched_rule");
+  assert.deepEqual(refused.rule, { directive: "disallow", pattern: "/private/", line: 2 });
+  assert.equal(refused.crawl_delay, 0.01);
+  assert.equal(refused.robots_url, `${site.url}/robots.txt`);
+  assert.deepEqual(refused.agent, { input: ["ExampleBot"], tokens: ["ExampleBot"] });
+
+  const allowed = await client.check(`${site.url}/private/public/1`, "ExampleBot");
+  assert.equal(allowed.allowed, true);
+  assert.deepEqual(allowed.rule, { directive: "allow", pattern: "/private/public", line: 3 });
+  assert.equal(allowed.robots?.cache, "hit");
+
+  // The wildcard and the anchor: /*.pdf$ takes the PDF, not what follows it.
+  assert.equal((await client.check(`${site.url}/docs/1.pdf`, "ExampleBot")).allowed, false);
+  assert.equal((await client.check(`${site.url}/docs/1.pdf?page=2`, "ExampleBot")).allowed, true);
+
+  // Several agents, and a whole User-Agent header, are one check each.
+  const other = await client.check(`${site.url}/p/1`, ["NoSuchBot", "OtherBot"]);
+  assert.equal(other.allowed, false);
+  assert.equal(other.group?.global, false);
+  const header = await client.check(`${site.url}/p/1`, "Mozilla/5.0 (compatible; OtherBot/2.1; +https://other.example/)");
+  assert.deepEqual(header.agent.tokens, ["OtherBot"]);
+  assert.equal(header.allowed, false);
+
+  assert.equal(site.hits("/robots.txt"), 1, "robotsd fetches robots.txt once and answers from its cache");
+  assert.equal(site.hits("/private/report"), 0);
+});
+
+test("checkMany splits a long list into batches of 1,000 and answers every URL in order", async (t) => {
+  const site = await startSite(t);
+  const baseUrl = await startRobotsd(t);
+  let posts = 0;
+  const client = new RobotsdClient({
+    baseUrl,
+    // Counts the batches on their way out; the answers are robotsd's own.
+    fetch: (input, init) => {
+      if (init?.method === "POST") posts++;
+      return fetch(input, init);
+    },
+  });
+  const urls = [];
+  for (let i = 0; i < 2 * MAX_BATCH + 500; i++) {
+    urls.push(i % 7 === 0 ? `${site.url}/private/${i}` : `${site.url}/p/${i}`);
+  }
+  urls[1500] = "ftp://example.com/file"; // a problem in its slot, in the second batch
+  const results = await client.checkMany(urls, "ExampleBot");
+
+  assert.equal(posts, 3);
+  assert.equal(results.length, urls.length);
+  for (const [i, result] of results.entries()) {
+    if (i === 1500) {
+      assert.ok(isProblem(result), "the ftp URL gets a problem, not an answer");
+      assert.equal(result.type, "urn:robotsd:problem:unsupported-scheme");
+      assert.equal(result.status, 400);
+      continue;
+    }
+    assert.ok(!isProblem(result), `${urls[i]}: ${JSON.stringify(result)}`);
+    assert.equal(result.url, urls[i]);
+    assert.equal(result.allowed, i % 7 !== 0, urls[i]);
+  }
+  assert.equal(site.hits("/robots.txt"), 1);
+  assert.deepEqual(await client.checkMany([], "ExampleBot"), []);
+});
+
+test("robotsd's problems are ProblemErrors with the parsed problem+json", async (t) => {
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+
+  const scheme = await client.check("ftp://example.com/", "ExampleBot").then(
+    () => assert.fail("an ftp URL was answered"),
+    (error) => error,
+  );
+  assert.ok(scheme instanceof ProblemError);
+  assert.ok(scheme instanceof RobotsdError);
+  assert.equal(scheme.status, 400);
+  assert.equal(scheme.type, "urn:robotsd:problem:unsupported-scheme");
+  assert.equal(scheme.problem.title, "Unsupported URL scheme");
+  assert.match(scheme.message, /Unsupported URL scheme \(400\)/);
+
+  await assert.rejects(client.check("http://127.0.0.1:9/", "\u0007"), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.type, "urn:robotsd:problem:invalid-user-agent");
+    return true;
+  });
+  await assert.rejects(client.robots("not a url"), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.problem.status, 400);
+    assert.match(error.type, /^urn:robotsd:problem:/);
+    return true;
+  });
+});
+
+test("an unreachable or silent robotsd is an UnavailableError", async (t) => {
+  const down = new RobotsdClient({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+  await assert.rejects(down.check("http://127.0.0.1:9/", "ExampleBot"), (error) => {
+    assert.ok(error instanceof UnavailableError);
+    assert.ok(error instanceof RobotsdError);
+    assert.match(error.message, /ECONNREFUSED/);
+    return true;
+  });
+
+  const silent = new RobotsdClient({ baseUrl: await startSilentServer(t), timeoutMs: 300 });
+  const started = Date.now();
+  await assert.rejects(silent.checkMany(["http://127.0.0.1:9/"], "ExampleBot"), (error) => {
+    assert.ok(error instanceof UnavailableError);
+    assert.match(error.message, /timed out/);
+    return true;
+  });
+  assert.ok(Date.now() - started < 5_000, "the timeout cut the call short");
+
+  const controller = new AbortController();
+  const call = silent.robots("http://127.0.0.1:9/", { signal: controller.signal });
+  controller.abort();
+  await assert.rejects(call, UnavailableError);
+});
+
+test("an answer that is not problem+json still becomes a ProblemError", async (t) => {
+  const proxy = createServer((_, res) => res.writeHead(502, { "content-type": "text/html" }).end("<h1>Bad gateway</h1>"));
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  t.after(() => new Promise((resolve) => proxy.close(resolve)));
+  const client = new RobotsdClient({ baseUrl: `http://127.0.0.1:${proxy.address().port}/` });
+  await assert.rejects(client.check("http://127.0.0.1:9/", "ExampleBot"), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.status, 502);
+    assert.equal(error.problem.detail, "<h1>Bad gateway</h1>");
+    return true;
+  });
+});
+
+test("with --api-token-file, the token is sent as a bearer token", async (t) => {
+  const site = await startSite(t);
+  const token = "test-token-0123456789abcdef";
+  const baseUrl = await startRobotsd(t, "--api-token-file", tokenFile(t, token));
+
+  const anonymous = new RobotsdClient({ baseUrl });
+  await assert.rejects(anonymous.check(`${site.url}/p/1`, "ExampleBot"), (error) => {
+    assert.ok(error instanceof ProblemError);
+    assert.equal(error.status, 401);
+    assert.equal(error.type, "urn:robotsd:problem:unauthorized");
+    return true;
+  });
+  const wrong = new RobotsdClient({ baseUrl, token: "not-the-token-0123456789" });
+  await assert.rejects(wrong.checkMany([`${site.url}/p/1`], "ExampleBot"), { status: 401 });
+
+  const client = new RobotsdClient({ baseUrl, token });
+  assert.equal((await client.check(`${site.url}/p/1`, "ExampleBot")).allowed, true);
+  const [result] = await client.checkMany([`${site.url}/private/1`], "ExampleBot");
+  assert.equal(isProblem(result) ? result.detail : result.allowed, false);
+  assert.equal((await client.robots(site.url)).state, "parsed");
+});
+
+test("robots shows what robotsd holds for the origin", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const held = await client.robots(`${site.url}/p/1`, { includeRobotsTxt: true });
+  assert.equal(held.origin, site.url);
+  assert.equal(held.state, "parsed");
+  assert.equal(held.robots.status, 200);
+  assert.equal(held.robots_txt, (await (await fetch(`${site.url}/robots.txt`)).text()));
+  const groups = held.parsed?.groups ?? [];
+  assert.deepEqual(
+    groups.map((g) => [g.agents.map((a) => a.value), g.crawl_delay ?? null]),
+    [
+      [["*"], 0.01],
+      [["OtherBot"], null],
+    ],
+  );
+  const plain = await client.robots(site.url);
+  assert.equal(plain.robots_txt ?? null, null);
+});
+
+test("evaluate tests a robots.txt text without touching the network", async (t) => {
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const answer = await client.evaluate({
+    robotsTxt: "User-agent: *\nDisallow: /private\nAllow: /private/press\n",
+    urls: ["/private/a", "/private/press/1", "/%70rivate/b"],
+    ua: "ExampleBot",
+    include: "parsed",
+  });
+  const results = answer.results.map((r) => ("error" in r ? r.error.type : [r.allowed, "rule" in r ? (r.rule?.line ?? null) : null]));
+  assert.deepEqual(results, [
+    [false, 2],
+    [true, 3],
+    [true, null], // google's matching: %70 is not p
+  ]);
+  assert.equal(answer.parsed?.groups.length, 1);
+
+  const decoded = await client.evaluate({
+    robotsTxt: "User-agent: *\nDisallow: /private\n",
+    urls: ["/%70rivate/b"],
+    ua: ["ExampleBot"],
+    percentDecoding: "rfc9309",
+  });
+  const [only] = decoded.results;
+  assert.ok(only && "allowed" in only && only.allowed === false);
+});

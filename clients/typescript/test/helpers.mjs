@@ -1,0 +1,160 @@
+// What the tests share: the real robotsd binary (ROBOTSD_BIN) on a loopback port, and a loopback
+// site of 51 pages behind a robots.txt with allow, disallow, wildcard, anchor and crawl-delay rules.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { RobotsdClient, isProblem } from "@robotsd/client";
+
+export const SITE_ROBOTS = `User-agent: *
+Disallow: /private/
+Allow: /private/public
+Disallow: /*.pdf$
+Crawl-delay: 0.01
+
+User-agent: OtherBot
+Disallow: /p/
+`;
+
+/** The site's pages: the index, which links to all the others, and 50 more. */
+export function sitePaths() {
+  const paths = ["/"];
+  for (let i = 0; i < 30; i++) paths.push(`/p/${i}`);
+  for (let i = 0; i < 10; i++) paths.push(`/private/${i}`);
+  for (let i = 0; i < 5; i++) paths.push(`/private/public/${i}`, `/docs/${i}.pdf`);
+  return paths;
+}
+
+/** A scratch directory removed when the test ends. */
+export function tempDir(t) {
+  const dir = mkdtempSync(join(tmpdir(), "robotsd-ts-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+function listen(t, server) {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      t.after(() => new Promise((done) => server.close(done)));
+      // Browsers and undici keep connections open; close() alone would wait for them.
+      t.after(() => server.closeAllConnections());
+      resolve(`http://127.0.0.1:${server.address().port}`);
+    });
+  });
+}
+
+/** Starts the loopback site; it records every path fetched, and the User-Agent headers it saw. */
+export async function startSite(t) {
+  const fetched = new Map();
+  const robotsAgents = [];
+  const pageAgents = new Set();
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://site").pathname;
+    fetched.set(path, (fetched.get(path) ?? 0) + 1);
+    if (path === "/robots.txt") {
+      robotsAgents.push(req.headers["user-agent"] ?? "");
+      res.writeHead(200, { "content-type": "text/plain" }).end(SITE_ROBOTS);
+      return;
+    }
+    pageAgents.add(req.headers["user-agent"] ?? "");
+    if (!sitePaths().includes(path)) {
+      res.writeHead(404, { "content-type": "text/html" }).end("<p>not found</p>");
+      return;
+    }
+    const links = path === "/" ? sitePaths().slice(1).map((p) => `<li><a href="${p}">${p}</a></li>`) : [];
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      // The empty icon keeps a browser from asking for /favicon.ico, which no crawler decided to fetch.
+      .end(`<!doctype html><title>${path}</title><link rel="icon" href="data:,"><h1>${path}</h1><ul>${links.join("")}</ul>`);
+  });
+  const url = await listen(t, server);
+  return {
+    url,
+    hits: (path) => fetched.get(path) ?? 0,
+    /** The paths fetched, robots.txt excepted, sorted. */
+    pages: () => [...fetched.keys()].filter((p) => p !== "/robots.txt").sort(),
+    robotsAgents,
+    /** The User-Agent headers of every other request. */
+    pageAgents,
+  };
+}
+
+/** A loopback server that accepts requests and never answers them. */
+export async function startSilentServer(t) {
+  return listen(t, createServer(() => {}));
+}
+
+/** A loopback port nothing listens on. */
+export async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Runs the robotsd binary named by ROBOTSD_BIN on a free loopback port until the test ends, and
+ * resolves to its base URL once /readyz answers. A missing binary fails the test: never a skip.
+ */
+export async function startRobotsd(t, ...args) {
+  const bin = process.env.ROBOTSD_BIN;
+  if (!bin) {
+    throw new Error(
+      "ROBOTSD_BIN must name a robotsd binary (cargo build --release; .ci/client-typescript-checks.sh sets it)",
+    );
+  }
+  const listenAt = `127.0.0.1:${await freePort()}`;
+  // The operator contact only quiets robotsd's warning about its absence.
+  const flags = ["--allow-private-networks", "--listen", listenAt, "--operator-contact", "mailto:tests@robotsd.invalid"];
+  const child = spawn(bin, [...flags, "--log-level", "warn", ...args], {
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  let exitCode = null;
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve((exitCode = code ?? signal))));
+  t.after(async () => {
+    child.kill();
+    await exited;
+  });
+  const baseUrl = `http://${listenAt}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (exitCode !== null) throw new Error(`robotsd exited with ${exitCode} before it was ready`);
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      if (response.ok) return baseUrl;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`robotsd did not become ready on ${listenAt}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The paths of the site that robotsd allows for `ua`, asked in one batch (never hard-coded). */
+export async function allowedPaths(client, site, ua) {
+  const paths = sitePaths();
+  const results = await client.checkMany(
+    paths.map((p) => site.url + p),
+    ua,
+  );
+  return paths
+    .filter((_, i) => {
+      const result = results[i];
+      if (isProblem(result)) throw new Error(`${paths[i]}: ${result.detail}`);
+      return result.allowed;
+    })
+    .sort();
+}
+
+/** A token file for --api-token-file. */
+export function tokenFile(t, token) {
+  const file = join(tempDir(t), "tokens");
+  writeFileSync(file, `# test tokens\n${token}\n`);
+  return file;
+}
+
+export { RobotsdClient };

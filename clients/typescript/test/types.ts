@@ -1,0 +1,82 @@
+// Compiled, never run (`npm run typecheck`): withRobotsd keeps the crawler classes' own types, and
+// the hook and the filter fit Crawlee's, though the package imports nothing from Crawlee.
+import { CheerioCrawler } from "@crawlee/cheerio";
+import { PlaywrightCrawler } from "@crawlee/playwright";
+
+import { RobotsdClient, isProblem, type CheckResponse, type Problem } from "../src/index.js";
+import {
+  DisallowedError,
+  filterAllowed,
+  robotsdPreNavigationHook,
+  withRobotsd,
+  type RobotsdVerdict,
+} from "../src/crawlee.js";
+
+const client = new RobotsdClient({ baseUrl: "http://127.0.0.1:8080" });
+
+// withRobotsd: the subclass is the crawler class itself, with its constructor's option types.
+const RobotsdCheerioCrawler = withRobotsd(CheerioCrawler, client, {
+  ua: "ExampleBot",
+  onAnswer(answer) {
+    answer.crawl_delay satisfies number | null | undefined;
+  },
+  onError(_error, url) {
+    url satisfies string;
+  },
+});
+RobotsdCheerioCrawler satisfies typeof CheerioCrawler;
+const cheerio = new RobotsdCheerioCrawler({
+  respectRobotsTxtFile: { userAgent: "ExampleBot" },
+  onSkippedRequest({ url, reason }) {
+    url satisfies string;
+    reason satisfies string;
+  },
+  async requestHandler({ request, $, enqueueLinks }) {
+    $("title").text() satisfies string;
+    (request.userData.robotsd as RobotsdVerdict).rule?.line satisfies number | undefined;
+    await enqueueLinks({ strategy: "same-origin" });
+  },
+});
+cheerio satisfies CheerioCrawler;
+// @ts-expect-error: CheerioCrawler's options are still checked
+new RobotsdCheerioCrawler({ requestHandler: async () => {}, noSuchOption: true });
+
+const RobotsdPlaywrightCrawler = withRobotsd(PlaywrightCrawler, client);
+new RobotsdPlaywrightCrawler({
+  launchContext: { launchOptions: { executablePath: "/usr/bin/chromium", headless: true } },
+  async requestHandler({ page, enqueueLinks }) {
+    (await page.title()) satisfies string;
+    await enqueueLinks();
+  },
+}) satisfies PlaywrightCrawler;
+// @ts-expect-error: PlaywrightCrawler's options are still checked
+new RobotsdPlaywrightCrawler({ requestHandler: async ({ $ }) => $ });
+
+// @ts-expect-error: not a crawler class
+withRobotsd(class NotACrawler {}, client);
+
+// The hook and the filter, for setups of your own.
+const hook = robotsdPreNavigationHook(client, { ua: "ExampleBot" });
+
+new CheerioCrawler({
+  preNavigationHooks: [hook],
+  async requestHandler({ request, enqueueLinks, $ }) {
+    const verdict = request.userData.robotsd as RobotsdVerdict;
+    verdict.crawlDelay satisfies number | null;
+    const links = $("a[href]")
+      .map((_, a) => new URL($(a).attr("href") ?? "", request.loadedUrl ?? request.url).href)
+      .get();
+    await enqueueLinks({ urls: await filterAllowed(client, links, { ua: "ExampleBot" }) });
+  },
+  failedRequestHandler(_context, error) {
+    if (error instanceof DisallowedError) error.answer.rule?.line satisfies number | undefined;
+  },
+});
+
+new PlaywrightCrawler({ preNavigationHooks: [hook], requestHandler: async () => {} });
+
+const results: Array<CheckResponse | Problem> = await client.checkMany(["https://example.com/"], "ExampleBot");
+for (const result of results) {
+  if (isProblem(result)) result.type satisfies string;
+  else result.allowed satisfies boolean;
+}

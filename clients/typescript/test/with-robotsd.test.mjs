@@ -1,0 +1,177 @@
+// withRobotsd with CheerioCrawler: Crawlee's own robots.txt support, answered by robotsd.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { CheerioCrawler, Configuration } from "@crawlee/cheerio";
+import { RobotsdClient, UnavailableError } from "@robotsd/client";
+import { RobotsdAnswerFile, withRobotsd } from "@robotsd/client/crawlee";
+
+import { assertSkipsWhatRobotsdDisallows, capturingLog, robotsdCrawl } from "./crawl.mjs";
+import { allowedPaths, freePort, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+
+test("withRobotsd(CheerioCrawler) fetches what robotsd allows and skips the rest, failing none", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const crawl = await robotsdCrawl(t, { Crawler: CheerioCrawler, client, start: `${site.url}/`, robotsd: { ua: "ExampleBot" } });
+
+  const allowed = await assertSkipsWhatRobotsdDisallows(crawl, { client, site, ua: "ExampleBot" });
+  // 1 index + 30 pages + 5 under /private/public; 10 private and 5 PDFs refused, never fetched.
+  assert.equal(allowed.length, 36);
+  assert.ok(crawl.answers.every(([, answer]) => answer.crawl_delay === 0.01));
+  // Crawlee logs the skip itself, as a warning; the crawler's log is named after CheerioCrawler.
+  assert.ok(crawl.lines.some((l) => /^Skipping request .*\/private\/1 .*robots\.txt/.test(l.message)));
+});
+
+test("withRobotsd checks as respectRobotsTxtFile's userAgent, and respectRobotsTxtFile: false turns it off", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    crawlerOptions: { respectRobotsTxtFile: { userAgent: "OtherBot" } },
+  });
+
+  // OtherBot has a group of its own (Disallow: /p/): another set than the * group's.
+  const allowed = await assertSkipsWhatRobotsdDisallows(crawl, { client, site, ua: "OtherBot" });
+  assert.notDeepEqual(allowed, await allowedPaths(client, site, "ExampleBot"));
+  assert.ok(crawl.answers.every(([, answer]) => answer.agent.tokens[0] === "OtherBot"));
+
+  const off = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    crawlerOptions: { respectRobotsTxtFile: false },
+  });
+  assert.deepEqual(off.fetched, sitePaths().sort());
+  assert.deepEqual(off.answers, [], "robotsd is not asked");
+  assert.equal(site.hits("/robots.txt"), 1, "nor does Crawlee fetch robots.txt");
+});
+
+test("withRobotsd skips a disallowed start URL when it is added", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/private/1`,
+    robotsd: { ua: "ExampleBot" },
+  });
+  assert.deepEqual(crawl.fetched, []);
+  assert.deepEqual(crawl.skipped, [["/private/1", "robotsTxt"]]);
+  assert.equal(crawl.stats.requestsFailed, 0);
+  assert.deepEqual(site.pages(), []);
+  // Crawlee's batch warning for addRequests.
+  assert.ok(crawl.lines.some((l) => /skipped because they were disallowed/.test(l.message)));
+});
+
+test("the file withRobotsd hands Crawlee answers for its URL only, and has no sitemaps", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const Crawler = withRobotsd(CheerioCrawler, client, { ua: "ExampleBot" });
+  const crawler = new Crawler({ requestHandler() {} }, new Configuration({ persistStorage: false }));
+  assert.ok(crawler instanceof CheerioCrawler);
+  assert.equal(Crawler.name, "CheerioCrawler");
+
+  // Crawlee's own extension point, called as Crawlee calls it.
+  const refused = await crawler.getRobotsTxtFileForUrl(`${site.url}/private/1`);
+  assert.ok(refused instanceof RobotsdAnswerFile);
+  assert.equal(refused.isAllowed(`${site.url}/private/1`, "*"), false);
+  // A page's links: enqueued, and each asked about when its request runs.
+  assert.equal(refused.isAllowed(`${site.url}/private/2`, "*"), true);
+  assert.deepEqual(refused.getSitemaps(), []);
+  assert.deepEqual(await refused.parseUrlsFromSitemaps(), []);
+  assert.equal((await crawler.getRobotsTxtFileForUrl(`${site.url}/p/1`)).isAllowed(`${site.url}/p/1`), true);
+  // robots.txt itself is always allowed, unasked.
+  assert.equal((await crawler.getRobotsTxtFileForUrl(`${site.url}/robots.txt`)).allowed, true);
+  assert.equal(site.hits("/robots.txt"), 1);
+  assert.deepEqual(site.pages(), []);
+
+  assert.throws(() => withRobotsd(class NotACrawler {}, client), TypeError);
+});
+
+test("withRobotsd fails closed when robotsd cannot answer, or fetches everything with failOpen", async (t) => {
+  const site = await startSite(t);
+  const down = new RobotsdClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000 });
+
+  const closed = await robotsdCrawl(t, { Crawler: CheerioCrawler, client: down, start: `${site.url}/`, robotsd: { ua: "ExampleBot" } });
+  assert.deepEqual(closed.fetched, []);
+  assert.deepEqual(site.pages(), [], "nothing was fetched unchecked");
+  assert.deepEqual(closed.skipped, [["/", "robotsTxt"]]);
+  assert.equal(closed.stats.requestsFailed, 0);
+  assert.ok(closed.errors.length > 0 && closed.errors.every(([path, error]) => path === "/" && error instanceof UnavailableError));
+  const warning = closed.lines.find((l) => l.message.startsWith("robotsd could not check"));
+  assert.match(warning?.message ?? "", /, skipping it \(fail closed\): .*ECONNREFUSED/);
+
+  const open = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client: down,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot", failOpen: true },
+  });
+  assert.deepEqual(open.failures, []);
+  assert.deepEqual(open.fetched, sitePaths().sort(), "failOpen fetches everything, unchecked");
+  assert.deepEqual(open.skipped, []);
+  assert.equal(open.unrecorded.length, sitePaths().length, "no answer to record");
+  assert.ok(open.lines.some((l) => /could not check .*, fetching it unchecked \(failOpen\)/.test(l.message)));
+  assert.equal(site.hits("/robots.txt"), 0, "the crawler never fetches robots.txt, even with robotsd down");
+});
+
+test("a throwing onAnswer is logged, and the crawl goes on", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const { log, lines } = capturingLog();
+  const fetched = [];
+  const Crawler = withRobotsd(CheerioCrawler, client, {
+    ua: "ExampleBot",
+    onAnswer() {
+      throw new Error("boom");
+    },
+  });
+  const crawler = new Crawler(
+    {
+      log,
+      async requestHandler({ request, enqueueLinks }) {
+        fetched.push(new URL(request.url).pathname);
+        await enqueueLinks();
+      },
+    },
+    new Configuration({ persistStorage: false }),
+  );
+  const stats = await crawler.run([`${site.url}/`]);
+  assert.deepEqual(fetched.sort(), await allowedPaths(client, site, "ExampleBot"));
+  assert.equal(stats.requestsFailed, 0);
+  assert.equal(lines.filter((l) => l.message === "robotsd: onAnswer failed: boom").length, sitePaths().length);
+});
+
+/** A counter of robotsd's own metrics, such as the API requests it answered by route. */
+async function requestsTo(baseUrl, method, route) {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith(`robotsd_http_requests_total{method="${method}",route="${route}",status="200"}`));
+  return line ? Number(line.split(" ").pop()) : 0;
+}
+
+test("withRobotsd asks about the URLs handed to run() in one batch", async (t) => {
+  const site = await startSite(t);
+  const baseUrl = await startRobotsd(t);
+  const client = new RobotsdClient({ baseUrl });
+  const start = sitePaths().map((p) => site.url + p);
+  const crawl = await robotsdCrawl(t, { Crawler: CheerioCrawler, client, start, robotsd: { ua: "ExampleBot" } });
+
+  // 51 URLs: one POST /v1/check, and no check of its own for any of them.
+  assert.equal(await requestsTo(baseUrl, "POST", "/v1/check"), 1);
+  assert.equal(await requestsTo(baseUrl, "GET", "/v1/check"), 0);
+  const allowed = await allowedPaths(client, site, "ExampleBot");
+  assert.deepEqual(crawl.failures, []);
+  assert.deepEqual(crawl.fetched, allowed);
+  assert.deepEqual(site.pages(), allowed, "the site saw exactly the allowed pages");
+  // A refused start URL is skipped when it is added, and again when the index's links are
+  // enqueued (Crawlee's own robots.txt support reports it there too): each refused URL, only.
+  const refused = sitePaths().filter((p) => !allowed.includes(p)).sort();
+  assert.deepEqual([...new Set(crawl.skipped.map(([path]) => path))].sort(), refused);
+  assert.ok(crawl.skipped.every(([, reason]) => reason === "robotsTxt"));
+  assert.equal(crawl.stats.requestsFailed, 0);
+  assert.equal(site.hits("/robots.txt"), 1);
+});
