@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The client libraries under clients/, against the real robotsd release binary (ROBOTSD_BIN, or
-# built here) and loopback sites their tests start. Installs the toolchains it needs itself:
-# Debian's golang-go (the standard library only: no Go module is downloaded).
+# built here) and loopback sites their tests start: the Go client (Debian's golang-go, the
+# standard library only: no Go module is downloaded), the Python client and Scrapy middleware
+# (.ci/client-python-checks.sh), the TypeScript client and Crawlee integration
+# (.ci/client-typescript-checks.sh), then the three frameworks crawling one site through one
+# robotsd together (clients/e2e/three_crawlers.py). Installs the toolchains it needs itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +15,7 @@ if [ -z "$bin" ]; then
   cargo build --release --locked --quiet --bin robotsd
   bin="$PWD/target/release/robotsd"
 fi
+case $bin in /*) ;; *) bin="$PWD/$bin" ;; esac
 
 step "go: Debian's golang-go"
 if ! command -v go >/dev/null 2>&1; then
@@ -22,13 +26,26 @@ fi
 go version
 
 step "go client (clients/go): gofmt, vet, tests against robotsd"
-cd clients/go
-unformatted=$(gofmt -l .)
-if [ -n "$unformatted" ]; then
-  echo "gofmt would change: $unformatted" >&2
-  exit 1
-fi
 # Nothing may come from the network: the module has no dependencies to download.
 export GOPROXY=off
-go vet ./...
-ROBOTSD_BIN="$bin" go test -count=1 ./...
+(
+  cd clients/go
+  unformatted=$(gofmt -l .)
+  if [ -n "$unformatted" ]; then
+    echo "gofmt would change: $unformatted" >&2
+    exit 1
+  fi
+  go vet ./...
+  ROBOTSD_BIN="$bin" go test -count=1 ./...
+)
+
+ROBOTSD_BIN="$bin" bash .ci/client-python-checks.sh
+ROBOTSD_BIN="$bin" bash .ci/client-typescript-checks.sh
+
+step "three crawlers, one robotsd: Scrapy, Crawlee and Go crawl one site at once"
+# The Python checks left the client installed in their pinned virtualenv, and the TypeScript
+# checks built clients/typescript.
+# shellcheck source=.ci/pinned-venv.sh
+source .ci/pinned-venv.sh
+venv=$(pinned_venv clients/python/requirements-dev.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-client-checks")
+PYTHONDONTWRITEBYTECODE=1 python3 clients/e2e/three_crawlers.py --robotsd-bin "$bin" --python "$venv/bin/python"
