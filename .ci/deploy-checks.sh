@@ -417,8 +417,8 @@ def check_promises(label, values, docs, monitor_api):
         missing = [n for n in config_envs() if n not in env]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
-        if len(config_envs()) != 46:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 46")
+        if len(config_envs()) != 49:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 49")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -630,6 +630,19 @@ if env.get("ROBOTSD_PROXY") == "<from secret>":
 if env.get("ROBOTSD_REDIS_URL") == "<from secret>":
     # A loopback port nothing listens on: robotsd starts and answers with its store down.
     env["ROBOTSD_REDIS_URL"] = "redis://127.0.0.1:9/0"
+tls = [k for k in ("ROBOTSD_REDIS_CA_FILE", "ROBOTSD_REDIS_CLIENT_CERT", "ROBOTSD_REDIS_CLIENT_KEY") if k in env]
+if tls:
+    # The mounted TLS Secret's files, stood in for by a certificate made here (robotsd parses
+    # them at start), and a TLS URL to the same port nothing listens on.
+    import subprocess
+    cert, key = sys.argv[1] + ".redis-tls.crt", sys.argv[1] + ".redis-tls.key"
+    subprocess.run(["openssl", "req", "-x509", "-nodes", "-days", "1", "-newkey", "ec",
+                    "-pkeyopt", "ec_paramgen_curve:prime256v1", "-keyout", key, "-out", cert,
+                    "-subj", "/CN=deploy check"], check=True, capture_output=True)
+    files = {"ROBOTSD_REDIS_CA_FILE": cert, "ROBOTSD_REDIS_CLIENT_CERT": cert, "ROBOTSD_REDIS_CLIENT_KEY": key}
+    for k in tls:
+        env[k] = files[k]
+    env["ROBOTSD_REDIS_URL"] = env["ROBOTSD_REDIS_URL"].replace("redis://", "rediss://", 1)
 if "ROBOTSD_REDIS_PASSWORD_FILE" in env:
     # The mounted Secret's file, stood in for by one written here.
     path = sys.argv[1] + ".redis-password"

@@ -166,7 +166,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 46] = [
+const FLAGS: [(&str, &str); 49] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -207,6 +207,9 @@ const FLAGS: [(&str, &str); 46] = [
     ("store.redis.url", "--redis-url"),
     ("store.redis.password", "--redis-password-file"),
     ("store.redis.cluster", "--redis-cluster"),
+    ("store.redis.tls.ca", "--redis-ca-file"),
+    ("store.redis.tls.client_cert", "--redis-client-cert"),
+    ("store.redis.tls.client_key", "--redis-client-key"),
     ("store.settings.timeout", "--store-timeout"),
     ("store.fleet.lease_ttl", "--store-lease"),
     ("store.fleet.sync_interval", "--store-sync-interval"),

@@ -9,7 +9,7 @@ use super::values::parse_duration;
 use super::{ConfigError, flag};
 use crate::cache::FleetConfig;
 use crate::fetch::FetchConfig;
-use crate::store::{RedisConfig, StoreSettings, redact};
+use crate::store::{RedisConfig, RedisTls, StoreSettings, redact};
 
 /// The store robotsd shares origin state through.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +35,20 @@ pub struct StoreArgs {
     /// the command line; overrides the URL's password.
     #[arg(long, env = "ROBOTSD_REDIS_PASSWORD_FILE", value_name = "PATH")]
     pub redis_password_file: Option<PathBuf>,
+
+    /// PEM file of the CA certificate(s) that sign the Redis server's certificate (rediss://), in
+    /// place of the system's trust store: a platform's own CA. Used for Redis only.
+    #[arg(long, env = "ROBOTSD_REDIS_CA_FILE", value_name = "PATH")]
+    pub redis_ca_file: Option<PathBuf>,
+
+    /// PEM file of the client certificate (chain) robotsd shows a Redis that requires one
+    /// (tls-auth-clients); with --redis-client-key.
+    #[arg(long, env = "ROBOTSD_REDIS_CLIENT_CERT", value_name = "PATH")]
+    pub redis_client_cert: Option<PathBuf>,
+
+    /// PEM file of the private key of --redis-client-cert.
+    #[arg(long, env = "ROBOTSD_REDIS_CLIENT_KEY", value_name = "PATH")]
+    pub redis_client_key: Option<PathBuf>,
 
     /// The URL names a node of a Redis Cluster (the others are discovered).
     #[arg(long, env = "ROBOTSD_REDIS_CLUSTER")]
@@ -92,13 +106,11 @@ impl StoreArgs {
         let password = match &self.redis_password_file {
             None => None,
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Store {
-                    flag: flag("store", "redis.password"),
-                    detail: format!("{}: {e}", path.display()),
-                })?;
+                let text = read(path, "redis.password")?;
                 Some(text.trim_end_matches(['\r', '\n']).to_string())
             }
         };
+        let tls = self.tls(url)?;
         Ok(Some(StoreConfig {
             redis: RedisConfig {
                 url: url.clone(),
@@ -106,6 +118,7 @@ impl StoreArgs {
                 cluster: self.redis_cluster,
                 connect_timeout: self.store_timeout,
                 response_timeout: self.store_timeout,
+                tls,
             },
             settings: StoreSettings {
                 timeout: self.store_timeout,
@@ -118,6 +131,59 @@ impl StoreArgs {
             },
         }))
     }
+
+    /// The TLS files, read, if any is given: only for a `rediss://` URL, and a client
+    /// certificate only with its key. Whether they hold usable PEM is for the store to say.
+    fn tls(&self, url: &str) -> Result<Option<RedisTls>, ConfigError> {
+        let files = [
+            ("redis.tls.ca", &self.redis_ca_file),
+            ("redis.tls.client_cert", &self.redis_client_cert),
+            ("redis.tls.client_key", &self.redis_client_key),
+        ];
+        let Some((field, _)) = files.iter().find(|(_, path)| path.is_some()) else {
+            return Ok(None);
+        };
+        if !url.starts_with("rediss://") {
+            return Err(ConfigError::Store {
+                flag: flag("store", field),
+                detail: format!("needs a rediss:// --redis-url, not {}", redact(url)),
+            });
+        }
+        let bytes = |field: &str, path: &Option<PathBuf>| -> Result<Option<Vec<u8>>, ConfigError> {
+            path.as_ref()
+                .map(|path| read(path, field).map(String::into_bytes))
+                .transpose()
+        };
+        let client = match (
+            bytes("redis.tls.client_cert", &self.redis_client_cert)?,
+            bytes("redis.tls.client_key", &self.redis_client_key)?,
+        ) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            (None, None) => None,
+            (cert, _) => {
+                let (given, missing) = match cert {
+                    Some(_) => ("redis.tls.client_cert", "redis.tls.client_key"),
+                    None => ("redis.tls.client_key", "redis.tls.client_cert"),
+                };
+                return Err(ConfigError::Store {
+                    flag: flag("store", given),
+                    detail: format!("needs {} too", flag("store", missing)),
+                });
+            }
+        };
+        Ok(Some(RedisTls {
+            ca: bytes("redis.tls.ca", &self.redis_ca_file)?,
+            client,
+        }))
+    }
+}
+
+/// A file of a setting, read whole; an error names the setting's flag and the path.
+fn read(path: &std::path::Path, field: &str) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|e| ConfigError::Store {
+        flag: flag("store", field),
+        detail: format!("{}: {e}", path.display()),
+    })
 }
 
 #[cfg(test)]
@@ -186,6 +252,76 @@ mod tests {
         assert!(
             !shown.contains("s3cret") && !shown.contains("urlpass"),
             "{shown}"
+        );
+    }
+
+    #[test]
+    fn tls_files_are_read_for_a_rediss_url_only() {
+        let dir = std::env::temp_dir().join(format!("robotsd-tls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, format!("{name} PEM")).unwrap();
+            path.to_str().unwrap().to_string()
+        };
+        let (ca, cert, key) = (file("ca"), file("cert"), file("key"));
+        let store = settings(&[
+            "--redis-url",
+            "rediss://127.0.0.1:6380",
+            "--redis-ca-file",
+            &ca,
+            "--redis-client-cert",
+            &cert,
+            "--redis-client-key",
+            &key,
+        ])
+        .unwrap()
+        .store
+        .unwrap();
+        let tls = store.redis.tls.expect("certificates");
+        assert_eq!(tls.ca.as_deref(), Some(&b"ca PEM"[..]));
+        assert_eq!(
+            tls.client,
+            Some((b"cert PEM".to_vec(), b"key PEM".to_vec()))
+        );
+        let cases: [(&[&str], &str); 3] = [
+            (
+                &["--redis-url", "redis://127.0.0.1", "--redis-ca-file", &ca],
+                "--redis-ca-file",
+            ),
+            (
+                &[
+                    "--redis-url",
+                    "rediss://127.0.0.1",
+                    "--redis-client-cert",
+                    &cert,
+                ],
+                "--redis-client-key",
+            ),
+            (
+                &[
+                    "--redis-url",
+                    "rediss://127.0.0.1",
+                    "--redis-ca-file",
+                    "/nonexistent/ca.pem",
+                ],
+                "--redis-ca-file",
+            ),
+        ];
+        for (args, flag) in cases {
+            let message = error_of(args).to_string();
+            assert!(message.contains(flag), "{args:?}: {message}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(
+            settings(&["--redis-url", "rediss://127.0.0.1"])
+                .unwrap()
+                .store
+                .unwrap()
+                .redis
+                .tls,
+            None,
+            "the system's roots, no client certificate"
         );
     }
 }

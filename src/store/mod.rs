@@ -21,7 +21,7 @@ use futures_util::future::BoxFuture;
 pub use breaker::{Breaker, BreakerState};
 pub use memory::MemoryStore;
 pub use record::{Encoded, Record, RecordError};
-pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, redact};
+pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTls, redact};
 
 use crate::clock::Clock;
 

@@ -34,6 +34,45 @@ pub struct RedisConfig {
     pub connect_timeout: Duration,
     /// Time limit for one reply.
     pub response_timeout: Duration,
+    /// Certificates for a `rediss://` URL beyond the system's trust store; `None` trusts the
+    /// system's roots and sends no client certificate.
+    pub tls: Option<RedisTls>,
+}
+
+/// The certificates of a TLS connection to Redis, each in PEM, as read from their files.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RedisTls {
+    /// The CA certificates that sign the server's certificate, in place of the system's roots
+    /// (a platform's own CA): for Redis only, never for robots.txt fetches.
+    pub ca: Option<Vec<u8>>,
+    /// A client certificate (chain) and its private key, for a server that requires them
+    /// (`tls-auth-clients yes`).
+    pub client: Option<(Vec<u8>, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for RedisTls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A private key never reaches a log line; whether each part is set is what helps.
+        f.debug_struct("RedisTls")
+            .field("ca", &self.ca.is_some())
+            .field("client", &self.client.is_some())
+            .finish()
+    }
+}
+
+impl RedisTls {
+    fn certificates(&self) -> redis::TlsCertificates {
+        redis::TlsCertificates {
+            client_tls: self
+                .client
+                .as_ref()
+                .map(|(cert, key)| redis::ClientTlsConfig {
+                    client_cert: cert.clone(),
+                    client_key: key.clone(),
+                }),
+            root_cert: self.ca.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for RedisConfig {
@@ -42,6 +81,7 @@ impl std::fmt::Debug for RedisConfig {
         f.debug_struct("RedisConfig")
             .field("url", &redact(&self.url))
             .field("cluster", &self.cluster)
+            .field("tls", &self.tls)
             .finish_non_exhaustive()
     }
 }
@@ -68,6 +108,10 @@ pub enum RedisStoreError {
         /// What is wrong with it.
         detail: String,
     },
+    /// The TLS certificates cannot be used (not PEM, a key that does not parse), or were
+    /// given for a URL that is not `rediss://`.
+    #[error("--redis-ca-file, --redis-client-cert, --redis-client-key: {0}")]
+    Tls(String),
 }
 
 enum Connection {
@@ -153,19 +197,36 @@ impl RedisStore {
             let settings = info.redis_settings().clone().set_password(password);
             info = info.set_redis_settings(settings);
         }
+        let tls_error = |e: redis::RedisError| RedisStoreError::Tls(e.to_string());
         let connection = if config.cluster {
-            let client = ClusterClient::builder([info])
+            let mut builder = ClusterClient::builder([info])
                 .connection_timeout(config.connect_timeout)
                 .response_timeout(config.response_timeout)
-                .retries(0)
-                .build()
-                .map_err(|e| bad(e.to_string()))?;
+                .retries(0);
+            if let Some(tls) = &config.tls {
+                if !config.url.starts_with("rediss://") {
+                    return Err(RedisStoreError::Tls(
+                        "certificates need a rediss:// URL".into(),
+                    ));
+                }
+                builder = builder.certs(tls.certificates());
+            }
+            let client = builder.build().map_err(|e| match &config.tls {
+                Some(_) => tls_error(e),
+                None => bad(e.to_string()),
+            })?;
             Connection::Cluster(Box::new(Cluster {
                 client,
                 connection: Mutex::new(None),
             }))
         } else {
-            let client = redis::Client::open(info).map_err(|e| bad(e.to_string()))?;
+            let client = match &config.tls {
+                // build_with_tls parses the PEM now, so a bad file stops the start.
+                Some(tls) => {
+                    redis::Client::build_with_tls(info, tls.certificates()).map_err(tls_error)?
+                }
+                None => redis::Client::open(info).map_err(|e| bad(e.to_string()))?,
+            };
             let manager_config = ConnectionManagerConfig::new()
                 .set_connection_timeout(Some(config.connect_timeout))
                 .set_response_timeout(Some(config.response_timeout))
@@ -366,9 +427,38 @@ mod tests {
             cluster: false,
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
+            tls: None,
         };
         let shown = format!("{config:?} {:?}", RedisStore::new(config.clone()).unwrap());
         assert!(!shown.contains("s3cret"), "{shown}");
+        let with_key = RedisConfig {
+            tls: Some(RedisTls {
+                ca: None,
+                client: Some((b"a certificate".to_vec(), b"s3cret key".to_vec())),
+            }),
+            ..config
+        };
+        let shown = format!("{with_key:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("client: true"), "{shown}");
+    }
+
+    #[test]
+    fn certificates_that_are_not_pem_stop_the_start() {
+        let config = RedisConfig {
+            url: "rediss://127.0.0.1:6380".into(),
+            password: None,
+            cluster: false,
+            connect_timeout: Duration::from_secs(1),
+            response_timeout: Duration::from_secs(1),
+            tls: Some(RedisTls {
+                ca: None,
+                client: Some((b"not a certificate".to_vec(), b"not a key".to_vec())),
+            }),
+        };
+        let error = RedisStore::new(config).unwrap_err();
+        assert!(matches!(error, RedisStoreError::Tls(_)), "{error}");
+        assert!(error.to_string().contains("--redis-client-key"), "{error}");
     }
 
     #[test]

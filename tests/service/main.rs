@@ -13,6 +13,7 @@ mod fleet;
 mod logging;
 mod percent_decoding;
 mod redis_server;
+mod redis_tls;
 mod ssrf;
 mod support;
 mod tester;

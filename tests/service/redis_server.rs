@@ -231,6 +231,7 @@ fn replica_of(redis_url: &str, cluster: bool) -> Checker {
         cluster,
         connect_timeout: Duration::from_secs(2),
         response_timeout: Duration::from_secs(2),
+        tls: None,
     })
     .expect("a redis URL");
     let store = Store::new(Arc::new(store), store_settings(), Arc::clone(&clock));

@@ -166,7 +166,8 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "max-connections" "header-read-timeout" "idle-timeout" "body-read-timeout" "max-header-bytes"
   "http2-max-streams"
   "log-format" "log-level" "access-log"
-  "redis-url" "redis-password-file" "redis-cluster" "store-timeout" "store-lease"
+  "redis-url" "redis-password-file" "redis-ca-file" "redis-client-cert" "redis-client-key"
+  "redis-cluster" "store-timeout" "store-lease"
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
