@@ -1,7 +1,8 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
-//! `cargo test --test service api::` (or `cli::`, `connections::`, `deploy_artifacts::`, `fetch_cache::`, `fleet::`,
-//! `logging::`, `percent_decoding::`, `ssrf::`, `tester::`).
+//! `cargo test --test service api::` (or `cache_pressure::`, `cli::`, `connections::`,
+//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `logging::`, `percent_decoding::`,
+//! `redis_tls::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
 mod cache_pressure;
