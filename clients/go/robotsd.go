@@ -86,7 +86,11 @@ type Backoff struct {
 	Since     string `json:"since"`
 	Failures  int    `json:"failures"`
 	NextRetry string `json:"next_retry"`
-	LastError string `json:"last_error"`
+	// Until is when the answer's reason changes if the origin stays unreachable: the end of
+	// the window that disallows everything, or of the one that answers from the last good
+	// copy; nil after both.
+	Until     *string `json:"until"`
+	LastError string  `json:"last_error"`
 }
 
 // Source is where the robots.txt behind an answer came from.

@@ -179,6 +179,11 @@ pub struct BackoffJson {
     pub failures: u32,
     /// No request to the origin before this (RFC 3339).
     pub next_retry: String,
+    /// When the answer's `reason` changes if the origin stays unreachable (RFC 3339): the end
+    /// of the window that disallows everything (`unreachable_disallow_all`, 12 hours after
+    /// `since` by default), or of the one that answers from the last good copy
+    /// (`last_good_copy`, `unreachable_no_copy`: 30 days by default); null after both.
+    pub until: Option<String>,
     /// Why the last fetch failed.
     pub last_error: String,
 }
@@ -220,6 +225,7 @@ impl From<Source> for RobotsSourceJson {
                 since: rfc3339(b.since),
                 failures: b.failures,
                 next_retry: rfc3339(b.next_retry),
+                until: b.until.map(rfc3339),
                 last_error: b.last_error,
             }),
         }

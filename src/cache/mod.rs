@@ -141,6 +141,9 @@ pub struct BackoffInfo {
     pub failures: u32,
     /// No request before this.
     pub next_retry: Timestamp,
+    /// When the answer's basis ends if the failures go on (the policy's windows); `None`
+    /// once both windows have passed.
+    pub until: Option<Timestamp>,
     /// What the last failed fetch observed.
     pub last: Arc<FetchMeta>,
     /// Why the last fetch failed.
@@ -365,6 +368,7 @@ impl OriginCache {
             Decision::Backoff {
                 backoff,
                 basis,
+                until,
                 copy,
                 retry_due,
             } => (
@@ -379,6 +383,7 @@ impl OriginCache {
                         since: backoff.since,
                         failures: backoff.failures,
                         next_retry: backoff.next_retry,
+                        until,
                         last: Arc::clone(&backoff.last.meta),
                         reason: match &backoff.last.detail {
                             Detail::Failed(reason) => reason.clone(),

@@ -128,6 +128,8 @@ pub struct BackoffState {
     pub failures: u32,
     /// No request to the origin before this.
     pub next_retry: SystemTime,
+    /// When the answer's basis ends if the failures go on; `None` once both windows passed.
+    pub until: Option<SystemTime>,
     /// Why the last fetch failed.
     pub last_error: String,
 }
@@ -365,6 +367,7 @@ pub fn source(snapshot: &Snapshot) -> Source {
             since: b.since.to_system(),
             failures: b.failures,
             next_retry: b.next_retry.to_system(),
+            until: b.until.map(|t| t.to_system()),
             last_error: b.reason.clone(),
         }),
     }

@@ -142,6 +142,8 @@ fn source(out: &mut Vec<u8>, source: &Source) {
             number(out, backoff.failures);
             out.extend_from_slice(br#","next_retry":"#);
             timestamp(out, backoff.next_retry);
+            out.extend_from_slice(br#","until":"#);
+            optional(out, backoff.until, timestamp);
             out.extend_from_slice(br#","last_error":"#);
             string(out, &backoff.last_error);
             out.push(b'}');
@@ -282,6 +284,7 @@ mod tests {
                     since: at(1_795_000_100),
                     failures: 3,
                     next_retry: at(1_795_003_700),
+                    until: Some(at(1_795_043_300)),
                     last_error: "connection refused".into(),
                 }),
             }),
@@ -506,6 +509,8 @@ mod tests {
             source.bytes = Some(bytes);
             source.fetched_at = Some(at(secs));
             source.backoff.as_mut().unwrap().last_error = texts[5].clone();
+            // Both forms: the end of a window, and none after the last one.
+            source.backoff.as_mut().unwrap().until = (secs % 2 == 0).then(|| at(secs));
             source.sha256 = Some(digest);
             // As the engine gives them: sorted by source, then category, each category once.
             let mut usage: Vec<UsageItem> = usage

@@ -38,10 +38,10 @@ const REASONS = {
   no_matching_rule: "no rule matched, so it is allowed",
   no_robots_txt: "the site has no robots.txt, so everything is allowed",
   redirect_limit: "robots.txt redirected too often; treated as absent",
-  unreachable_disallow_all: "robots.txt is unreachable: everything is disallowed for the first 12 hours of failures (Google's rule)",
+  unreachable_disallow_all: "robots.txt is unreachable: everything is disallowed for the first hours of failures (Google's rule: 12 hours)",
   last_good_copy: "robots.txt is unreachable: the last good copy decides",
-  unreachable_no_copy: "robots.txt has been unreachable for over 12 hours and there is no earlier copy: everything is allowed",
-  unreachable_30_days: "robots.txt has been unreachable for 30 days: treated as absent",
+  unreachable_no_copy: "robots.txt has been unreachable past the disallow window and there is no earlier copy: everything is allowed",
+  unreachable_30_days: "robots.txt has been unreachable longer than a last good copy is kept (Google: 30 days): treated as absent",
 };
 
 function readLink() {
@@ -181,7 +181,13 @@ async function runEdit() {
   showResults(answer.json.results, answer.json.parsed, list);
 }
 
+// The typing delay's pending run, if any.
+let timer = null;
+
 function run() {
+  // A run asked for now (a click, Enter) replaces one still waiting out the typing delay: one
+  // fetch per request, and the answer shown is the one asked for.
+  clearTimeout(timer);
   writeLink();
   return state.source === "live" ? runLive() : runEdit();
 }
@@ -392,19 +398,25 @@ function when(date) {
 
 const HOUR = 3600 * 1000;
 
-// What a backoff means now, in words, from the reason the checks gave (Google's windows: 12
-// hours of failures disallow everything, then the last good copy decides up to 30 days).
+// What a backoff means now, in words: the reason the checks gave, and when that reason ends
+// (backoff.until, by this robotsd's windows; Google's are 12 hours and 30 days).
 function backoffWords(backoff, answer) {
   const since = Date.parse(backoff.since);
-  const until = (hours) => when(new Date(since + hours * HOUR).toISOString());
+  const end = backoff.until ? Date.parse(backoff.until) : NaN;
+  const hours = Math.round((end - since) / HOUR);
+  const rule = (google, name) =>
+    hours === google
+      ? `per Google's ${google === 12 ? "12-hour" : "30-day"} rule`
+      : `after ${hours % 24 === 0 ? `${hours / 24} days` : `${hours} hours`} of failures (${name} of this robotsd; Google's is ${google === 12 ? "12 hours" : "30 days"})`;
+  const until = when(backoff.until);
   const head = `unreachable since ${when(backoff.since)} (${backoff.failures} failed ${backoff.failures === 1 ? "fetch" : "fetches"}, last: ${backoff.last_error})`;
   const now = {
-    unreachable_disallow_all: `disallowing everything until ${until(12)}, per Google's 12-hour rule`,
-    last_good_copy: `answering from the last good copy until ${until(30 * 24)}, per Google's 30-day rule`,
-    unreachable_no_copy: "allowing everything: unreachable for over 12 hours with no earlier copy",
-    unreachable_30_days: "treated as having no robots.txt: unreachable for 30 days",
+    unreachable_disallow_all: `disallowing everything until ${until}, ${rule(12, "the disallow window")}`,
+    last_good_copy: `answering from the last good copy until ${until}, ${rule(720, "the last-copy window")}`,
+    unreachable_no_copy: `allowing everything until ${until}: there is no earlier copy`,
+    unreachable_30_days: "treated as having no robots.txt: unreachable for longer than the last good copy is kept",
   }[answer && answer.reason];
-  return `${head}; ${now ?? "everything is disallowed for the first 12 hours of failures, then the last good copy decides for up to 30 days"}. Next try after ${when(backoff.next_retry)}.`;
+  return `${head}; ${now ?? "everything is disallowed for the first hours of failures, then the last good copy decides"}. Next try after ${when(backoff.next_retry)}.`;
 }
 
 function showOrigin(report, answer) {
@@ -444,7 +456,6 @@ function setSource(source) {
     : "The file as robotsd fetched it. Choose Edit to try a change before deploying it.";
 }
 
-let timer = null;
 function debounced() {
   clearTimeout(timer);
   timer = setTimeout(run, 300);

@@ -140,6 +140,11 @@ async fn status_429_500_503_disallow_and_back_off() {
         let backoff = source(&answer).backoff.clone().expect("in backoff");
         assert_eq!(backoff.failures, 1);
         assert!(backoff.next_retry > backoff.since);
+        // Everything stays disallowed until the disallow window (12 h by default) has passed.
+        assert_eq!(
+            backoff.until,
+            Some(backoff.since + std::time::Duration::from_secs(12 * 3600))
+        );
         assert!(backoff.last_error.contains(&code.to_string()));
     }
 }

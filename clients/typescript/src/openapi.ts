@@ -172,6 +172,13 @@ export interface components {
             next_retry: string;
             /** @description The first failure of the run (RFC 3339). */
             since: string;
+            /**
+             * @description When the answer's `reason` changes if the origin stays unreachable (RFC 3339): the end
+             *     of the window that disallows everything (`unreachable_disallow_all`, 12 hours after
+             *     `since` by default), or of the one that answers from the last good copy
+             *     (`last_good_copy`, `unreachable_no_copy`: 30 days by default); null after both.
+             */
+            until?: string | null;
         };
         /**
          * @description One answer of a batch: the answer (in full, or only the verdict), or the problem with that

@@ -305,6 +305,9 @@ pub enum Decision<'a, M> {
         backoff: &'a Backoff<M>,
         /// What to answer from.
         basis: BackoffBasis,
+        /// When `basis` ends if the failures go on: the end of the disallow window, or of the
+        /// last-copy window; `None` once both have passed.
+        until: Option<Timestamp>,
         /// The last good copy, for [`BackoffBasis::LastGoodCopy`].
         copy: Option<&'a Copy<M>>,
         /// The next retry is due.
@@ -332,18 +335,28 @@ impl<M> OriginState<M> {
         if let Some(backoff) = &self.backoff {
             let elapsed = now.saturating_duration_since(backoff.since);
             let copy = self.copy.as_ref();
-            let basis = if elapsed < config.disallow_window {
-                BackoffBasis::DisallowAll
+            let (basis, until) = if elapsed < config.disallow_window {
+                (
+                    BackoffBasis::DisallowAll,
+                    Some(backoff.since + config.disallow_window),
+                )
             } else if elapsed >= config.last_copy_window {
-                BackoffBasis::AllowAllAfter30Days
+                (BackoffBasis::AllowAllAfter30Days, None)
             } else if copy.is_some() {
-                BackoffBasis::LastGoodCopy
+                (
+                    BackoffBasis::LastGoodCopy,
+                    Some(backoff.since + config.last_copy_window),
+                )
             } else {
-                BackoffBasis::AllowAllNoCopy
+                (
+                    BackoffBasis::AllowAllNoCopy,
+                    Some(backoff.since + config.last_copy_window),
+                )
             };
             return Decision::Backoff {
                 backoff,
                 basis,
+                until,
                 copy: copy.filter(|_| basis == BackoffBasis::LastGoodCopy),
                 retry_due: now >= backoff.next_retry,
             };

@@ -245,3 +245,39 @@ fn config_validation_rejects_contradictions() {
     };
     assert!(bad.validate().is_err());
 }
+
+#[test]
+fn a_backoff_says_when_its_basis_ends_by_the_configured_windows() {
+    let config = PolicyConfig {
+        disallow_window: 6 * HOUR,
+        last_copy_window: 10 * DAY,
+        ..PolicyConfig::default()
+    };
+    let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
+    let until = |state: &OriginState<()>, now| match state.decide(now, &config) {
+        Decision::Backoff { basis, until, .. } => (basis, until),
+        other => panic!("not in backoff: {other:?}"),
+    };
+    let mut state = OriginState::default();
+    state.apply(success(None), t0, 0.0, &config);
+    let first = t0 + DAY;
+    state.apply(failure(false, None), first, 0.0, &config);
+    assert_eq!(
+        until(&state, first + HOUR),
+        (BackoffBasis::DisallowAll, Some(first + 6 * HOUR))
+    );
+    assert_eq!(
+        until(&state, first + 6 * HOUR),
+        (BackoffBasis::LastGoodCopy, Some(first + 10 * DAY))
+    );
+    assert_eq!(
+        until(&state, first + 10 * DAY),
+        (BackoffBasis::AllowAllAfter30Days, None)
+    );
+    let mut no_copy = OriginState::default();
+    no_copy.apply(failure(false, None), t0, 0.0, &config);
+    assert_eq!(
+        until(&no_copy, t0 + 7 * HOUR),
+        (BackoffBasis::AllowAllNoCopy, Some(t0 + 10 * DAY))
+    );
+}

@@ -64,6 +64,22 @@ class BackoffJson(Struct):
     """
     The first failure of the run (RFC 3339).
     """
+    until: Union[
+        Annotated[
+            str,
+            Meta(
+                description="When the answer's `reason` changes if the origin stays unreachable (RFC 3339): the end\nof the window that disallows everything (`unreachable_disallow_all`, 12 hours after\n`since` by default), or of the one that answers from the last good copy\n(`last_good_copy`, `unreachable_no_copy`: 30 days by default); null after both."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    When the answer's `reason` changes if the origin stays unreachable (RFC 3339): the end
+    of the window that disallows everything (`unreachable_disallow_all`, 12 hours after
+    `since` by default), or of the one that answers from the last good copy
+    (`last_good_copy`, `unreachable_no_copy`: 30 days by default); null after both.
+    """
 
 
 class DiagnosticJson(Struct):
