@@ -25,11 +25,9 @@ step "driver: Playwright for Python (PyPI, pinned by hash)"
 source .ci/pinned-venv.sh
 venv=$(pinned_venv .ci/browser-requirements.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-browser-checks")
 
-bin=${ROBOTSD_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --locked --quiet --bin robotsd
-  bin=target/release/robotsd
-fi
+# shellcheck source=.ci/robotsd-bin.sh
+source .ci/robotsd-bin.sh
+bin=$(robotsd_bin)
 
 shots=${SCREENSHOTS:-$(mktemp -d)}
 step "tester page: live check, edit, shared link, hostile text, CSP, accessibility, screenshots"

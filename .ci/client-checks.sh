@@ -10,12 +10,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-bin=${ROBOTSD_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --locked --quiet --bin robotsd
-  bin="$PWD/target/release/robotsd"
-fi
-case $bin in /*) ;; *) bin="$PWD/$bin" ;; esac
+# shellcheck source=.ci/robotsd-bin.sh
+source .ci/robotsd-bin.sh
+bin=$(robotsd_bin)
 
 step "go: Debian's golang-go"
 if ! command -v go >/dev/null 2>&1; then

@@ -8,13 +8,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-bin=${ROBOTSD_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --locked --quiet --bin robotsd
-  bin="$PWD/target/release/robotsd"
-fi
-# The tests run from clients/python: a path relative to the repository root must still hold.
-case $bin in /*) ;; *) bin="$PWD/$bin" ;; esac
+# shellcheck source=.ci/robotsd-bin.sh
+source .ci/robotsd-bin.sh
+bin=$(robotsd_bin)
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-client-checks"
 work=$(mktemp -d)

@@ -9,13 +9,9 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
-bin=${ROBOTSD_BIN:-}
-if [ -z "$bin" ]; then
-  cargo build --release --locked --quiet --bin robotsd
-  bin="$PWD/target/release/robotsd"
-fi
-# The tests run from clients/typescript: a relative path would point elsewhere there.
-case "$bin" in /*) ;; *) bin="$PWD/$bin" ;; esac
+# shellcheck source=.ci/robotsd-bin.sh
+source .ci/robotsd-bin.sh
+bin=$(robotsd_bin)
 
 step "chromium: Debian's, for PlaywrightCrawler"
 chromium=${CHROMIUM:-/usr/bin/chromium}
