@@ -7,9 +7,10 @@ import { CheerioCrawler, Configuration, Log, LogLevel, Logger, log } from "@craw
 import { PlaywrightCrawler } from "@crawlee/playwright";
 import { chromium } from "playwright";
 
+import { RobotsdClient, UnavailableError } from "@robotsd/client";
 import { DisallowedError, filterAllowed, robotsdPreNavigationHook, withRobotsd } from "@robotsd/client/crawlee";
 
-import { allowedPaths, sitePaths, tempDir } from "./helpers.mjs";
+import { allowedPaths, freePort, sitePaths, tempDir } from "./helpers.mjs";
 
 // Crawlee's statistics would fill the test output; failures still show.
 log.setLevel(log.LEVELS.WARNING);
@@ -239,4 +240,30 @@ export async function assertSkipsWhatRobotsdDisallows(crawl, { client, site, ua 
     assert.deepEqual(line.data, { reason: answer.reason, line: answer.rule.line });
   }
   return allowed;
+}
+
+/**
+ * What every crawler class through withRobotsd must do with robotsd down: fail closed (the start
+ * URL skipped, nothing fetched, a warning naming the error, onError told), and with failOpen
+ * fetch everything unchecked; never fetch robots.txt itself.
+ */
+export async function assertFailsClosedUnlessFailOpen(t, { Crawler, site }) {
+  const down = new RobotsdClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000 });
+
+  const closed = await robotsdCrawl(t, { Crawler, client: down, start: `${site.url}/`, robotsd: { ua: "ExampleBot" } });
+  assert.deepEqual(closed.fetched, []);
+  assert.deepEqual(site.pages(), [], "nothing was fetched unchecked");
+  assert.deepEqual(closed.skipped, [["/", "robotsTxt"]]);
+  assert.equal(closed.stats.requestsFailed, 0);
+  assert.ok(closed.errors.length > 0 && closed.errors.every(([path, error]) => path === "/" && error instanceof UnavailableError));
+  const warning = closed.lines.find((l) => l.message.startsWith("robotsd could not check"));
+  assert.match(warning?.message ?? "", /, skipping it \(fail closed\): .*ECONNREFUSED/);
+
+  const open = await robotsdCrawl(t, { Crawler, client: down, start: `${site.url}/`, robotsd: { ua: "ExampleBot", failOpen: true } });
+  assert.deepEqual(open.failures, []);
+  assert.deepEqual(open.fetched, sitePaths().sort(), "failOpen fetches everything, unchecked");
+  assert.deepEqual(open.skipped, []);
+  assert.equal(open.unrecorded.length, sitePaths().length, "no answer to record");
+  assert.ok(open.lines.some((l) => /could not check .*, fetching it unchecked \(failOpen\)/.test(l.message)));
+  assert.equal(site.hits("/robots.txt"), 0, "the crawler never fetches robots.txt, even with robotsd down");
 }

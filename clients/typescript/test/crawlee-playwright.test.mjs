@@ -3,10 +3,10 @@ import { existsSync } from "node:fs";
 import { test } from "node:test";
 
 import { PlaywrightCrawler } from "@crawlee/playwright";
-import { RobotsdClient, UnavailableError } from "@robotsd/client";
+import { RobotsdClient } from "@robotsd/client";
 
-import { assertSkipsWhatRobotsdDisallows, playwrightCrawl, robotsdCrawl } from "./crawl.mjs";
-import { allowedPaths, freePort, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+import { assertFailsClosedUnlessFailOpen, assertSkipsWhatRobotsdDisallows, playwrightCrawl, robotsdCrawl } from "./crawl.mjs";
+import { allowedPaths, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
 
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
 
@@ -24,26 +24,7 @@ test("withRobotsd(PlaywrightCrawler) fetches what robotsd allows and skips the r
 });
 
 test("withRobotsd(PlaywrightCrawler) fails closed when robotsd cannot answer, or fetches everything with failOpen", async (t) => {
-  const site = await startSite(t);
-  const down = new RobotsdClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000 });
-
-  const closed = await robotsdCrawl(t, { Crawler: PlaywrightCrawler, client: down, start: `${site.url}/`, robotsd: { ua: "ExampleBot" } });
-  assert.deepEqual(closed.fetched, []);
-  assert.deepEqual(site.pages(), [], "nothing was fetched unchecked");
-  assert.deepEqual(closed.skipped, [["/", "robotsTxt"]]);
-  assert.equal(closed.stats.requestsFailed, 0);
-  assert.ok(closed.errors.length > 0 && closed.errors.every(([, error]) => error instanceof UnavailableError));
-
-  const open = await robotsdCrawl(t, {
-    Crawler: PlaywrightCrawler,
-    client: down,
-    start: `${site.url}/`,
-    robotsd: { ua: "ExampleBot", failOpen: true },
-  });
-  assert.deepEqual(open.failures, []);
-  assert.deepEqual(open.fetched, sitePaths().sort(), "failOpen fetches everything, unchecked");
-  assert.deepEqual(open.skipped, []);
-  assert.equal(site.hits("/robots.txt"), 0);
+  await assertFailsClosedUnlessFailOpen(t, { Crawler: PlaywrightCrawler, site: await startSite(t) });
 });
 
 test("PlaywrightCrawler through the hook fetches exactly what robotsd allows", async (t) => {

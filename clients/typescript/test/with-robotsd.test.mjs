@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { CheerioCrawler, Configuration } from "@crawlee/cheerio";
-import { RobotsdClient, UnavailableError } from "@robotsd/client";
+import { RobotsdClient } from "@robotsd/client";
 import { RobotsdAnswerFile, withRobotsd } from "@robotsd/client/crawlee";
 
-import { assertSkipsWhatRobotsdDisallows, capturingLog, robotsdCrawl } from "./crawl.mjs";
-import { allowedPaths, freePort, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+import { assertFailsClosedUnlessFailOpen, assertSkipsWhatRobotsdDisallows, capturingLog, robotsdCrawl } from "./crawl.mjs";
+import { allowedPaths, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
 
 test("withRobotsd(CheerioCrawler) fetches what robotsd allows and skips the rest, failing none", async (t) => {
   const site = await startSite(t);
@@ -91,30 +91,7 @@ test("the file withRobotsd hands Crawlee answers for its URL only, and has no si
 });
 
 test("withRobotsd fails closed when robotsd cannot answer, or fetches everything with failOpen", async (t) => {
-  const site = await startSite(t);
-  const down = new RobotsdClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 2_000 });
-
-  const closed = await robotsdCrawl(t, { Crawler: CheerioCrawler, client: down, start: `${site.url}/`, robotsd: { ua: "ExampleBot" } });
-  assert.deepEqual(closed.fetched, []);
-  assert.deepEqual(site.pages(), [], "nothing was fetched unchecked");
-  assert.deepEqual(closed.skipped, [["/", "robotsTxt"]]);
-  assert.equal(closed.stats.requestsFailed, 0);
-  assert.ok(closed.errors.length > 0 && closed.errors.every(([path, error]) => path === "/" && error instanceof UnavailableError));
-  const warning = closed.lines.find((l) => l.message.startsWith("robotsd could not check"));
-  assert.match(warning?.message ?? "", /, skipping it \(fail closed\): .*ECONNREFUSED/);
-
-  const open = await robotsdCrawl(t, {
-    Crawler: CheerioCrawler,
-    client: down,
-    start: `${site.url}/`,
-    robotsd: { ua: "ExampleBot", failOpen: true },
-  });
-  assert.deepEqual(open.failures, []);
-  assert.deepEqual(open.fetched, sitePaths().sort(), "failOpen fetches everything, unchecked");
-  assert.deepEqual(open.skipped, []);
-  assert.equal(open.unrecorded.length, sitePaths().length, "no answer to record");
-  assert.ok(open.lines.some((l) => /could not check .*, fetching it unchecked \(failOpen\)/.test(l.message)));
-  assert.equal(site.hits("/robots.txt"), 0, "the crawler never fetches robots.txt, even with robotsd down");
+  await assertFailsClosedUnlessFailOpen(t, { Crawler: CheerioCrawler, site: await startSite(t) });
 });
 
 test("a throwing onAnswer is logged, and the crawl goes on", async (t) => {
