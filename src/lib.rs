@@ -8,6 +8,8 @@
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
 //!   the time of a [`clock`].
 //! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
+//! - [`pacing`]: politeness for the whole fleet: fetch slots per origin and the sites'
+//!   pushback; its rules are the pure state machine [`pacing::policy`].
 //! - [`checker`]: URL + agents → answer, joining the above.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service; [`ui`]: the tester page it
 //!   serves at `/`.
@@ -30,6 +32,7 @@ pub mod fetch;
 pub mod hex;
 pub mod metrics;
 pub mod origin;
+pub mod pacing;
 pub mod server;
 pub mod store;
 pub mod ui;

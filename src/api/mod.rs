@@ -5,7 +5,9 @@
 mod batch_body;
 mod json;
 mod ops;
+mod pace;
 mod params;
+mod parsed;
 pub mod problem;
 mod robots;
 pub mod types;
@@ -25,11 +27,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::cache::Lookup;
-use crate::checker::{self, Checker};
+use crate::checker::{self, CheckOptions, Checker};
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use json::JsonBody;
+pub(crate) use pace::write_pace_member;
 use params::{View, check_params, query_pairs, required_url, view};
 use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use robotsd_engine::{PercentDecoding, RobotsTxt};
@@ -113,6 +116,7 @@ fn api_routes() -> OpenApiRouter<AppState> {
         .routes(routes!(robots::robots_get))
         .routes(routes!(robots::robots_refresh))
         .routes(routes!(evaluate_post))
+        .routes(routes!(pace::feedback_post))
 }
 
 /// The probe and metrics routes (served on the admin listener when there is one).
@@ -191,18 +195,20 @@ fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
     out.extend_from_slice(allowed);
     out.extend_from_slice(b",\"reason\":\"");
     out.extend_from_slice(answer.reason.as_str().as_bytes());
-    out.extend_from_slice(b"\"}");
+    out.push(b'"');
+    pace::write_pace_member(out, &answer.pace);
+    out.push(b'}');
 }
 
 async fn check_one(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
-    decoding: PercentDecoding,
+    options: CheckOptions,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
-    let answer = state.checker.check_with(url, agents, decoding).await?;
+    let answer = state.checker.check_with(url, agents, options).await?;
     if let Some(source) = &answer.source {
         state
             .metrics
@@ -224,9 +230,10 @@ async fn check_one(
         ("ua" = Vec<String>, Query, description = "User agent: a product token (`Googlebot`) or a whole User-Agent header. Repeat it, or give a comma-separated list of names (`Googlebot,SomeBot`), for a crawler that answers to several names. Other parameters, and a repeated `url`, are refused.", example = json!(["Googlebot"])),
         ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: only `allowed` and `reason`.", example = "verdict"),
         ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
+        ("pace" = Option<bool>, Query, description = pace::PACE_PARAM, example = true),
     ),
     responses(
-        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`).", body = CheckAnswer),
+        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), and with `pace=true` the fetch slot.", body = CheckAnswer),
         (status = 400, description = "Missing or invalid url or ua.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
         EdgeProblems,
@@ -244,17 +251,21 @@ async fn check_get(
             ("ua", true),
             ("view", false),
             ("percent_decoding", false),
+            ("pace", false),
         ],
     )?;
     let view = view(&pairs)?;
-    let decoding = params::percent_decoding(&pairs, state.checker.percent_decoding())?;
+    let options = CheckOptions {
+        decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
+        pace: pace::pace_param(&pairs)?,
+    };
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
         .iter()
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(&state, url, &agents, decoding).await?;
+    let answer = check_one(&state, url, &agents, options).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
@@ -330,6 +341,7 @@ const PERCENT_DECODING_PARAM: &str = "How percent-encoded unreserved characters 
     params(
         ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: each answer only `allowed` and `reason`.", example = "verdict"),
         ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
+        ("pace" = Option<bool>, Query, description = "`true`: also reserve each allowed URL's fetch slot (`pace` in each answer); URLs of one origin get staggered slots. Default `false`.", example = true),
     ),
     request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
     responses(
@@ -346,9 +358,19 @@ async fn check_post(
     body: JsonRequest,
 ) -> Result<JsonBody<BatchResponse>, ApiError> {
     let pairs = query_pairs(query.as_deref());
-    check_params(&pairs, &[("view", false), ("percent_decoding", false)])?;
+    check_params(
+        &pairs,
+        &[
+            ("view", false),
+            ("percent_decoding", false),
+            ("pace", false),
+        ],
+    )?;
     let view = view(&pairs)?;
-    let decoding = params::percent_decoding(&pairs, state.checker.percent_decoding())?;
+    let options = CheckOptions {
+        decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
+        pace: pace::pace_param(&pairs)?,
+    };
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     let items: Vec<(String, Vec<String>)> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
@@ -371,9 +393,9 @@ async fn check_post(
             let state = state.clone();
             async move {
                 let checked = if tokio::time::Instant::now() >= deadline {
-                    check_held(&state, &url, &agents, decoding).await
+                    check_held(&state, &url, &agents, options).await
                 } else {
-                    tokio::time::timeout_at(deadline, check_one(&state, &url, &agents, decoding))
+                    tokio::time::timeout_at(deadline, check_one(&state, &url, &agents, options))
                         .await
                         .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
                 };
@@ -381,6 +403,7 @@ async fn check_post(
                     Ok(answer) if view == View::Verdict => BatchItem::Verdict(VerdictResponse {
                         allowed: answer.allowed,
                         reason: answer.reason,
+                        pace: pace::pace_member(&answer.pace),
                     }),
                     Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
                     Err(error) => BatchItem::Error {
@@ -407,13 +430,13 @@ async fn check_held(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
-    decoding: PercentDecoding,
+    options: CheckOptions,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state
         .checker
-        .check_held(url, agents, decoding)
+        .check_held(url, agents, options)
         .await?
         .ok_or(ApiError::BatchDeadline { fetching: false })?;
     if let Some(source) = &answer.source {

@@ -22,6 +22,7 @@ pub(super) async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 pub(super) async fn metrics(State(state): State<AppState>) -> Response {
+    state.metrics.refresh_pacing(state.checker.pacer());
     let text = state.metrics.render(state.checker.cache()).await;
     (
         [(

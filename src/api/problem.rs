@@ -126,6 +126,9 @@ pub enum ApiError {
     /// robotsd will not contact this destination.
     #[error("{0}")]
     Destination(DestinationError),
+    /// A report of `POST /v1/feedback` says nothing usable.
+    #[error("{0}")]
+    InvalidReport(String),
     /// A batch has more items than allowed.
     #[error("a batch may hold at most {max} items; this one has {len}")]
     BatchTooLarge {
@@ -291,6 +294,7 @@ impl ApiError {
                 S::PAYLOAD_TOO_LARGE,
             ),
             ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
+            ApiError::InvalidReport(_) => ("invalid-report", "Invalid report", S::BAD_REQUEST),
             ApiError::UnsupportedEncoding(_) => (
                 "unsupported-content-encoding",
                 "Unsupported content encoding",
@@ -448,6 +452,7 @@ mod tests {
             ApiError::BatchTooLarge { len: 2, max: 1 },
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),
+            ApiError::InvalidReport("x".into()),
             ApiError::UnsupportedMediaType,
             ApiError::UnsupportedEncoding("x".into()),
             ApiError::BodyTimeout(1),

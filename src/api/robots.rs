@@ -68,6 +68,7 @@ fn robots_response(report: checker::OriginReport) -> RobotsResponse {
         state: report.status.as_str().to_string(),
         robots: report.source.into(),
         parsed: report.robots.as_deref().map(ParsedJson::from),
+        pace: report.pace.map(Into::into),
     }
 }
 

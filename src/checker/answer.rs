@@ -8,6 +8,7 @@ use std::time::SystemTime;
 use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
 
 use super::usage::UsageItem;
+use crate::pacing::Pace;
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
@@ -153,12 +154,30 @@ pub struct Answer {
     pub group: Option<GroupInfo>,
     /// The applied groups' `crawl-delay`, in seconds (information only).
     pub crawl_delay: Option<f64>,
+    /// The line of that `crawl-delay`.
+    #[serde(skip)]
+    pub crawl_delay_line: Option<u32>,
     /// The AI usage preferences for the URL, sorted by source then category; empty when none
     /// applies (never part of the verdict).
     pub usage: Vec<UsageItem>,
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
+    /// The fetch slot, when the check asked for one.
+    #[serde(skip)]
+    pub pace: Paced,
+}
+
+/// A check's fetch slot (docs/politeness.md).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Paced {
+    /// The check did not ask for one: the answer says nothing of pacing.
+    #[default]
+    NotAsked,
+    /// It asked, but the URL may not be fetched: nothing was reserved.
+    Disallowed,
+    /// A slot, or when to ask again.
+    Slot(Pace),
 }
 
 /// What robotsd holds for an origin, in the terms of `/v1/robots`.
@@ -274,6 +293,8 @@ pub struct Decided {
     pub group: Option<GroupInfo>,
     /// The applied groups' `crawl-delay`, in seconds.
     pub crawl_delay: Option<f64>,
+    /// Its line.
+    pub crawl_delay_line: Option<u32>,
     /// The AI usage preferences for the URL.
     pub usage: Vec<UsageItem>,
 }
@@ -287,6 +308,7 @@ impl Ruling<'_> {
             rule: None,
             group: None,
             crawl_delay: None,
+            crawl_delay_line: None,
             usage: Vec::new(),
         };
         match self {
@@ -321,11 +343,7 @@ pub fn evaluate(
         pattern: r.pattern().into_owned(),
         line: r.line(),
     });
-    let crawl_delay = verdict
-        .groups
-        .as_ref()
-        .and_then(|g| g.crawl_delay())
-        .map(|d| d.seconds);
+    let crawl_delay = verdict.groups.as_ref().and_then(|g| g.crawl_delay());
     let group = verdict.groups.as_ref().map(|g| {
         let (agents, lines) = g.agents().map(|a| (a.value.into_owned(), a.line)).unzip();
         GroupInfo {
@@ -346,7 +364,8 @@ pub fn evaluate(
         },
         rule,
         group,
-        crawl_delay,
+        crawl_delay: crawl_delay.map(|d| d.seconds),
+        crawl_delay_line: crawl_delay.map(|d| d.line),
     }
 }
 

@@ -16,10 +16,12 @@ use robotsd_engine::{PercentDecoding, RobotsTxt};
 use crate::cache::{KeptBody, OriginCache, Snapshot};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
+use crate::pacing::policy::PaceConfig;
+use crate::pacing::{PaceView, Pacer};
 use crate::user_agent::{UserAgentError, product_token};
 pub use answer::{
-    AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Reason,
-    RuleInfo, Ruling, Source, interpret,
+    AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Paced,
+    Reason, RuleInfo, Ruling, Source, interpret,
 };
 pub use usage::UsageItem;
 
@@ -68,6 +70,8 @@ pub struct OriginReport {
     pub robots: Option<Arc<RobotsTxt>>,
     /// The text it was parsed from, kept deflated.
     pub body: Option<KeptBody>,
+    /// The origin's pacing state, when any is kept.
+    pub pace: Option<PaceView>,
 }
 
 /// What robotsd holds for `target`'s origin, from a snapshot.
@@ -86,6 +90,7 @@ fn report(target: Target, snapshot: &Snapshot) -> Result<OriginReport, CheckErro
             .and_then(|c| c.body.clone()),
         robots,
         target,
+        pace: None,
     })
 }
 
@@ -109,8 +114,10 @@ fn answer_from(
         rule: decided.rule,
         group: decided.group,
         crawl_delay: decided.crawl_delay,
+        crawl_delay_line: decided.crawl_delay_line,
         usage: decided.usage,
         source: Some(source),
+        pace: Paced::NotAsked,
     })
 }
 
@@ -123,18 +130,70 @@ pub struct Checker {
     destinations: Arc<DestinationPolicy>,
     /// How checks that do not say compare percent-encoded unreserved characters.
     percent_decoding: PercentDecoding,
+    /// Hands out fetch slots to checks that ask for one.
+    pacer: Pacer,
 }
+
+/// How a check is answered besides its URL and agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CheckOptions {
+    /// How percent-encoded unreserved characters compare.
+    pub decoding: PercentDecoding,
+    /// Whether to reserve a fetch slot for an allowed URL (docs/politeness.md).
+    pub pace: bool,
+}
+
+/// Bytes of pacing state a checker made by [`Checker::new`] holds at most.
+pub const DEFAULT_PACE_CAPACITY: u64 = 32 * 1024 * 1024;
 
 impl Checker {
     /// A checker over `cache`, refusing the destinations its fetcher refuses, matching as
     /// Google's reference does.
     pub fn new(cache: OriginCache) -> Checker {
         let destinations = Arc::clone(cache.fetcher().destinations());
+        let pacer = Pacer::new(
+            PaceConfig::default(),
+            DEFAULT_PACE_CAPACITY,
+            Arc::clone(cache.clock()),
+        );
         Checker {
             cache,
             destinations,
             percent_decoding: PercentDecoding::Google,
+            pacer,
         }
+    }
+
+    /// This checker with `pacer` handing out fetch slots.
+    pub fn with_pacer(mut self, pacer: Pacer) -> Checker {
+        self.pacer = pacer;
+        self
+    }
+
+    /// The pacer.
+    pub fn pacer(&self) -> &Pacer {
+        &self.pacer
+    }
+
+    /// The options of a check that asks for nothing beyond the server's defaults.
+    pub fn default_options(&self) -> CheckOptions {
+        CheckOptions {
+            decoding: self.percent_decoding,
+            pace: false,
+        }
+    }
+
+    /// Reserves a fetch slot for `answer` when `options` ask for one and the URL may be fetched.
+    async fn pace(&self, answer: &mut Answer, origin: &str, options: CheckOptions) {
+        if !options.pace {
+            return;
+        }
+        answer.pace = if answer.allowed {
+            let crawl_delay = answer.crawl_delay.zip(answer.crawl_delay_line);
+            Paced::Slot(self.pacer.reserve(origin, crawl_delay).await)
+        } else {
+            Paced::Disallowed
+        };
     }
 
     /// This checker with `decoding` as the default of checks that do not say
@@ -167,22 +226,28 @@ impl Checker {
         url: &str,
         user_agents: &[S],
     ) -> Result<Answer, CheckError> {
-        self.check_with(url, user_agents, self.percent_decoding)
+        self.check_with(url, user_agents, self.default_options())
             .await
     }
 
-    /// [`Checker::check`], comparing percent-encoded unreserved characters as `decoding` says.
+    /// [`Checker::check`] as `options` say: how percent-encoded unreserved characters compare,
+    /// and whether to reserve a fetch slot.
     pub async fn check_with<S: AsRef<str>>(
         &self,
         url: &str,
         user_agents: &[S],
-        decoding: PercentDecoding,
+        options: CheckOptions,
     ) -> Result<Answer, CheckError> {
         let target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
-        answer_from(&snapshot, target, agents, decoding)
+        let origin = options.pace.then(|| target.origin.key().to_string());
+        let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        if let Some(origin) = origin {
+            self.pace(&mut answer, &origin, options).await;
+        }
+        Ok(answer)
     }
 
     /// [`Checker::check_with`] if it can be answered without waiting for a fetch: `Ok(None)`
@@ -191,22 +256,28 @@ impl Checker {
         &self,
         url: &str,
         user_agents: &[S],
-        decoding: PercentDecoding,
+        options: CheckOptions,
     ) -> Result<Option<Answer>, CheckError> {
         let target = parse_target(url)?;
         let agents = tokens(user_agents)?;
         self.destinations.check_origin(&target.origin)?;
-        match self.cache.peek(&target.origin).await {
-            Some(snapshot) => answer_from(&snapshot, target, agents, decoding).map(Some),
-            None => Ok(None),
-        }
+        let Some(snapshot) = self.cache.peek(&target.origin).await else {
+            return Ok(None);
+        };
+        let origin = target.origin.key().to_string();
+        let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        self.pace(&mut answer, &origin, options).await;
+        Ok(Some(answer))
     }
 
     /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.
     pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
         let snapshot = self.lookup(&target).await?;
-        report(target, &snapshot)
+        let pace = self.pacer.view(target.origin.key()).await;
+        let mut report = report(target, &snapshot)?;
+        report.pace = pace;
+        Ok(report)
     }
 
     /// [`Checker::robots`] after fetching the origin's robots.txt now (see
@@ -219,7 +290,10 @@ impl Checker {
             .refresh(&target.origin)
             .await
             .map_err(|retry_after| CheckError::TooSoon { retry_after })?;
-        report(target, &snapshot)
+        let pace = self.pacer.view(target.origin.key()).await;
+        let mut report = report(target, &snapshot)?;
+        report.pace = pace;
+        Ok(report)
     }
 
     /// Checks `url` against a robots.txt given with the request, fetching nothing. A tester is
@@ -249,8 +323,10 @@ impl Checker {
             rule: decided.rule,
             group: decided.group,
             crawl_delay: decided.crawl_delay,
+            crawl_delay_line: decided.crawl_delay_line,
             usage: decided.usage,
             source: None,
+            pace: Paced::NotAsked,
         })
     }
 }

@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access` and `matching`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching` and `pacing`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -29,6 +29,7 @@ mod limits;
 mod logging;
 mod matching;
 mod network;
+mod pacing;
 mod store;
 mod values;
 
@@ -47,6 +48,7 @@ pub use limits::{LimitArgs, Limits};
 pub use logging::{AccessLog, LogArgs, LogFormat, LogSettings};
 pub use matching::{DecodingName, MatchingArgs};
 pub use network::NetworkArgs;
+pub use pacing::{PacingArgs, PacingSettings};
 pub use store::{StoreArgs, StoreConfig};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
 
@@ -83,6 +85,9 @@ pub struct ServeArgs {
     /// How answers are matched.
     #[command(flatten)]
     pub matching: MatchingArgs,
+    /// Fleet-wide politeness.
+    #[command(flatten)]
+    pub pacing: PacingArgs,
 }
 
 impl ServeArgs {
@@ -105,6 +110,7 @@ impl ServeArgs {
             operator_identified: self.fetch.identifies_operator(),
             percent_decoding: self.matching.percent_decoding.into(),
             ui: !self.access.no_ui,
+            pacing: self.pacing.pacing_settings()?,
         })
     }
 }
@@ -141,6 +147,8 @@ pub struct Settings {
     pub percent_decoding: robotsd_engine::PercentDecoding,
     /// Whether the tester page is served at `/` (`--no-ui` turns it off).
     pub ui: bool,
+    /// Fleet-wide politeness.
+    pub pacing: PacingSettings,
 }
 
 impl Default for Settings {
@@ -159,6 +167,7 @@ impl Default for Settings {
             operator_identified: false,
             percent_decoding: robotsd_engine::PercentDecoding::Google,
             ui: true,
+            pacing: PacingSettings::default(),
         }
     }
 }
@@ -166,7 +175,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 49] = [
+const FLAGS: [(&str, &str); 54] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -216,6 +225,11 @@ const FLAGS: [(&str, &str); 49] = [
     ("api_tokens", "--api-token-file"),
     ("percent_decoding", "--percent-decoding"),
     ("ui", "--no-ui"),
+    ("pacing.policy.default_interval", "--default-crawl-delay"),
+    ("pacing.policy.max_interval", "--max-crawl-delay"),
+    ("pacing.policy.max_wait", "--max-pace-wait"),
+    ("pacing.policy.max_retry_after", "--max-retry-after"),
+    ("pacing.capacity_bytes", "--pace-capacity"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).

@@ -261,7 +261,8 @@ fn help_groups_the_flags_by_concern() {
                 "Logging",
                 "Shared store (a fleet of replicas)",
                 "API access",
-                "Matching"
+                "Matching",
+                "Fleet-wide politeness (pace=true)"
             ]
         ]
         .concat()

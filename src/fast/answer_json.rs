@@ -74,6 +74,7 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
     usage(out, &answer.usage);
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
+    crate::api::write_pace_member(out, &answer.pace);
     out.push(b'}');
 }
 
@@ -222,7 +223,9 @@ mod tests {
     use super::*;
     use crate::api::types::CheckResponse;
     use crate::cache::Lookup;
-    use crate::checker::{AgentToken, BackoffState, GroupInfo, Reason, RuleInfo, UsageItem};
+    use crate::checker::{AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageItem};
+    use crate::clock::Timestamp;
+    use crate::pacing::{IntervalSource, Pace, Scope};
 
     fn at(secs: u64) -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(secs)
@@ -255,6 +258,7 @@ mod tests {
                 global: false,
             }),
             crawl_delay: Some(2.5),
+            crawl_delay_line: Some(5),
             usage: [
                 item(UsageSource::ContentUsage, "search", Preference::Allowed, 9),
                 item(
@@ -288,6 +292,22 @@ mod tests {
                     last_error: "connection refused".into(),
                 }),
             }),
+            pace: Paced::Slot(pace()),
+        }
+    }
+
+    fn pace() -> Pace {
+        Pace {
+            reserved: true,
+            not_before: Timestamp::from_unix(Duration::from_millis(1_795_000_001_500)),
+            wait: Duration::from_millis(1500),
+            interval: Duration::from_millis(2500),
+            source: IntervalSource::CrawlDelay,
+            crawl_delay_line: Some(5),
+            capped: false,
+            slowdown: 1.0,
+            retry_after_until: Some(Timestamp::from_unix(Duration::from_secs(1_795_000_003))),
+            scope: Scope::Fleet,
         }
     }
 
@@ -351,8 +371,10 @@ mod tests {
             rule: _,
             group: _,
             crawl_delay: _,
+            crawl_delay_line: _,
             usage: _,
             source: _,
+            pace: _,
         } = &answer;
         let mut out = Vec::new();
         write_answer(&mut out, &answer);
@@ -479,6 +501,21 @@ mod tests {
                 1 => keep(UsageSource::ContentSignal),
                 _ => answer.usage.iter().take(1).cloned().collect(),
             };
+            let mut pace = pace();
+            pace.reserved = i % 2 == 1;
+            pace.source = [
+                IntervalSource::CrawlDelay,
+                IntervalSource::Default,
+                IntervalSource::Pushback,
+            ][i % 3];
+            pace.scope = if i % 2 == 0 {
+                Scope::Local
+            } else {
+                Scope::Fleet
+            };
+            pace.slowdown = [1.0, 2.5, 64.0][i % 3];
+            pace.retry_after_until = None;
+            answer.pace = [Paced::NotAsked, Paced::Disallowed, Paced::Slot(pace)][i % 3].clone();
             assert_same(&answer);
         }
     }

@@ -28,6 +28,7 @@ use crate::fetch::FetchKind;
 use crate::store::{StoreOp, StoreOutcome};
 
 mod connections;
+mod pacing;
 mod store;
 mod usage;
 
@@ -85,6 +86,7 @@ struct Inner {
     /// `robotsd_robots_refreshes_total` by result: `[refused, refreshed]`.
     refreshes: [IntCounter; 2],
     usage: usage::UsageMetrics,
+    pacing: pacing::PaceMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -231,7 +233,8 @@ impl Metrics {
         let refresh_series =
             ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
         let usage = usage::UsageMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 23] = [
+        let pacing = pacing::PaceMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 28] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -255,6 +258,11 @@ impl Metrics {
             Box::new(connections.timeouts.clone()),
             Box::new(refreshes),
             Box::new(usage.family.clone()),
+            Box::new(pacing.reservations.clone()),
+            Box::new(pacing.wait.clone()),
+            Box::new(pacing.reports.clone()),
+            Box::new(pacing.slowed.clone()),
+            Box::new(pacing.held.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -297,6 +305,7 @@ impl Metrics {
                 connections,
                 refreshes: refresh_series,
                 usage,
+                pacing,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -390,6 +399,17 @@ impl Metrics {
     /// installed stays).
     pub fn count_dropped_log_lines(&self, source: LogDropSource) {
         let _ = self.inner.log_dropped_source.set(source);
+    }
+
+    /// Records a pacing event: `robotsd_pace_reservations_total`, `robotsd_pace_wait_seconds`,
+    /// `robotsd_pace_reports_total`.
+    pub fn observe_pace(&self, event: crate::pacing::PaceEvent) {
+        self.inner.pacing.observe(event);
+    }
+
+    /// Refreshes the pacing gauges from `pacer`; call before [`Metrics::render`].
+    pub fn refresh_pacing(&self, pacer: &crate::pacing::Pacer) {
+        self.inner.pacing.refresh(pacer);
     }
 
     /// Records one call to the shared store: `robotsd_store_operations_total{op,outcome}` and

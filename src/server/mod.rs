@@ -30,6 +30,7 @@ use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
+use crate::pacing::Pacer;
 use crate::store::{RedisStore, Store};
 use edge::{EdgeLayer, Guard, RouteLabels};
 use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
@@ -65,6 +66,13 @@ pub fn state_with_clock(
         .with_fetch_observer(Arc::new(move |outcome, took| {
             observed.observe_fetch(outcome, took)
         }));
+    let observed = metrics.clone();
+    let mut pacer = Pacer::new(
+        settings.pacing.policy.clone(),
+        settings.pacing.capacity_bytes,
+        Arc::clone(&clock),
+    )
+    .with_observer(Arc::new(move |event| observed.observe_pace(event)));
     if let Some(config) = &settings.store {
         // Nothing is contacted here: robotsd starts, and answers, with the store down.
         let redis = RedisStore::new(config.redis.clone())?;
@@ -72,10 +80,14 @@ pub fn state_with_clock(
         let store = Store::new(Arc::new(redis), config.settings.clone(), clock).with_observer(
             Arc::new(move |op, outcome, took| observed.observe_store(op, outcome, took)),
         );
+        // One store, one breaker: pacing and the cache see the store's health alike.
+        pacer = pacer.with_store(store.clone());
         cache = cache.with_store(store, config.fleet.clone());
     }
     Ok(AppState::new(Shared {
-        checker: Checker::new(cache).with_percent_decoding(settings.percent_decoding),
+        checker: Checker::new(cache)
+            .with_percent_decoding(settings.percent_decoding)
+            .with_pacer(pacer),
         metrics,
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),

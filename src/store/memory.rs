@@ -1,6 +1,7 @@
 //! [`MemoryStore`]: the shared store inside one process, with Redis's semantics for what
-//! robotsd uses (records with a time to live, `SET NX PX` leases, compare-and-delete). Caches in
-//! one process that share it behave as replicas sharing a Redis; expiry follows the given clock.
+//! robotsd uses (records with a time to live, `SET NX PX` leases, compare-and-delete, and the
+//! pacing state that the Redis script keeps, here by the pure policy itself). Caches in one
+//! process that share it behave as replicas sharing a Redis; expiry follows the given clock.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -9,13 +10,15 @@ use std::time::Duration;
 use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::record::{Encoded, MAX_META_BYTES};
-use super::{BodyWrite, SharedStore, StoreError};
+use super::{BodyWrite, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
+use crate::pacing::policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
 
 #[derive(Debug, Default)]
 struct Inner {
     records: HashMap<String, (Encoded, Timestamp)>,
     leases: HashMap<String, (String, Timestamp)>,
+    paces: HashMap<String, (PaceState, Timestamp)>,
 }
 
 /// The shared store of one process. Cheap to clone; clones share everything.
@@ -48,9 +51,33 @@ impl MemoryStore {
             inner.records.retain(|_, (_, expires)| *expires > now);
             inner.leases.retain(|_, (_, expires)| *expires > now);
         }
+        if inner.paces.len() >= 1024 && inner.paces.len().is_power_of_two() {
+            inner.paces.retain(|_, (_, expires)| *expires > now);
+        }
         inner
             .records
             .insert(origin.to_string(), (encoded, now + ttl));
+    }
+
+    /// Runs `change` on the origin's pacing state (a fresh one when none is kept) and keeps it
+    /// for `keep`; what `change` returns, and the now it ran at.
+    fn with_pace<T>(
+        &self,
+        origin: &str,
+        keep: Duration,
+        change: impl FnOnce(&mut PaceState, u64) -> T,
+    ) -> (T, PaceState, u64) {
+        let now = self.clock.now();
+        let now_ms = millis(now.since_epoch());
+        let mut inner = self.lock();
+        let mut state = inner
+            .paces
+            .get(origin)
+            .filter(|(_, expires)| *expires > now)
+            .map_or_else(PaceState::default, |(state, _)| *state);
+        let out = change(&mut state, now_ms);
+        inner.paces.insert(origin.to_string(), (state, now + keep));
+        (out, state, now_ms)
     }
 
     /// An origin's stored fields as they are, if unexpired.
@@ -137,5 +164,42 @@ impl SharedStore for MemoryStore {
             inner.leases.remove(origin);
         }
         async { Ok(()) }.boxed()
+    }
+
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a str,
+        request: SlotRequest,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
+        let (grant, _, _) = self.with_pace(origin, keep, |state, now| state.reserve(now, request));
+        async move { Ok(grant) }.boxed()
+    }
+
+    fn signal<'a>(
+        &'a self,
+        origin: &'a str,
+        signal: Signal,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
+        let ((), state, now) = self.with_pace(origin, keep, |state, now| state.signal(now, signal));
+        async move { Ok(PaceReading { state, now }) }.boxed()
+    }
+
+    fn pace<'a>(
+        &'a self,
+        origin: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        let now = self.clock.now();
+        let reading = self
+            .lock()
+            .paces
+            .get(origin)
+            .filter(|(_, expires)| *expires > now)
+            .map(|(state, _)| PaceReading {
+                state: *state,
+                now: millis(now.since_epoch()),
+            });
+        async move { Ok(reading) }.boxed()
     }
 }

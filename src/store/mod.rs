@@ -11,6 +11,7 @@
 mod breaker;
 mod memory;
 pub mod record;
+mod redis_pace;
 mod redis_store;
 
 use std::sync::{Arc, Mutex};
@@ -24,6 +25,7 @@ pub use record::{Encoded, Record, RecordError};
 pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTls, redact};
 
 use crate::clock::Clock;
+use crate::pacing::policy::{PaceState, Signal, SlotGrant, SlotRequest};
 
 /// Why a store call did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -90,6 +92,41 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
         origin: &'a str,
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
+
+    /// Reserves a fetch slot for the origin (docs/politeness.md) in one atomic step on the
+    /// store's own clock, so that neither concurrent replicas nor their clocks' skew can hand out
+    /// two slots closer than the interval; the state is kept for `keep`.
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a str,
+        request: SlotRequest,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<SlotGrant, StoreError>>;
+
+    /// Takes in what the origin answered a worker, in one atomic step on the store's clock; the
+    /// state after it. The state is kept for `keep`.
+    fn signal<'a>(
+        &'a self,
+        origin: &'a str,
+        signal: Signal,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<PaceReading, StoreError>>;
+
+    /// The origin's pacing state, `None` when none is kept.
+    fn pace<'a>(
+        &'a self,
+        origin: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
+}
+
+/// An origin's pacing state as a store read it, with the store's own now (milliseconds since
+/// the epoch), against which its times mean something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PaceReading {
+    /// The state.
+    pub state: PaceState,
+    /// The store's now.
+    pub now: u64,
 }
 
 /// A store operation, for metrics.
@@ -103,15 +140,24 @@ pub enum StoreOp {
     Lease,
     /// [`SharedStore::release`].
     Release,
+    /// [`SharedStore::reserve`].
+    Reserve,
+    /// [`SharedStore::signal`].
+    Signal,
+    /// [`SharedStore::pace`].
+    Pace,
 }
 
 impl StoreOp {
     /// Every operation, in label order.
-    pub const ALL: [StoreOp; 4] = [
+    pub const ALL: [StoreOp; 7] = [
         StoreOp::Load,
         StoreOp::Save,
         StoreOp::Lease,
         StoreOp::Release,
+        StoreOp::Reserve,
+        StoreOp::Signal,
+        StoreOp::Pace,
     ];
 
     /// The metric label.
@@ -121,6 +167,9 @@ impl StoreOp {
             StoreOp::Save => "save",
             StoreOp::Lease => "lease",
             StoreOp::Release => "release",
+            StoreOp::Reserve => "reserve",
+            StoreOp::Signal => "signal",
+            StoreOp::Pace => "pace",
         }
     }
 }
@@ -327,5 +376,32 @@ impl Store {
     pub async fn release(&self, origin: &str, token: &str) -> Result<(), StoreError> {
         self.call(StoreOp::Release, self.inner.release(origin, token))
             .await
+    }
+
+    /// Reserves a fetch slot for the origin on the store's clock.
+    pub async fn reserve(
+        &self,
+        origin: &str,
+        request: SlotRequest,
+        keep: Duration,
+    ) -> Result<SlotGrant, StoreError> {
+        self.call(StoreOp::Reserve, self.inner.reserve(origin, request, keep))
+            .await
+    }
+
+    /// Takes in what the origin answered a worker.
+    pub async fn signal(
+        &self,
+        origin: &str,
+        signal: Signal,
+        keep: Duration,
+    ) -> Result<PaceReading, StoreError> {
+        self.call(StoreOp::Signal, self.inner.signal(origin, signal, keep))
+            .await
+    }
+
+    /// The origin's pacing state.
+    pub async fn pace(&self, origin: &str) -> Result<Option<PaceReading>, StoreError> {
+        self.call(StoreOp::Pace, self.inner.pace(origin)).await
     }
 }

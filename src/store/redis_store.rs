@@ -18,7 +18,9 @@ use redis::cluster_async::ClusterConnection;
 use tokio::sync::Mutex;
 
 use super::record::MAX_META_BYTES;
-use super::{BodyWrite, SharedStore, StoreError};
+use super::redis_pace::{self, Scripts};
+use super::{BodyWrite, PaceReading, SharedStore, StoreError};
+use crate::pacing::policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
 
 /// Where and how to reach Redis.
@@ -131,6 +133,7 @@ struct Cluster {
 pub struct RedisStore {
     connection: Arc<Connection>,
     config: Arc<RedisConfig>,
+    scripts: Arc<Scripts>,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -162,7 +165,7 @@ fn millis(ttl: Duration) -> u64 {
 }
 
 /// `EVAL script 1 key`, for the caller to add the script's arguments to.
-fn eval(script: &str, key: String) -> redis::Cmd {
+pub(super) fn eval(script: &str, key: String) -> redis::Cmd {
     let mut command = redis::cmd("EVAL");
     command.arg(script).arg(1).arg(key);
     command
@@ -239,6 +242,7 @@ impl RedisStore {
         Ok(RedisStore {
             connection: Arc::new(connection),
             config: Arc::new(config),
+            scripts: Arc::new(Scripts::new()),
         })
     }
 
@@ -285,8 +289,16 @@ impl RedisStore {
         }
     }
 
+    /// The pacing scripts.
+    pub(super) fn scripts(&self) -> &Scripts {
+        &self.scripts
+    }
+
     /// Runs `command` and converts its reply.
-    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
+    pub(super) async fn run<T: redis::FromRedisValue>(
+        &self,
+        command: &redis::Cmd,
+    ) -> Result<T, StoreError> {
         let value = self.query(Request::Command(command)).await?;
         redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
     }
@@ -408,6 +420,31 @@ impl SharedStore for RedisStore {
             Ok(())
         }
         .boxed()
+    }
+
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a str,
+        request: SlotRequest,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
+        redis_pace::reserve(self, origin, request, keep).boxed()
+    }
+
+    fn signal<'a>(
+        &'a self,
+        origin: &'a str,
+        signal: Signal,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
+        redis_pace::signal(self, origin, signal, keep).boxed()
+    }
+
+    fn pace<'a>(
+        &'a self,
+        origin: &'a str,
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        redis_pace::read(self, origin).boxed()
     }
 }
 

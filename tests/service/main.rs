@@ -1,7 +1,7 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cache_pressure::`, `cli::`, `connections::`,
-//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `logging::`, `percent_decoding::`,
+//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `logging::`, `pacing::`, `percent_decoding::`,
 //! `redis_tls::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
@@ -12,6 +12,7 @@ mod deploy_artifacts;
 mod fetch_cache;
 mod fleet;
 mod logging;
+mod pacing;
 mod percent_decoding;
 mod redis_server;
 mod redis_tls;

@@ -1,0 +1,240 @@
+//! Pacing in the API (docs/politeness.md): the `pace` parameter of `/v1/check`, the `pace`
+//! object of its answers and of `/v1/robots`, and `POST /v1/feedback`, where workers report what
+//! the sites answered them.
+
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::params::Pairs;
+use super::problem::{ApiError, BodyProblems, EdgeProblems, ParameterProblem, Problem};
+use super::{AppState, JsonBody, JsonRequest, check_batch_len, check_url_length, read_json};
+use crate::checker::Paced;
+use crate::clock::Timestamp;
+use crate::origin::parse_target;
+use crate::pacing::{IntervalSource, Pace, PaceView, Report, Scope};
+
+/// The `pace` parameter: whether to reserve a fetch slot (`false` when absent).
+pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
+    match pairs
+        .iter()
+        .find(|(k, _)| k == "pace")
+        .map(|(_, v)| v.as_ref())
+    {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(ApiError::Parameter {
+            name: "pace".into(),
+            problem: ParameterProblem::Value("true, false"),
+        }),
+    }
+}
+
+/// The OpenAPI description of the `pace` parameter.
+pub(super) const PACE_PARAM: &str = "`true`: also reserve the time at which this worker may fetch the URL, kept for the whole fleet (`pace` in the answer; docs/politeness.md). A disallowed URL reserves nothing. Default `false`: the answer has no `pace`.";
+
+/// Whether a slot was reserved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaceOutcome {
+    /// Fetch at `not_before`, not earlier.
+    Reserved,
+    /// The next slot is further ahead than `--max-pace-wait`: nothing was reserved; ask again
+    /// at `not_before` (requeue the URL).
+    Deferred,
+}
+
+/// RFC 3339 in UTC to the millisecond: slots are closer together than a second.
+fn rfc3339_millis(at: Timestamp) -> String {
+    humantime::format_rfc3339_millis(at.to_system()).to_string()
+}
+
+/// When this worker may fetch the URL, for the whole fleet (`pace=true`).
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"outcome": "reserved", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
+pub struct PaceJson {
+    /// `reserved` or `deferred`.
+    pub outcome: PaceOutcome,
+    /// Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
+    /// again. On the clock of the fleet's store (Redis's), or of this replica without one.
+    pub not_before: String,
+    /// Milliseconds from the answer until `not_before`: wait this long, whatever your clock
+    /// says.
+    pub wait_ms: u64,
+    /// The interval kept before this slot, in milliseconds, after any slowdown.
+    pub interval_ms: u64,
+    /// `crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states
+    /// none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
+    pub interval_source: IntervalSource,
+    /// The line of the group's `crawl-delay`, if it has one.
+    pub crawl_delay_line: Option<u32>,
+    /// The crawl-delay was longer than `--max-crawl-delay` and was capped to it.
+    pub capped: bool,
+    /// The origin's slowdown factor: 1 unless the site pushed back.
+    pub slowdown: f64,
+    /// The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
+    pub retry_after_until: Option<String>,
+    /// `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
+    /// no `--redis-url`, or the store is down).
+    pub scope: Scope,
+}
+
+impl From<&Pace> for PaceJson {
+    fn from(p: &Pace) -> Self {
+        PaceJson {
+            outcome: if p.reserved {
+                PaceOutcome::Reserved
+            } else {
+                PaceOutcome::Deferred
+            },
+            not_before: rfc3339_millis(p.not_before),
+            wait_ms: crate::pacing::policy::millis(p.wait),
+            interval_ms: crate::pacing::policy::millis(p.interval),
+            interval_source: p.source,
+            crawl_delay_line: p.crawl_delay_line,
+            capped: p.capped,
+            slowdown: p.slowdown,
+            retry_after_until: p.retry_after_until.map(rfc3339_millis),
+            scope: p.scope,
+        }
+    }
+}
+
+/// The `pace` member of an answer: absent unless asked for, null for a disallowed URL.
+pub(super) fn pace_member(paced: &Paced) -> Option<Option<PaceJson>> {
+    match paced {
+        Paced::NotAsked => None,
+        Paced::Disallowed => Some(None),
+        Paced::Slot(pace) => Some(Some(pace.into())),
+    }
+}
+
+/// Appends `,"pace":…` to an answer being written, when the check asked for a slot.
+pub(crate) fn write_pace_member(out: &mut Vec<u8>, paced: &Paced) {
+    if let Some(pace) = pace_member(paced) {
+        out.extend_from_slice(br#","pace":"#);
+        // Only when pacing: serde_json's float formatting, as the documented shape has it.
+        let _ = serde_json::to_writer(&mut *out, &pace);
+    }
+}
+
+/// An origin's pacing state.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[schema(example = json!({"slowdown": 2.0, "retry_after_until": "2026-11-25T06:00:03.000Z", "last_slot": "2026-11-25T06:00:00.000Z", "scope": "fleet"}))]
+pub struct PaceStateJson {
+    /// The slowdown factor now: 1 unless the site pushed back; it halves every minute.
+    pub slowdown: f64,
+    /// The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
+    pub retry_after_until: Option<String>,
+    /// The last slot handed out (RFC 3339), if any.
+    pub last_slot: Option<String>,
+    /// `fleet` or `local`: where it was read.
+    pub scope: Scope,
+}
+
+impl From<PaceView> for PaceStateJson {
+    fn from(v: PaceView) -> Self {
+        PaceStateJson {
+            slowdown: v.slowdown,
+            retry_after_until: v.retry_after_until.map(rfc3339_millis),
+            last_slot: v.last_slot.map(rfc3339_millis),
+            scope: v.scope,
+        }
+    }
+}
+
+/// What a worker saw when it fetched a page.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://example.com/page", "status": 429, "retry_after": "3"}))]
+pub struct ReportItem {
+    /// The page's URL (its origin is what the report is about).
+    pub url: String,
+    /// The HTTP status the site answered.
+    pub status: Option<u16>,
+    /// The `Retry-After` header as received (seconds or an HTTP date), if any.
+    pub retry_after: Option<String>,
+    /// `true` when the site did not answer in time (instead of `status`).
+    #[serde(default)]
+    pub timeout: bool,
+}
+
+/// `POST /v1/feedback`: what the sites answered, many pages at once.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"reports": [{"url": "https://example.com/a", "status": 200}, {"url": "https://example.com/b", "status": 429, "retry_after": "3"}]}))]
+pub struct FeedbackRequest {
+    /// At most `--max-batch` reports.
+    pub reports: Vec<ReportItem>,
+}
+
+/// One report's effect.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum FeedbackItem {
+    /// The origin's state after the report.
+    Taken {
+        /// The origin.
+        origin: String,
+        /// Its pacing state now.
+        pace: PaceStateJson,
+    },
+    /// What was wrong with the report; the others are taken.
+    Error {
+        /// The problem.
+        error: Problem,
+    },
+}
+
+/// The effect of each report, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct FeedbackResponse {
+    /// One per report.
+    pub results: Vec<FeedbackItem>,
+}
+
+/// Tells robotsd what the sites answered: a 429 or 503 (with its `Retry-After`), a 5xx or a
+/// timeout slows the origin down for the whole fleet; other answers ease a slowdown.
+#[utoipa::path(
+    post,
+    path = "/v1/feedback",
+    tag = "check",
+    request_body = FeedbackRequest,
+    responses(
+        (status = 200, description = "Each report's origin and its pacing state after it, or the problem with that report, in order.", body = FeedbackResponse),
+        (status = 400, description = "The body is not a list of reports.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        EdgeProblems,
+    )
+)]
+pub(super) async fn feedback_post(
+    State(state): State<AppState>,
+    body: JsonRequest,
+) -> Result<JsonBody<FeedbackResponse>, ApiError> {
+    let request: FeedbackRequest = read_json(body, &state.limits)?;
+    check_batch_len(request.reports.len(), &state.limits)?;
+    let mut results = Vec::with_capacity(request.reports.len());
+    for item in request.reports {
+        results.push(match take_report(&state, item).await {
+            Ok((origin, pace)) => FeedbackItem::Taken { origin, pace },
+            Err(error) => FeedbackItem::Error {
+                error: error.problem(),
+            },
+        });
+    }
+    Ok(JsonBody(FeedbackResponse { results }))
+}
+
+async fn take_report(
+    state: &AppState,
+    item: ReportItem,
+) -> Result<(String, PaceStateJson), ApiError> {
+    check_url_length(&item.url, &state.limits)?;
+    let target = parse_target(&item.url).map_err(ApiError::Url)?;
+    let report = Report::new(item.status, item.retry_after, item.timeout)
+        .map_err(|e| ApiError::InvalidReport(e.to_string()))?;
+    let origin = target.origin.key().to_string();
+    let view = state.checker.pacer().report(&origin, &report).await;
+    Ok((origin, view.into()))
+}

@@ -1,0 +1,143 @@
+//! The settings of fleet-wide politeness (docs/politeness.md): the interval when robots.txt
+//! states no crawl-delay, the caps that keep a crawl-delay or a site's pushback from stopping a
+//! fleet, the longest wait a reservation may hand out, and the memory the pacing state may
+//! hold, checked into [`PacingSettings`].
+
+use std::time::Duration;
+
+use super::{ConfigError, parse_duration, parse_size};
+use crate::pacing::policy::{PaceConfig, PaceConfigError};
+
+/// Where [`PaceConfig`] sits in [`super::Settings`], to name the flag of a field.
+const POLICY: &str = "pacing.policy";
+
+/// Fleet-wide pacing, checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PacingSettings {
+    /// Intervals, caps and waits.
+    pub policy: PaceConfig,
+    /// Most bytes of pacing state this replica holds (its own, or its view of the fleet's).
+    pub capacity_bytes: u64,
+}
+
+impl Default for PacingSettings {
+    fn default() -> Self {
+        PacingSettings {
+            policy: PaceConfig::default(),
+            capacity_bytes: crate::checker::DEFAULT_PACE_CAPACITY,
+        }
+    }
+}
+
+/// The flags of pacing.
+#[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Fleet-wide politeness (pace=true)")]
+pub struct PacingArgs {
+    /// The interval between two fetches from an origin whose robots.txt states no crawl-delay
+    /// for the agent: one request a second, as most crawlers default to.
+    #[arg(long, env = "ROBOTSD_DEFAULT_CRAWL_DELAY", default_value = "1s")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub default_crawl_delay: Duration,
+
+    /// The longest interval: a longer crawl-delay (a `Crawl-delay: 86400`) is capped to it, and
+    /// a site's pushback never slows an origin down beyond it.
+    #[arg(long, env = "ROBOTSD_MAX_CRAWL_DELAY", default_value = "60s")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub max_crawl_delay: Duration,
+
+    /// A slot further ahead than this is not reserved: the answer says when to ask again, so
+    /// that a crawler requeues the URL instead of holding it.
+    #[arg(long, env = "ROBOTSD_MAX_PACE_WAIT", default_value = "60s")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub max_pace_wait: Duration,
+
+    /// The longest Retry-After a reported 429 or 503 holds an origin's fleet back.
+    #[arg(long, env = "ROBOTSD_MAX_RETRY_AFTER", default_value = "10m")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub max_retry_after: Duration,
+
+    /// Memory bound of the pacing state this replica holds (about 200 bytes an origin).
+    #[arg(long, env = "ROBOTSD_PACE_CAPACITY", default_value = "32MiB")]
+    #[arg(value_parser = parse_size, value_name = "BYTES")]
+    pub pace_capacity: u64,
+}
+
+impl PacingArgs {
+    /// The checked [`PacingSettings`].
+    pub(super) fn pacing_settings(&self) -> Result<PacingSettings, ConfigError> {
+        if self.pace_capacity == 0 {
+            return Err(ConfigError::zero("pacing", "capacity_bytes"));
+        }
+        let policy = PaceConfig {
+            default_interval: self.default_crawl_delay,
+            max_interval: self.max_crawl_delay,
+            max_wait: self.max_pace_wait,
+            max_retry_after: self.max_retry_after,
+        };
+        policy.validate()?;
+        Ok(PacingSettings {
+            policy,
+            capacity_bytes: self.pace_capacity,
+        })
+    }
+}
+
+impl From<PaceConfigError> for ConfigError {
+    fn from(error: PaceConfigError) -> Self {
+        match error {
+            PaceConfigError::Zero { field } => ConfigError::zero(POLICY, field),
+            PaceConfigError::DefaultAboveMax { default, max } => {
+                ConfigError::exceeds(POLICY, ("default_interval", default), ("max_interval", max))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::error_of;
+    use super::super::tests::parse;
+    use super::*;
+
+    #[test]
+    fn the_defaults_and_the_flags() {
+        let settings = parse(&[]).unwrap().settings().unwrap();
+        assert_eq!(settings.pacing, PacingSettings::default());
+        let settings = parse(&[
+            "--default-crawl-delay=250ms",
+            "--max-crawl-delay=30s",
+            "--max-pace-wait=2m",
+            "--max-retry-after=1h",
+            "--pace-capacity=1MiB",
+        ])
+        .unwrap()
+        .settings()
+        .unwrap();
+        assert_eq!(
+            settings.pacing.policy,
+            PaceConfig {
+                default_interval: Duration::from_millis(250),
+                max_interval: Duration::from_secs(30),
+                max_wait: Duration::from_secs(120),
+                max_retry_after: Duration::from_secs(3600),
+            }
+        );
+        assert_eq!(settings.pacing.capacity_bytes, 1 << 20);
+    }
+
+    #[test]
+    fn contradictions_name_the_flags() {
+        assert_eq!(
+            error_of(&["--default-crawl-delay=2m"]).to_string(),
+            "--default-crawl-delay (2m) must not exceed --max-crawl-delay (1m)"
+        );
+        assert_eq!(
+            error_of(&["--max-pace-wait=0s"]).to_string(),
+            "--max-pace-wait must be above zero"
+        );
+        assert_eq!(
+            error_of(&["--pace-capacity=0"]).to_string(),
+            "--pace-capacity must be above zero"
+        );
+    }
+}

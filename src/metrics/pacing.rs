@@ -1,0 +1,104 @@
+//! Fleet-wide politeness (docs/politeness.md): reservations by outcome and scope, how far ahead
+//! the reserved slots were, the sites' answers as workers reported them, and the origins slowed
+//! down now. No series carries an origin: every label comes from a closed set.
+
+use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
+
+use crate::pacing::{PaceEvent, Pacer, Scope, SignalKind};
+
+pub(super) struct PaceMetrics {
+    pub(super) reservations: IntCounterVec,
+    pub(super) wait: Histogram,
+    pub(super) reports: IntCounterVec,
+    pub(super) slowed: IntGauge,
+    pub(super) held: IntGauge,
+    /// `reservations` by `[scope][reserved]`: fleet then local; deferred then reserved.
+    reservation_series: [[IntCounter; 2]; 2],
+    /// `reports` in [`SignalKind::ALL`] order.
+    report_series: [IntCounter; 4],
+}
+
+impl PaceMetrics {
+    pub(super) fn new() -> PaceMetrics {
+        let reservations = IntCounterVec::new(
+            Opts::new(
+                "robotsd_pace_reservations_total",
+                "Fetch slots asked for (pace=true), by outcome (reserved; deferred: further \
+                 ahead than --max-pace-wait, nothing reserved) and scope (fleet: in the shared \
+                 store; local: this replica alone, without a store or while it is down).",
+            ),
+            &["outcome", "scope"],
+        )
+        .expect("valid metric");
+        // 10 ms to ~82 s doubling: slots are a crawl-delay apart, and at most a minute ahead
+        // by default.
+        let wait = Histogram::with_opts(
+            HistogramOpts::new(
+                "robotsd_pace_wait_seconds",
+                "How far ahead of the answer the reserved fetch slots were.",
+            )
+            .buckets(prometheus::exponential_buckets(0.01, 2.0, 14).expect("valid buckets")),
+        )
+        .expect("valid metric");
+        let reports = IntCounterVec::new(
+            Opts::new(
+                "robotsd_pace_reports_total",
+                "What the sites answered, as workers reported it (POST /v1/feedback): success, \
+                 pushback (429 or 5xx), retry_after (a 429 or 503 with Retry-After), timeout.",
+            ),
+            &["signal"],
+        )
+        .expect("valid metric");
+        let slowed = IntGauge::new(
+            "robotsd_pace_origins_slowed",
+            "Origins slowed down now after pushing back, as this replica last saw them.",
+        )
+        .expect("valid metric");
+        let held = IntGauge::new(
+            "robotsd_pace_origins",
+            "Origins whose pacing state this replica holds (bounded by --pace-capacity).",
+        )
+        .expect("valid metric");
+        let by_scope = |scope: Scope| {
+            ["deferred", "reserved"]
+                .map(|outcome| reservations.with_label_values(&[outcome, scope.as_str()]))
+        };
+        let reservation_series = [by_scope(Scope::Fleet), by_scope(Scope::Local)];
+        let report_series = SignalKind::ALL.map(|kind| reports.with_label_values(&[kind.as_str()]));
+        PaceMetrics {
+            reservations,
+            wait,
+            reports,
+            slowed,
+            held,
+            reservation_series,
+            report_series,
+        }
+    }
+
+    pub(super) fn observe(&self, event: PaceEvent) {
+        let scope_index = |scope| match scope {
+            Scope::Fleet => 0,
+            Scope::Local => 1,
+        };
+        match event {
+            PaceEvent::Reserved { scope, wait } => {
+                self.reservation_series[scope_index(scope)][1].inc();
+                self.wait.observe(wait.as_secs_f64());
+            }
+            PaceEvent::Deferred { scope } => self.reservation_series[scope_index(scope)][0].inc(),
+            PaceEvent::Reported(kind) => {
+                if let Some(i) = SignalKind::ALL.iter().position(|k| *k == kind) {
+                    self.report_series[i].inc();
+                }
+            }
+        }
+    }
+
+    pub(super) fn refresh(&self, pacer: &Pacer) {
+        self.slowed
+            .set(i64::try_from(pacer.origins_slowed()).unwrap_or(i64::MAX));
+        self.held
+            .set(i64::try_from(pacer.usage().0).unwrap_or(i64::MAX));
+    }
+}

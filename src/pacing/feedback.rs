@@ -1,0 +1,205 @@
+//! What a worker reports of a page fetch, and what it means for the origin's pace: a 429 or a
+//! 5xx, or no answer in time, is the site pushing back; anything else is a success. A
+//! `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) on a 429 or 503 holds the fleet back
+//! that long, within `--max-retry-after`.
+
+use std::time::Duration;
+
+use super::policy::{Signal, millis};
+use crate::clock::Timestamp;
+
+/// One page fetch as a worker saw it: a status, or a timeout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    outcome: Outcome,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Status {
+        code: u16,
+        retry_after: Option<String>,
+    },
+    Timeout,
+}
+
+/// A report that says nothing usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReportError {
+    /// Neither a status nor a timeout.
+    #[error("a report needs a status or timeout: true")]
+    Empty,
+    /// Both a status and a timeout.
+    #[error("a report has a status or timeout: true, not both")]
+    Both,
+    /// Not an HTTP status code.
+    #[error("status {0} is not an HTTP status code (100 to 599)")]
+    Status(u16),
+    /// A `Retry-After` longer than any header robotsd reads.
+    #[error("retry_after is longer than 256 bytes")]
+    RetryAfterTooLong,
+}
+
+/// How a report was read, for metrics: a closed set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SignalKind {
+    /// A normal answer.
+    Success,
+    /// A 429 or 5xx without a usable `Retry-After`.
+    Pushback,
+    /// A 429 or 503 with a `Retry-After`.
+    RetryAfter,
+    /// No answer in time.
+    Timeout,
+}
+
+impl SignalKind {
+    /// Every kind, in label order.
+    pub const ALL: [SignalKind; 4] = [
+        SignalKind::Success,
+        SignalKind::Pushback,
+        SignalKind::RetryAfter,
+        SignalKind::Timeout,
+    ];
+
+    /// The metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SignalKind::Success => "success",
+            SignalKind::Pushback => "pushback",
+            SignalKind::RetryAfter => "retry_after",
+            SignalKind::Timeout => "timeout",
+        }
+    }
+}
+
+impl Report {
+    /// A report of a status (with the `Retry-After` header's value as received, if any), or of
+    /// a timeout.
+    pub fn new(
+        status: Option<u16>,
+        retry_after: Option<String>,
+        timeout: bool,
+    ) -> Result<Report, ReportError> {
+        let outcome = match (status, timeout) {
+            (None, false) => return Err(ReportError::Empty),
+            (Some(_), true) => return Err(ReportError::Both),
+            (None, true) => Outcome::Timeout,
+            (Some(code), false) if !(100..=599).contains(&code) => {
+                return Err(ReportError::Status(code));
+            }
+            (Some(code), false) => {
+                if retry_after.as_ref().is_some_and(|value| value.len() > 256) {
+                    return Err(ReportError::RetryAfterTooLong);
+                }
+                Outcome::Status { code, retry_after }
+            }
+        };
+        Ok(Report { outcome })
+    }
+
+    /// What the report means at `now`, with a `Retry-After` capped at `max_retry_after`.
+    pub fn signal(&self, now: Timestamp, max_retry_after: Duration) -> (Signal, SignalKind) {
+        let pushback = |retry_after_ms| Signal::Pushback { retry_after_ms };
+        match &self.outcome {
+            Outcome::Timeout => (pushback(None), SignalKind::Timeout),
+            Outcome::Status { code, retry_after } => match code {
+                429 | 503 => match retry_after.as_deref().and_then(|v| retry_after_of(v, now)) {
+                    Some(after) => (
+                        pushback(Some(millis(after.min(max_retry_after)))),
+                        SignalKind::RetryAfter,
+                    ),
+                    None => (pushback(None), SignalKind::Pushback),
+                },
+                500..=599 => (pushback(None), SignalKind::Pushback),
+                _ => (Signal::Success, SignalKind::Success),
+            },
+        }
+    }
+}
+
+/// A `Retry-After` value as a wait from `now`: delay-seconds or an HTTP date (a date in the
+/// past is no wait); `None` when it is neither.
+fn retry_after_of(value: &str, now: Timestamp) -> Option<Duration> {
+    let value = value.trim();
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+        // More digits than a u64 holds is a very long wait: the cap applies.
+        return Some(Duration::from_secs(value.parse().unwrap_or(u64::MAX)));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(Timestamp::from_system(at).saturating_duration_since(now))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX: Duration = Duration::from_secs(600);
+
+    fn now() -> Timestamp {
+        Timestamp::from_unix(Duration::from_secs(1_795_000_000))
+    }
+
+    fn read(status: u16, retry_after: Option<&str>) -> (Signal, SignalKind) {
+        Report::new(Some(status), retry_after.map(str::to_string), false)
+            .unwrap()
+            .signal(now(), MAX)
+    }
+
+    #[test]
+    fn statuses_read_as_success_or_pushback() {
+        for status in [200, 204, 301, 304, 404, 410] {
+            assert_eq!(read(status, None), (Signal::Success, SignalKind::Success));
+        }
+        for status in [429, 500, 502, 503, 504] {
+            assert_eq!(
+                read(status, None),
+                (
+                    Signal::Pushback {
+                        retry_after_ms: None
+                    },
+                    SignalKind::Pushback
+                ),
+                "{status}"
+            );
+        }
+        let timeout = Report::new(None, None, true).unwrap().signal(now(), MAX);
+        assert_eq!(timeout.1, SignalKind::Timeout);
+    }
+
+    #[test]
+    fn retry_after_in_seconds_or_as_a_date_is_honoured_within_the_cap() {
+        let held = |ms| Signal::Pushback {
+            retry_after_ms: Some(ms),
+        };
+        assert_eq!(read(429, Some("3")), (held(3000), SignalKind::RetryAfter));
+        assert_eq!(read(503, Some(" 120 ")).0, held(120_000));
+        assert_eq!(read(429, Some("86400")).0, held(600_000));
+        assert_eq!(read(429, Some("99999999999999999999999")).0, held(600_000));
+        let date = httpdate::fmt_http_date((now() + Duration::from_secs(30)).to_system());
+        assert_eq!(read(503, Some(&date)).0, held(30_000));
+        let past = httpdate::fmt_http_date((now() - Duration::from_secs(30)).to_system());
+        assert_eq!(read(503, Some(&past)).0, held(0));
+        // Unreadable, or on a status that does not carry it: a plain pushback.
+        assert_eq!(read(429, Some("soon")).1, SignalKind::Pushback);
+        assert_eq!(read(500, Some("3")).1, SignalKind::Pushback);
+    }
+
+    #[test]
+    fn reports_that_say_nothing_usable_are_refused() {
+        assert_eq!(Report::new(None, None, false), Err(ReportError::Empty));
+        assert_eq!(Report::new(Some(200), None, true), Err(ReportError::Both));
+        assert_eq!(
+            Report::new(Some(99), None, false),
+            Err(ReportError::Status(99))
+        );
+        assert_eq!(
+            Report::new(Some(600), None, false),
+            Err(ReportError::Status(600))
+        );
+        assert_eq!(
+            Report::new(Some(429), Some("9".repeat(300)), false),
+            Err(ReportError::RetryAfterTooLong)
+        );
+    }
+}

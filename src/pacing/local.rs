@@ -1,0 +1,96 @@
+//! The pacing state this replica keeps itself: the whole story without a shared store, the
+//! fallback while the store is down, and this replica's view of the fleet's state otherwise.
+//! Bounded in bytes like the cache, and forgotten once it can no longer matter
+//! ([`super::policy::PaceConfig::keep`]).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::policy::PaceState;
+
+/// Bytes an entry costs beyond its key: the state, the lock, the `Arc` and moka's bookkeeping.
+const ENTRY_OVERHEAD: u32 = 160;
+
+/// Origin → pacing state, bounded.
+#[derive(Clone)]
+pub(super) struct LocalPaces {
+    states: moka::sync::Cache<String, Arc<Mutex<PaceState>>>,
+}
+
+impl LocalPaces {
+    /// A table holding at most `capacity_bytes`, each entry for at most `keep` after its last
+    /// use.
+    pub(super) fn new(capacity_bytes: u64, keep: Duration) -> LocalPaces {
+        LocalPaces {
+            states: moka::sync::Cache::builder()
+                .max_capacity(capacity_bytes)
+                .weigher(|origin: &String, _| {
+                    u32::try_from(origin.len())
+                        .unwrap_or(u32::MAX)
+                        .saturating_add(ENTRY_OVERHEAD)
+                })
+                .time_to_idle(keep)
+                .build(),
+        }
+    }
+
+    /// Runs `change` on the origin's state, made fresh when none is held.
+    pub(super) fn with<T>(&self, origin: &str, change: impl FnOnce(&mut PaceState) -> T) -> T {
+        let entry = self
+            .states
+            .entry_by_ref(origin)
+            .or_insert_with(|| Arc::new(Mutex::new(PaceState::default())));
+        let mut state = entry.value().lock().unwrap_or_else(|p| p.into_inner());
+        change(&mut state)
+    }
+
+    /// The origin's state, if one is held.
+    pub(super) fn get(&self, origin: &str) -> Option<PaceState> {
+        self.states
+            .get(origin)
+            .map(|state| *state.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// How many held states `pred` is true of.
+    pub(super) fn count(&self, pred: impl Fn(&PaceState) -> bool) -> usize {
+        self.states
+            .iter()
+            .filter(|(_, state)| pred(&state.lock().unwrap_or_else(|p| p.into_inner())))
+            .count()
+    }
+
+    /// Entries and their weight, after pending housekeeping.
+    pub(super) fn usage(&self) -> (u64, u64) {
+        self.states.run_pending_tasks();
+        (self.states.entry_count(), self.states.weighted_size())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_bounded_in_bytes() {
+        // Keys of 28 bytes: 100 entries are 18,800 bytes.
+        let capacity = 100 * u64::from(ENTRY_OVERHEAD + 28);
+        let table = LocalPaces::new(capacity, Duration::from_secs(60));
+        for i in 0..10_000 {
+            table.with(&format!("https://origin-{i:05}.example"), |state| {
+                state.last_slot = 1;
+            });
+        }
+        let (entries, bytes) = table.usage();
+        assert!(entries <= 100, "{entries} entries held");
+        assert!(bytes <= capacity, "{bytes} bytes");
+    }
+
+    #[test]
+    fn a_state_is_kept_between_uses() {
+        let table = LocalPaces::new(1 << 20, Duration::from_secs(60));
+        table.with("https://example.com", |state| state.last_slot = 42);
+        assert_eq!(table.get("https://example.com").unwrap().last_slot, 42);
+        assert_eq!(table.count(|state| state.last_slot == 42), 1);
+        assert!(table.get("https://other.example").is_none());
+    }
+}

@@ -1,0 +1,320 @@
+//! Politeness for the whole fleet (docs/politeness.md): robotsd hands out the times at which
+//! workers may fetch from an origin, so that the site sees one fleet keeping its crawl-delay,
+//! and slows that fleet down when the site pushes back.
+//!
+//! The rules are the pure state machine [`policy`], on milliseconds of an injected clock. The
+//! [`Pacer`] runs them where the state is kept: in the shared store when there is one (one
+//! atomic step there, on the store's own clock, through the store port), and otherwise, or
+//! while the store is down, in a bounded table of this replica's own ([`local`]). A reservation
+//! never waits for anything but one store call: a dead store makes pacing local, never blocking.
+
+mod feedback;
+mod local;
+pub mod policy;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::clock::{Clock, Timestamp};
+use crate::store::{PaceReading, Store};
+pub use feedback::{Report, ReportError, SignalKind};
+use local::LocalPaces;
+use policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};
+
+/// Where the interval of a reservation came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalSource {
+    /// The `crawl-delay` line of the group that applied to the agent.
+    CrawlDelay,
+    /// The operator's `--default-crawl-delay`: the group states none.
+    Default,
+    /// Slowed down, or held back by a `Retry-After`, after the site pushed back.
+    Pushback,
+}
+
+/// Where pacing state was kept for an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// In the shared store: for the whole fleet.
+    Fleet,
+    /// In this replica alone: there is no shared store, or it is down.
+    Local,
+}
+
+impl Scope {
+    /// The metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Fleet => "fleet",
+            Scope::Local => "local",
+        }
+    }
+}
+
+/// A reservation's outcome, for the answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pace {
+    /// Whether a slot was reserved; `false`: it would be further ahead than `--max-pace-wait`,
+    /// nothing was taken, and the worker should ask again at `not_before`.
+    pub reserved: bool,
+    /// Reserved: when the fetch may start; deferred: when to ask again.
+    pub not_before: Timestamp,
+    /// How long from now until `not_before`.
+    pub wait: Duration,
+    /// The interval that applied, after any slowdown.
+    pub interval: Duration,
+    /// Where it came from.
+    pub source: IntervalSource,
+    /// The `crawl-delay` line, when the group has one.
+    pub crawl_delay_line: Option<u32>,
+    /// The crawl-delay was longer than `--max-crawl-delay` and was capped to it.
+    pub capped: bool,
+    /// The origin's slowdown factor (1 when the site has not pushed back).
+    pub slowdown: f64,
+    /// The end of a `Retry-After` the site asked for, while it lasts.
+    pub retry_after_until: Option<Timestamp>,
+    /// Where the slot was kept.
+    pub scope: Scope,
+}
+
+/// An origin's pacing state, for `/v1/robots` and the feedback answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaceView {
+    /// The slowdown factor now (1: none).
+    pub slowdown: f64,
+    /// The end of a `Retry-After` the site asked for, while it lasts.
+    pub retry_after_until: Option<Timestamp>,
+    /// The last slot handed out, if any.
+    pub last_slot: Option<Timestamp>,
+    /// Where the state was read.
+    pub scope: Scope,
+}
+
+/// What happened, for metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PaceEvent {
+    /// A slot was reserved, this far ahead.
+    Reserved {
+        /// Where.
+        scope: Scope,
+        /// How far ahead.
+        wait: Duration,
+    },
+    /// A slot was too far ahead: nothing was reserved.
+    Deferred {
+        /// Where.
+        scope: Scope,
+    },
+    /// A worker reported what the site answered.
+    Reported(SignalKind),
+}
+
+/// Told of every [`PaceEvent`]; the metrics layer installs one.
+pub type PaceObserver = Arc<dyn Fn(PaceEvent) + Send + Sync>;
+
+/// Hands out fetch slots and takes in the sites' pushback. Cheap to clone.
+#[derive(Clone)]
+pub struct Pacer {
+    config: Arc<PaceConfig>,
+    local: LocalPaces,
+    store: Option<Store>,
+    clock: Arc<dyn Clock>,
+    observer: Option<PaceObserver>,
+}
+
+impl std::fmt::Debug for Pacer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pacer")
+            .field("config", &self.config)
+            .field("store", &self.store)
+            .finish_non_exhaustive()
+    }
+}
+
+fn timestamp(ms: u64) -> Timestamp {
+    Timestamp::from_unix(Duration::from_millis(ms))
+}
+
+fn factor(slowdown: u64) -> f64 {
+    slowdown.max(UNSLOWED) as f64 / UNSLOWED as f64
+}
+
+impl Pacer {
+    /// A pacer keeping its state in this replica, in at most `capacity_bytes`, on `clock`.
+    pub fn new(config: PaceConfig, capacity_bytes: u64, clock: Arc<dyn Clock>) -> Pacer {
+        let local = LocalPaces::new(capacity_bytes, config.keep());
+        Pacer {
+            config: Arc::new(config),
+            local,
+            store: None,
+            clock,
+            observer: None,
+        }
+    }
+
+    /// The same pacer, keeping its state for the fleet in `store` (here only while it is down).
+    pub fn with_store(mut self, store: Store) -> Pacer {
+        self.store = Some(store);
+        self
+    }
+
+    /// The same pacer, telling `observer` of every event.
+    pub fn with_observer(mut self, observer: PaceObserver) -> Pacer {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &PaceConfig {
+        &self.config
+    }
+
+    fn observe(&self, event: PaceEvent) {
+        if let Some(observer) = &self.observer {
+            observer(event);
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        millis(self.clock.now().since_epoch())
+    }
+
+    /// Reserves the next fetch slot of `origin` for a check whose group states `crawl_delay`
+    /// (seconds, and its line), or says when to ask again.
+    pub async fn reserve(&self, origin: &str, crawl_delay: Option<(f64, u32)>) -> Pace {
+        let (interval_ms, capped) = self.config.base_interval(crawl_delay.map(|(s, _)| s));
+        let request = SlotRequest {
+            interval_ms,
+            max_interval_ms: millis(self.config.max_interval),
+            max_wait_ms: millis(self.config.max_wait),
+        };
+        let shared = match &self.store {
+            Some(store) => store
+                .reserve(origin, request, self.config.keep())
+                .await
+                .ok(),
+            None => None,
+        };
+        let (grant, scope) = match shared {
+            Some(grant) => {
+                // This replica's view follows the fleet's, so that a fallback to local pacing
+                // starts from the last slot it handed out.
+                if grant.reserved {
+                    self.local.with(origin, |state| {
+                        state.last_slot = state.last_slot.max(grant.at)
+                    });
+                }
+                (grant, Scope::Fleet)
+            }
+            None => {
+                let now = self.now_ms();
+                let grant = self.local.with(origin, |state| state.reserve(now, request));
+                (grant, Scope::Local)
+            }
+        };
+        let pace = pace(grant, scope, crawl_delay.map(|(_, line)| line), capped);
+        self.observe(if pace.reserved {
+            PaceEvent::Reserved {
+                scope,
+                wait: pace.wait,
+            }
+        } else {
+            PaceEvent::Deferred { scope }
+        });
+        pace
+    }
+
+    /// Takes in what `origin` answered a worker: the state after it.
+    pub async fn report(&self, origin: &str, report: &Report) -> PaceView {
+        let (signal, kind) = report.signal(self.clock.now(), self.config.max_retry_after);
+        self.observe(PaceEvent::Reported(kind));
+        let shared = match &self.store {
+            Some(store) => store.signal(origin, signal, self.config.keep()).await.ok(),
+            None => None,
+        };
+        match shared {
+            Some(reading) => {
+                self.local.with(origin, |state| {
+                    state.slowdown = reading.state.slowdown;
+                    state.slowdown_at = reading.state.slowdown_at;
+                    state.blocked_until = state.blocked_until.max(reading.state.blocked_until);
+                });
+                view(reading, Scope::Fleet)
+            }
+            None => {
+                let now = self.now_ms();
+                let state = self.local.with(origin, |state| {
+                    state.signal(now, signal);
+                    *state
+                });
+                view(PaceReading { state, now }, Scope::Local)
+            }
+        }
+    }
+
+    /// `origin`'s pacing state now, `None` when nothing is kept for it.
+    pub async fn view(&self, origin: &str) -> Option<PaceView> {
+        if let Some(store) = &self.store
+            && let Ok(reading) = store.pace(origin).await
+        {
+            return reading.map(|reading| view(reading, Scope::Fleet));
+        }
+        let state = self.local.get(origin)?;
+        Some(view(
+            PaceReading {
+                state,
+                now: self.now_ms(),
+            },
+            Scope::Local,
+        ))
+    }
+
+    /// Origins this replica knows to be slowed down now (by its own view of the fleet's state).
+    pub fn origins_slowed(&self) -> usize {
+        let now = self.now_ms();
+        self.local.count(|state| state.slowed(now))
+    }
+
+    /// Origins with pacing state held in this replica, and their bytes.
+    pub fn usage(&self) -> (u64, u64) {
+        self.local.usage()
+    }
+}
+
+fn pace(grant: SlotGrant, scope: Scope, crawl_delay_line: Option<u32>, capped: bool) -> Pace {
+    let pushed_back = grant.slowdown > UNSLOWED || grant.blocked_until > 0;
+    Pace {
+        reserved: grant.reserved,
+        not_before: timestamp(grant.at),
+        wait: Duration::from_millis(grant.at.saturating_sub(grant.now)),
+        interval: Duration::from_millis(grant.interval_ms),
+        source: if pushed_back {
+            IntervalSource::Pushback
+        } else if crawl_delay_line.is_some() {
+            IntervalSource::CrawlDelay
+        } else {
+            IntervalSource::Default
+        },
+        crawl_delay_line,
+        capped,
+        slowdown: factor(grant.slowdown),
+        retry_after_until: (grant.blocked_until > 0).then(|| timestamp(grant.blocked_until)),
+        scope,
+    }
+}
+
+fn view(reading: PaceReading, scope: Scope) -> PaceView {
+    let PaceReading { state, now } = reading;
+    PaceView {
+        slowdown: factor(state.slowdown_at(now)),
+        retry_after_until: (state.blocked_until > now).then(|| timestamp(state.blocked_until)),
+        last_slot: (state != PaceState::default() && state.last_slot > 0)
+            .then(|| timestamp(state.last_slot)),
+        scope,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+//! The pacer on tokio's paused clock: alone, with replicas sharing a store, and with the store
+//! down.
+
+use futures_util::future::{BoxFuture, FutureExt as _};
+
+use super::*;
+use crate::clock::TokioClock;
+use crate::pacing::policy::Signal;
+use crate::store::{BodyWrite, Encoded, MemoryStore, SharedStore, StoreError, StoreSettings};
+
+const ORIGIN: &str = "https://example.com";
+
+fn pacer(clock: &Arc<dyn Clock>) -> Pacer {
+    Pacer::new(PaceConfig::default(), 1 << 20, Arc::clone(clock))
+}
+
+fn store(inner: Arc<dyn SharedStore>, clock: &Arc<dyn Clock>) -> Store {
+    Store::new(inner, StoreSettings::default(), Arc::clone(clock))
+}
+
+#[tokio::test(start_paused = true)]
+async fn alone_it_paces_by_the_crawl_delay_or_the_default() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let pacer = pacer(&clock);
+    let first = pacer.reserve(ORIGIN, Some((0.5, 3))).await;
+    assert!(first.reserved);
+    assert_eq!(first.wait, Duration::ZERO);
+    assert_eq!(first.source, IntervalSource::CrawlDelay);
+    assert_eq!(first.crawl_delay_line, Some(3));
+    assert_eq!(first.scope, Scope::Local);
+    let second = pacer.reserve(ORIGIN, Some((0.5, 3))).await;
+    assert_eq!(second.wait, Duration::from_millis(500));
+    assert_eq!(
+        second
+            .not_before
+            .saturating_duration_since(first.not_before),
+        Duration::from_millis(500)
+    );
+    let third = pacer.reserve(ORIGIN, None).await;
+    assert_eq!(third.source, IntervalSource::Default);
+    assert_eq!(third.wait, Duration::from_millis(1500));
+    let capped = pacer
+        .reserve("https://slow.example", Some((86_400.0, 1)))
+        .await;
+    assert!(capped.capped);
+    assert_eq!(capped.interval, Duration::from_secs(60));
+}
+
+#[tokio::test(start_paused = true)]
+async fn replicas_sharing_a_store_pace_as_one() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let shared = Arc::new(MemoryStore::new(Arc::clone(&clock)));
+    let replicas: Vec<Pacer> = (0..3)
+        .map(|_| pacer(&clock).with_store(store(shared.clone(), &clock)))
+        .collect();
+    let mut slots = Vec::new();
+    for round in 0..4 {
+        for replica in &replicas {
+            let pace = replica.reserve(ORIGIN, Some((0.2, 2))).await;
+            assert_eq!(pace.scope, Scope::Fleet, "round {round}");
+            slots.push(pace.not_before);
+        }
+    }
+    slots.sort();
+    for pair in slots.windows(2) {
+        assert!(pair[1].saturating_duration_since(pair[0]) >= Duration::from_millis(200));
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_slot_beyond_the_longest_wait_is_deferred() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let config = PaceConfig {
+        max_wait: Duration::from_secs(2),
+        ..PaceConfig::default()
+    };
+    let pacer = Pacer::new(config, 1 << 20, Arc::clone(&clock));
+    for _ in 0..3 {
+        assert!(pacer.reserve(ORIGIN, None).await.reserved);
+    }
+    let deferred = pacer.reserve(ORIGIN, None).await;
+    assert!(!deferred.reserved);
+    assert_eq!(deferred.wait, Duration::from_secs(1));
+    tokio::time::advance(deferred.wait).await;
+    assert!(pacer.reserve(ORIGIN, None).await.reserved);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reported_retry_after_holds_every_replica_back() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let shared = Arc::new(MemoryStore::new(Arc::clone(&clock)));
+    let one = pacer(&clock).with_store(store(shared.clone(), &clock));
+    let other = pacer(&clock).with_store(store(shared, &clock));
+    one.reserve(ORIGIN, None).await;
+    let report = Report::new(Some(429), Some("3".into()), false).unwrap();
+    let view = one.report(ORIGIN, &report).await;
+    assert_eq!(view.slowdown, 2.0);
+    assert!(view.retry_after_until.is_some());
+    assert_eq!(one.origins_slowed(), 1);
+    let held = other.reserve(ORIGIN, None).await;
+    assert_eq!(held.wait, Duration::from_secs(3));
+    assert_eq!(held.source, IntervalSource::Pushback);
+    assert_eq!(other.view(ORIGIN).await.unwrap().slowdown, 2.0);
+}
+
+/// A store that never answers in time.
+#[derive(Debug)]
+struct DeadStore;
+
+impl SharedStore for DeadStore {
+    fn load<'a>(
+        &'a self,
+        _: &'a str,
+        _: usize,
+    ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn save<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: &'a [u8],
+        _: &'a BodyWrite,
+        _: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn try_lease<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn reserve<'a>(
+        &'a self,
+        _: &'a str,
+        _: SlotRequest,
+        _: Duration,
+    ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn signal<'a>(
+        &'a self,
+        _: &'a str,
+        _: Signal,
+        _: Duration,
+    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn pace<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_the_store_down_it_paces_locally_and_never_blocks() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let pacer = pacer(&clock).with_store(store(Arc::new(DeadStore), &clock));
+    let started = tokio::time::Instant::now();
+    let first = pacer.reserve(ORIGIN, None).await;
+    // One store time limit, then local.
+    assert_eq!(first.scope, Scope::Local);
+    assert!(started.elapsed() <= StoreSettings::default().timeout);
+    let mut last = first.not_before;
+    for _ in 0..5 {
+        let next = pacer.reserve(ORIGIN, None).await;
+        assert_eq!(next.scope, Scope::Local);
+        assert!(next.not_before.saturating_duration_since(last) >= Duration::from_secs(1));
+        last = next.not_before;
+    }
+    // The breaker is open by now: no more waiting for the store.
+    let again = tokio::time::Instant::now();
+    pacer.reserve(ORIGIN, None).await;
+    assert_eq!(again.elapsed(), Duration::ZERO);
+}

@@ -1,0 +1,212 @@
+//! The pacing state on Redis (docs/politeness.md): one hash per origin,
+//! `robotsd:{<origin>}:pace`, in the origin's hash slot beside its record, with the fields of
+//! [`PaceState`]: `l` (last slot), `b` (blocked until), `s` (slowdown in thousandths) and `a`
+//! (when it was set), all in milliseconds on Redis's own clock.
+//!
+//! Each change is one script, so that it is atomic however many replicas call it at once, and
+//! reads Redis's `TIME`, so that the replicas' clocks do not enter into it. The scripts do the
+//! arithmetic of [`crate::pacing::policy`] in Lua, on the same integers; a test runs the same
+//! sequence of operations through both and compares them.
+
+use std::time::Duration;
+
+use super::redis_store::{RedisStore, eval};
+use super::{PaceReading, StoreError};
+use crate::pacing::policy::{
+    MAX_SLOWDOWN, PaceState, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS, Signal, SlotGrant,
+    SlotRequest, UNSLOWED, millis,
+};
+
+/// Reads the state and Redis's now, and defines `slowdown_at(now)` as the policy does. The
+/// constants come from the policy (`format!` below), so the two cannot drift apart.
+const PRELUDE: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local f = redis.call('HMGET', KEYS[1], 'l', 'b', 's', 'a')
+local last = tonumber(f[1]) or 0
+local blocked = tonumber(f[2]) or 0
+local slowdown = math.max(tonumber(f[3]) or UNSLOWED, UNSLOWED)
+local slowdown_set = tonumber(f[4]) or 0
+local function slowdown_at(at)
+  local excess = slowdown - UNSLOWED
+  if excess <= 0 then return UNSLOWED end
+  local elapsed = math.max(at - slowdown_set, 0)
+  return UNSLOWED + math.floor(excess * 2 ^ (-elapsed / HALF_LIFE))
+end
+";
+
+/// ARGV: interval, largest interval, longest wait, keep (all ms). Returns
+/// `{reserved, at, now, interval, slowdown, blocked_until}` as [`PaceState::reserve`] does.
+const RESERVE: &str = r"
+local interval = tonumber(ARGV[1])
+local max_interval = math.max(tonumber(ARGV[2]), interval)
+local max_wait = tonumber(ARGV[3])
+local slow = slowdown_at(now)
+local applied = math.min(math.floor(interval * slow / UNSLOWED), max_interval)
+local at = math.max(now, blocked)
+if last > 0 then at = math.max(at, last + applied) end
+local reserved = 0
+if at - now <= max_wait then
+  reserved = 1
+  redis.call('HSET', KEYS[1], 'l', string.format('%d', at))
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+else
+  at = at - max_wait
+end
+if blocked <= now then blocked = 0 end
+return {reserved, at, now, applied, slow, blocked}
+";
+
+/// ARGV: 0 (success) or 1 (pushback), the `Retry-After` in ms or -1, keep (ms). Returns the
+/// state after it and now, as [`read`] does.
+const SIGNAL: &str = r"
+local slow = slowdown_at(now)
+if ARGV[1] == '1' then
+  slow = math.min(slow * 2, MAX_SLOWDOWN)
+  local after = tonumber(ARGV[2])
+  if after >= 0 then blocked = math.max(blocked, now + after) end
+else
+  slow = UNSLOWED + math.floor((slow - UNSLOWED) * KEEP_TENTHS / 10)
+end
+redis.call('HSET', KEYS[1], 's', string.format('%d', slow), 'a', string.format('%d', now),
+  'b', string.format('%d', blocked))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return {1, last, blocked, slow, now, now}
+";
+
+/// Returns `{exists, last, blocked, slowdown, set_at, now}`.
+const READ: &str = r"
+return {redis.call('EXISTS', KEYS[1]), last, blocked, slowdown, slowdown_set, now}
+";
+
+/// The script `body` after the prelude, with the policy's constants filled in.
+fn script(body: &str) -> String {
+    format!("{PRELUDE}{body}")
+        .replace("UNSLOWED", &UNSLOWED.to_string())
+        .replace("MAX_SLOWDOWN", &MAX_SLOWDOWN.to_string())
+        .replace("HALF_LIFE", &SLOWDOWN_HALF_LIFE_MS.to_string())
+        .replace("KEEP_TENTHS", &SUCCESS_KEEPS_TENTHS.to_string())
+}
+
+/// The three scripts, built once.
+pub(super) struct Scripts {
+    reserve: String,
+    signal: String,
+    read: String,
+}
+
+impl Scripts {
+    pub(super) fn new() -> Scripts {
+        Scripts {
+            reserve: script(RESERVE),
+            signal: script(SIGNAL),
+            read: script(READ),
+        }
+    }
+}
+
+/// The key of an origin's pacing state.
+pub(super) fn pace_key(origin: &str) -> String {
+    format!("robotsd:{{{origin}}}:pace")
+}
+
+fn count(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// Six integers, as every script returns.
+fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
+    <[i64; 6]>::try_from(values)
+        .map(|v| v.map(count))
+        .map_err(|v| StoreError::Failed(format!("pacing script returned {} values", v.len())))
+}
+
+pub(super) async fn reserve(
+    store: &RedisStore,
+    origin: &str,
+    request: SlotRequest,
+    keep: Duration,
+) -> Result<SlotGrant, StoreError> {
+    let mut command = eval(&store.scripts().reserve, pace_key(origin));
+    command
+        .arg(request.interval_ms)
+        .arg(request.max_interval_ms)
+        .arg(request.max_wait_ms)
+        .arg(millis(keep).max(1));
+    let [reserved, at, now, interval_ms, slowdown, blocked_until] =
+        six(store.run(&command).await?)?;
+    Ok(SlotGrant {
+        reserved: reserved == 1,
+        at,
+        now,
+        interval_ms,
+        slowdown,
+        blocked_until,
+    })
+}
+
+pub(super) async fn signal(
+    store: &RedisStore,
+    origin: &str,
+    signal: Signal,
+    keep: Duration,
+) -> Result<PaceReading, StoreError> {
+    let (kind, after) = match signal {
+        Signal::Success => (0, -1),
+        Signal::Pushback { retry_after_ms } => (
+            1,
+            retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
+        ),
+    };
+    let mut command = eval(&store.scripts().signal, pace_key(origin));
+    command.arg(kind).arg(after).arg(millis(keep).max(1));
+    reading(six(store.run(&command).await?)?)
+        .ok_or_else(|| StoreError::Failed("pacing script returned no state after a signal".into()))
+}
+
+pub(super) async fn read(
+    store: &RedisStore,
+    origin: &str,
+) -> Result<Option<PaceReading>, StoreError> {
+    let command = eval(&store.scripts().read, pace_key(origin));
+    Ok(reading(six(store.run(&command).await?)?))
+}
+
+fn reading(
+    [exists, last_slot, blocked_until, slowdown, slowdown_at, now]: [u64; 6],
+) -> Option<PaceReading> {
+    (exists == 1).then_some(PaceReading {
+        state: PaceState {
+            last_slot,
+            blocked_until,
+            slowdown,
+            slowdown_at,
+        },
+        now,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scripts_carry_the_policy_s_constants() {
+        let scripts = Scripts::new();
+        for body in [&scripts.reserve, &scripts.signal, &scripts.read] {
+            assert!(body.contains("math.max(tonumber(f[3]) or 1000, 1000)"));
+            assert!(body.contains("2 ^ (-elapsed / 60000)"));
+            assert!(!body.contains("UNSLOWED") && !body.contains("HALF_LIFE"));
+        }
+        assert!(scripts.signal.contains("math.min(slow * 2, 64000)"));
+        assert!(scripts.signal.contains("* 9 / 10"));
+    }
+
+    #[test]
+    fn pacing_keys_share_the_origin_s_hash_tag() {
+        assert_eq!(
+            pace_key("https://example.com:8443"),
+            "robotsd:{https://example.com:8443}:pace"
+        );
+    }
+}
