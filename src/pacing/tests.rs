@@ -155,6 +155,9 @@ impl SharedStore for DeadStore {
     fn pace<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
         futures_util::future::pending().boxed()
     }
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        futures_util::future::pending().boxed()
+    }
 }
 
 #[tokio::test(start_paused = true)]

@@ -11,9 +11,11 @@
 mod breaker;
 mod memory;
 pub mod record;
+mod recovery;
 mod redis_pace;
 mod redis_store;
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -117,6 +119,10 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
         &'a self,
         origin: &'a str,
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
+
+    /// The cheapest call that shows the store answers (`PING`): the background probe of a
+    /// store believed down.
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }
 
 /// An origin's pacing state as a store read it, with the store's own now (milliseconds since
@@ -146,11 +152,13 @@ pub enum StoreOp {
     Signal,
     /// [`SharedStore::pace`].
     Pace,
+    /// [`SharedStore::ping`], the background probe while the store is down.
+    Probe,
 }
 
 impl StoreOp {
     /// Every operation, in label order.
-    pub const ALL: [StoreOp; 7] = [
+    pub const ALL: [StoreOp; 8] = [
         StoreOp::Load,
         StoreOp::Save,
         StoreOp::Lease,
@@ -158,6 +166,7 @@ impl StoreOp {
         StoreOp::Reserve,
         StoreOp::Signal,
         StoreOp::Pace,
+        StoreOp::Probe,
     ];
 
     /// The metric label.
@@ -170,6 +179,7 @@ impl StoreOp {
             StoreOp::Reserve => "reserve",
             StoreOp::Signal => "signal",
             StoreOp::Pace => "pace",
+            StoreOp::Probe => "probe",
         }
     }
 }
@@ -240,6 +250,8 @@ pub struct Store {
     settings: StoreSettings,
     clock: Arc<dyn Clock>,
     observer: Option<StoreObserver>,
+    /// Whether the background probe runs ([`recovery`]): at most one per store.
+    recovering: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Store {
@@ -267,6 +279,7 @@ impl Store {
             settings,
             clock,
             observer: None,
+            recovering: Arc::default(),
         }
     }
 
@@ -306,13 +319,17 @@ impl Store {
             Err(StoreError::Timeout) => StoreOutcome::Timeout,
             Err(_) => StoreOutcome::Error,
         };
-        {
+        let opened = {
             let mut breaker = self.lock_breaker();
             match &result {
                 // An oversized value is the store's content, not its health.
                 Ok(_) | Err(StoreError::TooLarge) => breaker.success(),
                 Err(_) => breaker.failure(self.clock.now()),
             }
+            !breaker.is_closed()
+        };
+        if opened {
+            self.recover_in_background();
         }
         self.observe(op, outcome, started.elapsed());
         result

@@ -446,6 +446,14 @@ impl SharedStore for RedisStore {
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
         redis_pace::read(self, origin).boxed()
     }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        async move {
+            let _: String = self.run(&redis::cmd("PING")).await?;
+            Ok(())
+        }
+        .boxed()
+    }
 }
 
 #[cfg(test)]

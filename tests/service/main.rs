@@ -1,7 +1,7 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cache_pressure::`, `cli::`, `connections::`,
-//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `logging::`, `pacing::`, `percent_decoding::`,
+//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `pacing::`, `percent_decoding::`,
 //! `redis_tls::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
@@ -11,6 +11,7 @@ mod connections;
 mod deploy_artifacts;
 mod fetch_cache;
 mod fleet;
+mod fleet_processes;
 mod logging;
 mod pacing;
 mod percent_decoding;
