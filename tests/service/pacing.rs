@@ -12,7 +12,7 @@ use axum::response::IntoResponse;
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 
-use crate::redis_server::RedisServer;
+use crate::redis_server::{RedisCluster, RedisServer};
 use crate::support::{Robotsd, json_of, post_value};
 
 /// A loopback site that logs when each page request arrived; `/robots.txt` is `robots`, and the
@@ -69,8 +69,11 @@ impl Site {
 }
 
 async fn replicas(redis: &RedisServer, extra: &[&str]) -> Vec<Robotsd> {
-    let url = redis.url();
-    let mut args = vec!["--allow-private-networks", "--redis-url", &url];
+    replicas_of(&redis.url(), extra).await
+}
+
+async fn replicas_of(url: &str, extra: &[&str]) -> Vec<Robotsd> {
+    let mut args = vec!["--allow-private-networks", "--redis-url", url];
     args.extend_from_slice(extra);
     let mut replicas = Vec::new();
     for _ in 0..3 {
@@ -123,12 +126,22 @@ async fn fetch_paced(client: &reqwest::Client, replica: &Robotsd, url: &str) -> 
 #[tokio::test]
 async fn three_replicas_never_hand_out_two_slots_closer_than_the_crawl_delay() {
     let redis = RedisServer::start().await;
+    three_replicas_keep_the_interval(&replicas(&redis, &[]).await).await;
+}
+
+#[tokio::test]
+async fn on_a_redis_cluster_three_replicas_never_hand_out_two_slots_closer_than_the_crawl_delay() {
+    let cluster = RedisCluster::start().await;
+    three_replicas_keep_the_interval(&replicas_of(&cluster.url(), &["--redis-cluster"]).await)
+        .await;
+}
+
+async fn three_replicas_keep_the_interval(replicas: &[Robotsd]) {
     let site = Site::start("User-agent: *\nCrawl-delay: 0.2\n").await;
-    let replicas = replicas(&redis, &[]).await;
     let client = reqwest::Client::new();
     let url = site.url("/page");
     // Warm: robots.txt fetched, connections made.
-    for replica in &replicas {
+    for replica in replicas {
         reserve(&client, replica, &site.url("/warm")).await;
     }
     let asks = replicas.iter().flat_map(|replica| {
