@@ -87,3 +87,72 @@ async fn replicas_see_redis_come_back_without_traffic_and_share_the_next_burst()
         site.hits()
     );
 }
+
+/// Every store call a replica has made, by `op`, from its metrics.
+async fn store_calls(replica: &Robotsd) -> std::collections::BTreeMap<String, f64> {
+    let text = reqwest::get(replica.admin_url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut calls = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("robotsd_store_operations_total{") else {
+            continue;
+        };
+        let op = rest
+            .split("op=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap();
+        let value: f64 = line.rsplit(' ').next().unwrap().parse().unwrap();
+        *calls.entry(op.to_string()).or_insert(0.0) += value;
+    }
+    calls
+}
+
+#[tokio::test]
+async fn a_miss_answered_from_redis_costs_one_round_trip() {
+    let redis = RedisServer::start().await;
+    let url = redis.url();
+    let args = ["--allow-private-networks", "--redis-url", url.as_str()];
+    let (a, b) = (
+        Robotsd::start(&args, true).await,
+        Robotsd::start(&args, true).await,
+    );
+    let client = reqwest::Client::new();
+    let check = |replica: &Robotsd, url: String| {
+        let request = client.get(
+            url::Url::parse_with_params(
+                &replica.url("/v1/check"),
+                [("url", url), ("ua", "bot".into())],
+            )
+            .unwrap(),
+        );
+        async move { json_of(request.send().await.expect("robotsd answered")).await }
+    };
+    // B's connection is made (its first call), so that only the measured check counts.
+    let warm = origin(|| ok(RULES)).await;
+    check(&b, warm.url("/")).await;
+    let site = origin(|| ok(RULES)).await;
+    assert_eq!(
+        check(&a, site.url("/private")).await["robots"]["cache"],
+        "miss"
+    );
+    let before = store_calls(&b).await;
+    let answer = check(&b, site.url("/private")).await;
+    assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
+    let after = store_calls(&b).await;
+    let made: Vec<(String, f64)> = after
+        .iter()
+        .map(|(op, n)| (op.clone(), n - before.get(op).copied().unwrap_or(0.0)))
+        .filter(|(_, n)| *n > 0.0)
+        .collect();
+    assert_eq!(
+        made,
+        [("load".to_string(), 1.0)],
+        "store calls of one L1 miss"
+    );
+    assert_eq!(site.hits(), 1);
+}
