@@ -296,7 +296,10 @@ impl OriginCache {
         }
         let key = origin.key();
         let token = format!("{:032x}", rand::random::<u128>());
-        let deadline = tokio::time::Instant::now() + fleet.config.lease_ttl;
+        // Long enough for a holder that died just after taking the lease (its lease runs out)
+        // and then for the replica that takes it over to fetch (within a lease of its own):
+        // waiting only one lease from here made every waiter that started early fetch too.
+        let deadline = tokio::time::Instant::now() + 2 * fleet.config.lease_ttl;
         let mut waited = false;
         loop {
             match fleet

@@ -1,15 +1,16 @@
-//! The fleet tier (docs/fleet.md) against real Redis on loopback, with three replicas sharing
-//! it: each replica is a checker with its own cache and its own connections, as a process of its
-//! own would have. Each test runs on one `redis-server` and on a cluster of three masters
-//! (`<test>::single`, `<test>::cluster`), except the one that kills Redis.
+//! The fleet tier (docs/fleet.md) as a fleet: each replica a `robotsd` process of its own (the
+//! test binary's), with its own cache, connections, breaker and clock, configured by its flags,
+//! against real Redis on loopback. Each test runs on one `redis-server`, on a cluster of three
+//! masters, and on a cluster of three masters that speaks TLS only and requires client
+//! certificates (`<test>::single`, `<test>::cluster`, `<test>::tls_cluster`).
 
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use robotsd::cache::Lookup;
-use robotsd::checker::{Checker, Reason};
+use serde_json::Value;
 
-use crate::redis_server::{RedisCluster, RedisServer, cluster_replica, replica};
+use crate::redis_server::{RedisCluster, RedisServer};
 use crate::support::*;
 
 const RULES: &str = "User-agent: *\nDisallow: /private\n";
@@ -18,22 +19,83 @@ const RULES: &str = "User-agent: *\nDisallow: /private\n";
 enum Backend {
     Single(RedisServer),
     Cluster(RedisCluster),
+    TlsCluster(RedisCluster),
+}
+
+/// A replica process.
+struct Replica(Robotsd);
+
+impl Replica {
+    /// The answer to a check of `url` for `bot`.
+    async fn check(&self, url: &str) -> Value {
+        let check =
+            url::Url::parse_with_params(&self.0.url("/v1/check"), [("url", url), ("ua", "bot")])
+                .unwrap();
+        let response = reqwest::get(check).await.expect("robotsd answered");
+        assert_eq!(response.status(), 200);
+        json_of(response).await
+    }
 }
 
 impl Backend {
+    /// The flags that make a replica of this backend's fleet: quick leases, so that a dead
+    /// holder delays the others 3 s, and a generous store time limit, so that a loaded machine
+    /// cannot pass for a store that is down.
+    fn args(&self) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "--allow-private-networks",
+            "--connect-timeout",
+            "2s",
+            "--fetch-timeout",
+            "3s",
+            "--store-lease",
+            "3s",
+            "--store-timeout",
+            "2s",
+        ]
+        .map(String::from)
+        .into();
+        match self {
+            Backend::Single(server) => args.extend(["--redis-url".into(), server.url()]),
+            Backend::Cluster(cluster) => {
+                args.extend([
+                    "--redis-url".into(),
+                    cluster.url(),
+                    "--redis-cluster".into(),
+                ]);
+            }
+            Backend::TlsCluster(cluster) => {
+                args.extend([
+                    "--redis-url".into(),
+                    cluster.url(),
+                    "--redis-cluster".into(),
+                ]);
+                args.extend(cluster.client_tls_args());
+            }
+        }
+        args
+    }
+
     /// A replica whose connections are up: its first check (of an origin of its own) made them,
     /// so that a slow first connection on a loaded machine cannot pass for a store that is down.
-    async fn replica(&self) -> Checker {
-        let replica = match self {
-            Backend::Single(server) => replica(&server.url()),
-            Backend::Cluster(cluster) => cluster_replica(&cluster.url()),
-        };
+    async fn replica(&self) -> Replica {
+        let args = self.args();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let replica = Replica(Robotsd::start(&args, false).await);
         let warm_up = origin(|| ok(RULES)).await;
-        replica.check(&warm_up.url("/"), &["bot"]).await.unwrap();
+        replica.check(&warm_up.url("/")).await;
+        assert_eq!(
+            replica
+                .0
+                .metric("robotsd_store_up{backend=\"redis\"}")
+                .await,
+            1.0,
+            "the replica reaches the store"
+        );
         replica
     }
 
-    async fn replicas(&self) -> [Checker; 3] {
+    async fn replicas(&self) -> [Replica; 3] {
         [
             self.replica().await,
             self.replica().await,
@@ -41,24 +103,29 @@ impl Backend {
         ]
     }
 
-    /// Runs a command on the node that holds its key.
-    async fn raw<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> T {
-        match self {
-            Backend::Single(server) => {
-                let mut connection = server.connection().await.expect("a connection");
-                command.query_async(&mut connection).await
-            }
-            Backend::Cluster(cluster) => {
-                let mut connection = cluster.connection().await.expect("a connection");
-                command.query_async(&mut connection).await
-            }
-        }
-        .expect("a raw command")
+    /// Runs a command with `redis-cli` on the node that holds its key (`-c` follows a
+    /// cluster's redirections): its output.
+    fn raw(&self, command: &[&str]) -> String {
+        let (port, tls) = match self {
+            Backend::Single(server) => (server.port, Vec::new()),
+            Backend::Cluster(cluster) => (cluster.nodes[0].port, Vec::new()),
+            Backend::TlsCluster(cluster) => (cluster.nodes[0].port, cluster.cli_tls_args()),
+        };
+        let output = Command::new("timeout")
+            .args(["10", "redis-cli"])
+            .args(["-h", "127.0.0.1", "-p", &port.to_string(), "-c"])
+            .args(tls)
+            .args(command)
+            .stderr(Stdio::null())
+            .output()
+            .expect("redis-cli is required for these tests");
+        assert!(output.status.success(), "redis-cli {command:?}");
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
     }
 }
 
-/// Runs each test `$name(&Backend)` as `$name::single` and `$name::cluster`.
-macro_rules! on_single_and_cluster {
+/// Runs each test `$name(&Backend)` on one server, a cluster, and a TLS cluster.
+macro_rules! on_every_backend {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
             use super::{Backend, RedisCluster, RedisServer};
@@ -72,25 +139,22 @@ macro_rules! on_single_and_cluster {
             async fn cluster() {
                 super::$name(&Backend::Cluster(RedisCluster::start().await)).await
             }
+
+            #[tokio::test]
+            async fn tls_cluster() {
+                super::$name(&Backend::TlsCluster(RedisCluster::start_tls().await)).await
+            }
         }
     )*};
 }
 
-on_single_and_cluster!(
+on_every_backend!(
     cold_checks_across_three_replicas_send_one_fetch,
     a_backoff_seen_by_one_replica_is_honoured_by_the_others,
     a_restarted_replica_neither_refetches_nor_forgets_a_backoff,
-    when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires,
+    when_a_replica_is_killed_holding_the_lease_exactly_one_other_fetches_after_it_expires,
     garbage_and_future_schema_records_are_ignored_and_replaced,
 );
-
-async fn reason(checker: &Checker, url: &str) -> Reason {
-    checker
-        .check(url, &["bot"])
-        .await
-        .expect("an answer")
-        .reason
-}
 
 async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
     let server = origin(|| ok(RULES)).await;
@@ -100,10 +164,10 @@ async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
     let url = server.url("/private/x");
     let checks = replicas
         .iter()
-        .flat_map(|replica| (0..30).map(|_| replica.check(&url, &["bot"])))
+        .flat_map(|replica| (0..30).map(|_| replica.check(&url)))
         .collect::<Vec<_>>();
     for answer in join_all(checks).await {
-        assert_eq!(answer.expect("an answer").reason, Reason::MatchedRule);
+        assert_eq!(answer["reason"], "matched_rule", "{answer}");
     }
     assert_eq!(server.hits(), 1, "one fetch for the whole fleet");
 }
@@ -112,13 +176,12 @@ async fn a_backoff_seen_by_one_replica_is_honoured_by_the_others(backend: &Backe
     let server = origin(|| status(503)).await;
     let [a, b, c] = backend.replicas().await;
     let url = server.url("/x");
-    assert_eq!(reason(&a, &url).await, Reason::UnreachableDisallowAll);
+    assert_eq!(a.check(&url).await["reason"], "unreachable_disallow_all");
     for other in [&b, &c] {
-        let answer = other.check(&url, &["bot"]).await.unwrap();
-        assert_eq!(answer.reason, Reason::UnreachableDisallowAll);
-        assert_eq!(source(&answer).cache, Lookup::Shared);
-        let backoff = source(&answer).backoff.clone().expect("the shared backoff");
-        assert_eq!(backoff.failures, 1);
+        let answer = other.check(&url).await;
+        assert_eq!(answer["reason"], "unreachable_disallow_all", "{answer}");
+        assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
+        assert_eq!(answer["robots"]["backoff"]["failures"], 1, "{answer}");
     }
     assert_eq!(server.hits(), 1, "nobody else probed the failing site");
 }
@@ -129,110 +192,83 @@ async fn a_restarted_replica_neither_refetches_nor_forgets_a_backoff(backend: &B
     {
         let before = backend.replica().await;
         assert_eq!(
-            reason(&before, &good.url("/private")).await,
-            Reason::MatchedRule
+            before.check(&good.url("/private")).await["reason"],
+            "matched_rule"
         );
         assert_eq!(
-            reason(&before, &failing.url("/x")).await,
-            Reason::UnreachableDisallowAll
+            before.check(&failing.url("/x")).await["reason"],
+            "unreachable_disallow_all"
         );
+        // Dropped: the process is killed.
     }
-    // A new process: nothing in its own cache.
     let after = backend.replica().await;
-    let answer = after.check(&good.url("/private"), &["bot"]).await.unwrap();
-    assert_eq!(answer.reason, Reason::MatchedRule);
-    assert_eq!(source(&answer).cache, Lookup::Shared);
+    let answer = after.check(&good.url("/private")).await;
+    assert_eq!(answer["reason"], "matched_rule");
+    assert_eq!(answer["robots"]["cache"], "shared");
     assert_eq!(
-        reason(&after, &failing.url("/x")).await,
-        Reason::UnreachableDisallowAll
+        after.check(&failing.url("/x")).await["reason"],
+        "unreachable_disallow_all"
     );
     assert_eq!((good.hits(), failing.hits()), (1, 1));
 }
 
-#[tokio::test]
-async fn with_redis_down_replicas_answer_alone_and_share_again_when_it_returns() {
-    let mut redis = RedisServer::start().await;
-    let [a, b] = [replica(&redis.url()), replica(&redis.url())];
-    redis.kill();
-    let alone = origin(|| ok(RULES)).await;
-    for replica in [&a, &b] {
-        let started = tokio::time::Instant::now();
-        assert_eq!(
-            reason(replica, &alone.url("/private")).await,
-            Reason::MatchedRule
-        );
-        assert!(started.elapsed() < Duration::from_secs(3), "no long stall");
-    }
-    assert_eq!(alone.hits(), 2, "each replica fetched for itself");
-
-    redis.restart().await;
-    // The breaker lets a probe through after its cooldown, and the connection comes back: then
-    // what one replica fetches, the other takes from the store.
-    assert!(
-        eventually_async(|| async {
-            let server = origin(|| ok(RULES)).await;
-            let _ = a.check(&server.url("/private"), &["bot"]).await;
-            let answer = b.check(&server.url("/private"), &["bot"]).await.unwrap();
-            source(&answer).cache == Lookup::Shared
-        })
-        .await
-    );
-    let fresh = origin(|| ok(RULES)).await;
-    assert_eq!(
-        reason(&a, &fresh.url("/private")).await,
-        Reason::MatchedRule
-    );
-    let answer = b.check(&fresh.url("/private"), &["bot"]).await.unwrap();
-    assert_eq!(source(&answer).cache, Lookup::Shared);
-    assert_eq!(fresh.hits(), 1, "shared again");
-}
-
-async fn when_the_lease_holder_dies_exactly_one_other_replica_fetches_after_it_expires(
+async fn when_a_replica_is_killed_holding_the_lease_exactly_one_other_fetches_after_it_expires(
     backend: &Backend,
 ) {
     let server = origin(|| ok(RULES)).await;
-    let key = format!("robotsd:{{{}}}:lease", server.base());
-    let [_, b, c] = backend.replicas().await;
-    // A replica took the lease and died before storing anything.
-    let mut set = redis::cmd("SET");
-    set.arg(&key).arg("a-dead-replica").arg("PX").arg(1000);
-    let () = backend.raw(&set).await;
+    server.set_delay(Duration::from_secs(2));
+    let [a, b, c] = backend.replicas().await;
     let url = server.url("/private");
-    let started = tokio::time::Instant::now();
-    let (from_b, from_c) = tokio::join!(b.check(&url, &["bot"]), c.check(&url, &["bot"]));
-    assert_eq!(from_b.unwrap().reason, Reason::MatchedRule);
-    assert_eq!(from_c.unwrap().reason, Reason::MatchedRule);
+    // A takes the lease and starts fetching; it is killed (SIGKILL) mid-fetch, before it can
+    // store anything or release the lease.
+    let fetching = tokio::spawn({
+        let check = url::Url::parse_with_params(
+            &a.0.url("/v1/check"),
+            [("url", url.as_str()), ("ua", "bot")],
+        )
+        .unwrap();
+        async move { reqwest::get(check).await }
+    });
+    assert!(eventually(|| server.hits() == 1).await, "A fetched");
+    let killed = tokio::time::Instant::now();
+    drop(a);
+    let _ = fetching.await;
+    server.set_delay(Duration::ZERO);
+    let (from_b, from_c) = tokio::join!(b.check(&url), c.check(&url));
+    assert_eq!(from_b["reason"], "matched_rule", "{from_b}");
+    assert_eq!(from_c["reason"], "matched_rule", "{from_c}");
     assert!(
-        started.elapsed() >= Duration::from_millis(900),
-        "they waited"
+        killed.elapsed() >= Duration::from_secs(2),
+        "they waited for the dead holder's lease"
     );
-    assert_eq!(server.hits(), 1, "one of them fetched");
+    assert_eq!(
+        server.hits(),
+        2,
+        "the dead replica's fetch, then one of B and C"
+    );
 }
 
 async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Backend) {
     for (version, meta) in [("2", "{\"copy\":{\"some\":\"future\"}}"), ("1", "not json")] {
         let server = origin(|| ok(RULES)).await;
         let key = format!("robotsd:{{{}}}:record", server.base());
-        let mut hset = redis::cmd("HSET");
-        hset.arg(&key)
-            .arg(&["v", version, "m", meta, "b", "garbage"][..]);
-        let _: i64 = backend.raw(&hset).await;
+        backend.raw(&["HSET", &key, "v", version, "m", meta, "b", "garbage"]);
         let replica = backend.replica().await;
         assert_eq!(
-            reason(&replica, &server.url("/private")).await,
-            Reason::MatchedRule
+            replica.check(&server.url("/private")).await["reason"],
+            "matched_rule"
         );
         assert_eq!(server.hits(), 1, "the unreadable record was not used");
-        let mut hget = redis::cmd("HGET");
-        hget.arg(&key).arg("v");
-        let stored: String = backend.raw(&hget).await;
-        assert_eq!(stored, "1", "and it was replaced");
+        assert_eq!(
+            backend.raw(&["HGET", &key, "v"]),
+            "1",
+            "and it was replaced"
+        );
         // Another replica now shares the replacement.
         let other = backend.replica().await;
-        assert_eq!(
-            reason(&other, &server.url("/private")).await,
-            Reason::MatchedRule
-        );
+        let answer = other.check(&server.url("/private")).await;
+        assert_eq!(answer["reason"], "matched_rule");
+        assert_eq!(answer["robots"]["cache"], "shared");
         assert_eq!(server.hits(), 1);
     }
 }

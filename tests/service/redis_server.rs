@@ -1,27 +1,21 @@
-//! A real `redis-server` (Debian's package) on a loopback port, started and stopped by the test,
-//! and replicas of robotsd sharing it. A missing `redis-server` fails the test: it never skips.
+//! A real `redis-server` (Debian's package) on a loopback port, started and stopped by the test:
+//! one server, or a cluster of three masters, in plain text or TLS only with client certificates.
+//! A missing `redis-server` fails the test: it never skips.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
-
-use robotsd::cache::{CacheConfig, FleetConfig, OriginCache};
-use robotsd::checker::Checker;
-use robotsd::clock::{Clock, TokioClock};
-use robotsd::fetch::Fetcher;
-use robotsd::store::{RedisConfig, RedisStore, Store, StoreSettings};
-
-use crate::support::{fetch_config, loopback_allowed};
 
 /// A `redis-server` process on 127.0.0.1, killed when dropped.
 pub struct RedisServer {
     pub port: u16,
     child: Option<Child>,
-    /// Extra arguments (cluster mode) and the directory its files go to.
+    /// Extra arguments (cluster mode, TLS) and the directory its files go to.
     args: Vec<String>,
     dir: Option<PathBuf>,
+    /// It speaks TLS only (on `port`).
+    tls: bool,
 }
 
 fn free_port() -> u16 {
@@ -39,6 +33,7 @@ impl RedisServer {
             child: None,
             args: Vec::new(),
             dir: None,
+            tls: false,
         };
         server.restart().await;
         server
@@ -69,7 +64,15 @@ impl RedisServer {
             );
         self.child = Some(child);
         for _ in 0..200 {
-            if let Ok(mut connection) = self.connection().await
+            if self.tls {
+                // The cluster's readiness check below speaks TLS to it.
+                if tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+                    .await
+                    .is_ok()
+                {
+                    return;
+                }
+            } else if let Ok(mut connection) = self.connection().await
                 && redis::cmd("PING")
                     .query_async::<String>(&mut connection)
                     .await
@@ -109,44 +112,92 @@ impl Drop for RedisServer {
 }
 
 /// Three `redis-server`s in cluster mode on 127.0.0.1, joined into one cluster of three masters
-/// with `redis-cli --cluster create`.
+/// with `redis-cli --cluster create`; in plain text, or TLS only.
 pub struct RedisCluster {
     pub nodes: Vec<RedisServer>,
     dir: PathBuf,
+    tls: bool,
 }
 
 impl RedisCluster {
+    /// Three masters in plain text.
     pub async fn start() -> RedisCluster {
+        RedisCluster::start_with(false).await
+    }
+
+    /// Three masters that speak TLS only (client, replication and cluster bus), with a
+    /// certificate signed by a CA of the test's own, requiring client certificates.
+    pub async fn start_tls() -> RedisCluster {
+        RedisCluster::start_with(true).await
+    }
+
+    async fn start_with(tls: bool) -> RedisCluster {
         let dir = std::env::temp_dir().join(format!(
             "robotsd-cluster-{}-{}",
             std::process::id(),
             free_port()
         ));
         std::fs::create_dir_all(&dir).expect("a directory for the cluster's files");
+        if tls {
+            crate::redis_tls::make_certificates(&dir);
+        }
+        let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
         let mut nodes = Vec::new();
         for _ in 0..3 {
             let port = free_port();
+            let mut args: Vec<String> = vec![
+                "--cluster-enabled".into(),
+                "yes".into(),
+                "--cluster-node-timeout".into(),
+                "5000".into(),
+                "--cluster-config-file".into(),
+                format!("nodes-{port}.conf"),
+            ];
+            if tls {
+                args.extend([
+                    "--port".into(),
+                    "0".into(),
+                    "--tls-port".into(),
+                    port.to_string(),
+                    "--tls-cert-file".into(),
+                    file("server.pem"),
+                    "--tls-key-file".into(),
+                    file("server.key"),
+                    // The cluster bus connects node to node: each shows a client certificate.
+                    "--tls-client-cert-file".into(),
+                    file("client.pem"),
+                    "--tls-client-key-file".into(),
+                    file("client.key"),
+                    "--tls-ca-cert-file".into(),
+                    file("ca.pem"),
+                    "--tls-auth-clients".into(),
+                    "yes".into(),
+                    "--tls-cluster".into(),
+                    "yes".into(),
+                    "--tls-replication".into(),
+                    "yes".into(),
+                ]);
+            }
             let mut node = RedisServer {
                 port,
                 child: None,
-                args: vec![
-                    "--cluster-enabled".into(),
-                    "yes".into(),
-                    "--cluster-node-timeout".into(),
-                    "5000".into(),
-                    "--cluster-config-file".into(),
-                    format!("nodes-{port}.conf"),
-                ],
+                args,
                 dir: Some(dir.clone()),
+                tls,
             };
             node.restart().await;
             nodes.push(node);
         }
-        let addresses: Vec<String> = nodes
+        let cluster = RedisCluster { nodes, dir, tls };
+        let addresses: Vec<String> = cluster
+            .nodes
             .iter()
             .map(|n| format!("127.0.0.1:{}", n.port))
             .collect();
-        let status = Command::new("redis-cli")
+        // Bounded: a cluster that cannot join would otherwise keep redis-cli waiting forever.
+        let status = Command::new("timeout")
+            .args(["60", "redis-cli"])
+            .args(cluster.cli_tls_args())
             .args(["--cluster", "create"])
             .args(&addresses)
             .args(["--cluster-replicas", "0", "--cluster-yes"])
@@ -155,25 +206,24 @@ impl RedisCluster {
             .status()
             .expect("redis-cli is required for the cluster tests");
         assert!(status.success(), "redis-cli --cluster create failed");
-        let cluster = RedisCluster { nodes, dir };
         // Ready when every node sees the whole cluster: a node still learning the slot map
         // answers MOVED, which a test would take for a store that loses writes.
         for _ in 0..200 {
-            let mut ready = 0;
-            for node in &cluster.nodes {
-                if let Ok(mut connection) = node.connection().await
-                    && let Ok(info) = redis::cmd("CLUSTER")
-                        .arg("INFO")
-                        .query_async::<String>(&mut connection)
-                        .await
-                    && info.contains("cluster_state:ok")
+            let ready = cluster.nodes.iter().all(|node| {
+                let info = Command::new("timeout")
+                    .args(["10", "redis-cli"])
+                    .args(["-h", "127.0.0.1", "-p", &node.port.to_string()])
+                    .args(cluster.cli_tls_args())
+                    .args(["CLUSTER", "INFO"])
+                    .stderr(Stdio::null())
+                    .output()
+                    .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                    .unwrap_or_default();
+                info.contains("cluster_state:ok")
                     && info.contains("cluster_known_nodes:3")
                     && info.contains("cluster_slots_ok:16384")
-                {
-                    ready += 1;
-                }
-            }
-            if ready == cluster.nodes.len() {
+            });
+            if ready {
                 return cluster;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -183,14 +233,43 @@ impl RedisCluster {
 
     /// A node's URL: robotsd discovers the others.
     pub fn url(&self) -> String {
-        self.nodes[0].url()
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        format!("{scheme}://127.0.0.1:{}", self.nodes[0].port)
     }
 
-    /// A cluster connection, for looking at or tampering with what robotsd stored.
-    pub async fn connection(&self) -> redis::RedisResult<redis::cluster_async::ClusterConnection> {
-        redis::cluster::ClusterClient::new(vec![self.url()])?
-            .get_async_connection()
-            .await
+    fn file(&self, name: &str) -> String {
+        self.dir.join(name).to_str().unwrap().to_string()
+    }
+
+    /// robotsd's flags for the cluster's CA and a client certificate (none in plain text).
+    pub fn client_tls_args(&self) -> Vec<String> {
+        if !self.tls {
+            return Vec::new();
+        }
+        vec![
+            "--redis-ca-file".into(),
+            self.file("ca.pem"),
+            "--redis-client-cert".into(),
+            self.file("client.pem"),
+            "--redis-client-key".into(),
+            self.file("client.key"),
+        ]
+    }
+
+    /// `redis-cli`'s flags for the same (none in plain text).
+    pub fn cli_tls_args(&self) -> Vec<String> {
+        if !self.tls {
+            return Vec::new();
+        }
+        vec![
+            "--tls".into(),
+            "--cacert".into(),
+            self.file("ca.pem"),
+            "--cert".into(),
+            self.file("client.pem"),
+            "--key".into(),
+            self.file("client.key"),
+        ]
     }
 }
 
@@ -201,48 +280,4 @@ impl Drop for RedisCluster {
         }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-/// The store's settings in these tests: quick to give up and quick to retry.
-pub fn store_settings() -> StoreSettings {
-    StoreSettings {
-        // Generous: a loaded CI machine must not pass for a store that is down.
-        timeout: Duration::from_secs(2),
-        breaker_threshold: 2,
-        breaker_cooldown: Duration::from_millis(300),
-    }
-}
-
-/// A replica: its own cache and connections, sharing `redis_url` with the others.
-pub fn replica(redis_url: &str) -> Checker {
-    replica_of(redis_url, false)
-}
-
-/// A replica of a fleet sharing a Redis Cluster, reached through `node_url`.
-pub fn cluster_replica(node_url: &str) -> Checker {
-    replica_of(node_url, true)
-}
-
-fn replica_of(redis_url: &str, cluster: bool) -> Checker {
-    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
-    let store = RedisStore::new(RedisConfig {
-        url: redis_url.to_string(),
-        password: None,
-        cluster,
-        connect_timeout: Duration::from_secs(2),
-        response_timeout: Duration::from_secs(2),
-        tls: None,
-    })
-    .expect("a redis URL");
-    let store = Store::new(Arc::new(store), store_settings(), Arc::clone(&clock));
-    let fetcher = Fetcher::new(fetch_config(), loopback_allowed()).expect("fetcher");
-    let cache = OriginCache::with_clock(CacheConfig::default(), fetcher, clock).with_store(
-        store,
-        FleetConfig {
-            lease_ttl: Duration::from_secs(3),
-            poll_interval: Duration::from_millis(20),
-            sync_interval: Duration::from_secs(60),
-        },
-    );
-    Checker::new(cache)
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::support::*;
 
 /// A CA, a server certificate for 127.0.0.1 and a client certificate, in PEM files in `dir`.
-fn make_certificates(dir: &Path) {
+pub fn make_certificates(dir: &Path) {
     let openssl = |args: &[&str]| {
         let status = Command::new("openssl")
             .args(args)
