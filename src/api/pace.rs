@@ -168,22 +168,30 @@ pub struct FeedbackRequest {
     pub reports: Vec<ReportItem>,
 }
 
+/// A report taken: its origin's pacing state after it.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ReportTaken {
+    /// The origin (scheme, host, port).
+    pub origin: String,
+    /// Its pacing state now.
+    pub pace: PaceStateJson,
+}
+
+/// What was wrong with a report; the others are taken.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct ReportRefused {
+    /// The problem.
+    pub error: Problem,
+}
+
 /// One report's effect.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum FeedbackItem {
     /// The origin's state after the report.
-    Taken {
-        /// The origin.
-        origin: String,
-        /// Its pacing state now.
-        pace: PaceStateJson,
-    },
-    /// What was wrong with the report; the others are taken.
-    Error {
-        /// The problem.
-        error: Problem,
-    },
+    Taken(ReportTaken),
+    /// What was wrong with the report.
+    Refused(ReportRefused),
 }
 
 /// The effect of each report, in order.
@@ -217,10 +225,10 @@ pub(super) async fn feedback_post(
     let mut results = Vec::with_capacity(request.reports.len());
     for item in request.reports {
         results.push(match take_report(&state, item).await {
-            Ok((origin, pace)) => FeedbackItem::Taken { origin, pace },
-            Err(error) => FeedbackItem::Error {
+            Ok((origin, pace)) => FeedbackItem::Taken(ReportTaken { origin, pace }),
+            Err(error) => FeedbackItem::Refused(ReportRefused {
                 error: error.problem(),
-            },
+            }),
         });
     }
     Ok(JsonBody(FeedbackResponse { results }))

@@ -12,7 +12,10 @@ use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source, UsageItem};
 use crate::fast::timestamp::rfc3339;
 use robotsd_engine as robots;
 
-pub use super::pace::{FeedbackItem, FeedbackRequest, FeedbackResponse, PaceJson, PaceStateJson};
+pub use super::pace::{
+    FeedbackItem, FeedbackRequest, FeedbackResponse, PaceJson, PaceStateJson, ReportRefused,
+    ReportTaken,
+};
 pub use super::parsed::{
     AgentLineJson, DiagnosticJson, GroupDetailJson, ParsedJson, SitemapJson, UsageLineJson,
     UsageSourceName,

@@ -35,10 +35,11 @@ pub enum ReportError {
     /// Not an HTTP status code.
     #[error("status {0} is not an HTTP status code (100 to 599)")]
     Status(u16),
-    /// A `Retry-After` longer than any header robotsd reads.
-    #[error("retry_after is longer than 256 bytes")]
-    RetryAfterTooLong,
 }
+
+/// The longest `Retry-After` value read; a longer one is no date or number robotsd could use,
+/// and the report counts as a pushback without it.
+const MAX_RETRY_AFTER_BYTES: usize = 256;
 
 /// How a report was read, for metrics: a closed set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,12 +89,10 @@ impl Report {
             (Some(code), false) if !(100..=599).contains(&code) => {
                 return Err(ReportError::Status(code));
             }
-            (Some(code), false) => {
-                if retry_after.as_ref().is_some_and(|value| value.len() > 256) {
-                    return Err(ReportError::RetryAfterTooLong);
-                }
-                Outcome::Status { code, retry_after }
-            }
+            (Some(code), false) => Outcome::Status {
+                code,
+                retry_after: retry_after.filter(|value| value.len() <= MAX_RETRY_AFTER_BYTES),
+            },
         };
         Ok(Report { outcome })
     }
@@ -197,9 +196,11 @@ mod tests {
             Report::new(Some(600), None, false),
             Err(ReportError::Status(600))
         );
-        assert_eq!(
-            Report::new(Some(429), Some("9".repeat(300)), false),
-            Err(ReportError::RetryAfterTooLong)
-        );
+    }
+
+    #[test]
+    fn an_overlong_retry_after_is_read_as_none() {
+        let report = Report::new(Some(429), Some("9".repeat(300)), false).unwrap();
+        assert_eq!(report.signal(now(), MAX).1, SignalKind::Pushback);
     }
 }
