@@ -1,9 +1,11 @@
 // Package robotsd is a client for robotsd, robots.txt as a service: may this user agent fetch
 // this URL, and why. It uses the standard library only.
 //
-// A Client answers single and batch checks over one pooled connection set; a Transport wraps
-// any http.RoundTripper so that every request a crawler makes is checked first, and a
-// disallowed one fails with a *DisallowedError carrying the reason and the rule's line.
+// A Client answers single and batch checks over one pooled connection set, reserves fetch slots
+// that keep a site's crawl-delay for a whole fleet (CheckPaced), and reports what the sites
+// answered (Feedback). A Transport wraps any http.RoundTripper so that every request a crawler
+// makes is checked and paced first, and a disallowed one fails with a *DisallowedError carrying
+// the reason and the rule's line.
 package robotsd
 
 import (
@@ -120,6 +122,161 @@ type Answer struct {
 	CrawlDelay *float64 `json:"crawl_delay"`
 	Usage      *Usage   `json:"usage"`
 	Robots     *Source  `json:"robots"`
+	// Pace is the fetch slot reserved for the URL when the check asked for one (CheckPaced,
+	// CheckManyPaced); nil without asking, and nil when the URL is disallowed (nothing is
+	// reserved).
+	Pace *Pace `json:"pace"`
+}
+
+// The outcomes of a reservation (Pace.Outcome).
+const (
+	// PaceReserved: the slot is this worker's; start the fetch Pace.Wait() after the answer.
+	PaceReserved = "reserved"
+	// PaceDeferred: the next slot is further ahead than robotsd's --max-pace-wait; nothing was
+	// reserved. Ask again Pace.Wait() after the answer, or requeue the URL.
+	PaceDeferred = "deferred"
+)
+
+// Pace is a fetch slot robotsd reserved for one fetch, kept for the whole fleet: every worker
+// that asks with pacing gets slots at least the origin's interval apart.
+type Pace struct {
+	// Outcome is PaceReserved or PaceDeferred.
+	Outcome string `json:"outcome"`
+	// NotBefore is, reserved, the time the fetch may start; deferred, when to ask again
+	// (RFC 3339 with milliseconds, on robotsd's clock: wait WaitMS instead of reading it).
+	NotBefore string `json:"not_before"`
+	// WaitMS is the milliseconds from the answer until NotBefore.
+	WaitMS int64 `json:"wait_ms"`
+	// IntervalMS is the interval kept before this slot, after any slowdown.
+	IntervalMS int64 `json:"interval_ms"`
+	// IntervalSource is "crawl_delay" (the group's line), "default" (robotsd's
+	// --default-crawl-delay: the group states none) or "pushback" (the site pushed back).
+	IntervalSource string `json:"interval_source"`
+	// CrawlDelayLine is the line of the group's crawl-delay, nil when it has none.
+	CrawlDelayLine *int `json:"crawl_delay_line"`
+	// Capped says the crawl-delay was above robotsd's --max-crawl-delay and was capped.
+	Capped bool `json:"capped"`
+	// Slowdown is the origin's slowdown factor: 1 unless the site pushed back.
+	Slowdown float64 `json:"slowdown"`
+	// RetryAfterUntil is the end of a Retry-After the site asked for, while it lasts.
+	RetryAfterUntil *string `json:"retry_after_until"`
+	// Scope is "fleet" (kept in robotsd's shared store) or "local" (this robotsd alone).
+	Scope string `json:"scope"`
+}
+
+// Reserved reports whether the slot was reserved (rather than deferred).
+func (p *Pace) Reserved() bool { return p.Outcome == PaceReserved }
+
+// Wait is how long to wait from the answer: until the fetch may start, or, deferred, until
+// asking again.
+func (p *Pace) Wait() time.Duration { return time.Duration(p.WaitMS) * time.Millisecond }
+
+// PaceState is an origin's pacing state, as a report left it (Feedback) or as robotsd holds it
+// (Robots).
+type PaceState struct {
+	// Slowdown is the slowdown factor now: 1 unless the site pushed back (each pushback doubles
+	// it; it decays back by itself).
+	Slowdown float64 `json:"slowdown"`
+	// RetryAfterUntil is the end of a Retry-After the site asked for, while it lasts.
+	RetryAfterUntil *string `json:"retry_after_until"`
+	// LastSlot is the last slot handed out, if any.
+	LastSlot *string `json:"last_slot"`
+	// Scope is "fleet" or "local": where the state was read.
+	Scope string `json:"scope"`
+}
+
+// Report is what a site answered a worker for one page, for Feedback: a Status (with the
+// Retry-After header as received, if any), or Timeout. A 429 or 503 (Retry-After honoured), any
+// other 5xx, or a timeout slows the origin down for the whole fleet; other statuses ease a
+// slowdown.
+type Report struct {
+	URL string `json:"url"`
+	// Status is the HTTP status the site answered; zero (left out) with Timeout.
+	Status int `json:"status,omitempty"`
+	// RetryAfter is the Retry-After header's value as received (seconds or an HTTP date).
+	RetryAfter string `json:"retry_after,omitempty"`
+	// Timeout says the site did not answer in time (instead of a Status).
+	Timeout bool `json:"timeout,omitempty"`
+}
+
+// FeedbackRequest is the body of POST /v1/feedback.
+type FeedbackRequest struct {
+	Reports []Report `json:"reports"`
+}
+
+// FeedbackResult is one report's effect: the origin and its pacing state after the report, or
+// the Problem with that report (the others are taken).
+type FeedbackResult struct {
+	Origin  string     `json:"origin"`
+	Pace    *PaceState `json:"pace"`
+	Problem *Problem   `json:"error"`
+}
+
+// FeedbackResponse is robotsd's answer to POST /v1/feedback: one result per report, in order.
+type FeedbackResponse struct {
+	Results []FeedbackResult `json:"results"`
+}
+
+// Robots is what robotsd holds for an origin (GET /v1/robots).
+type Robots struct {
+	Origin    string `json:"origin"`
+	RobotsURL string `json:"robots_url"`
+	// State is "parsed", "no_robots_txt", "unreachable" or "refused".
+	State  string `json:"state"`
+	Robots Source `json:"robots"`
+	// Parsed is the parsed file, when there is one.
+	Parsed *Parsed `json:"parsed"`
+	// RobotsTxt is the file's text as fetched, when asked for and a parsed file is held.
+	RobotsTxt *string `json:"robots_txt"`
+	// Pace is the origin's pacing state, nil when none is kept.
+	Pace *PaceState `json:"pace"`
+}
+
+// Parsed is a parsed robots.txt.
+type Parsed struct {
+	Groups      []GroupDetail `json:"groups"`
+	Sitemaps    []Sitemap     `json:"sitemaps"`
+	Diagnostics []Diagnostic  `json:"diagnostics"`
+	Lines       int           `json:"lines"`
+}
+
+// GroupDetail is one group of a parsed robots.txt.
+type GroupDetail struct {
+	Agents     []AgentLine `json:"agents"`
+	Rules      []Rule      `json:"rules"`
+	CrawlDelay *float64    `json:"crawl_delay"`
+	Usage      []UsageLine `json:"usage"`
+}
+
+// AgentLine is a user-agent line of a group.
+type AgentLine struct {
+	Value string `json:"value"`
+	Line  int    `json:"line"`
+}
+
+// UsageLine is a content-usage or content-signal line of a group.
+type UsageLine struct {
+	// Source is "content-usage" or "content-signal".
+	Source    string `json:"source"`
+	Line      int    `json:"line"`
+	Statement string `json:"statement"`
+	// Path is the path it applies to, nil for the whole site.
+	Path *string `json:"path"`
+	// Preferences are the labels it states and their values.
+	Preferences map[string]string `json:"preferences"`
+}
+
+// Sitemap is a sitemap line.
+type Sitemap struct {
+	URL  string `json:"url"`
+	Line int    `json:"line"`
+}
+
+// Diagnostic is what robotsd found on a line of robots.txt.
+type Diagnostic struct {
+	Line int     `json:"line"`
+	Kind string  `json:"kind"`
+	Key  *string `json:"key"`
 }
 
 // Problem is an RFC 9457 problem robotsd answered with; it is the error of a failed check.
@@ -143,7 +300,22 @@ type Result struct {
 
 // Check asks whether the agent(s) may fetch rawURL.
 func (c *Client) Check(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
+	return c.check(ctx, rawURL, ua, false)
+}
+
+// CheckPaced asks whether the agent(s) may fetch rawURL and, when they may, reserves a fetch
+// slot for it that keeps the origin's interval for the whole fleet (GET /v1/check?pace=true):
+// Answer.Pace. One reservation is one fetch: reserve right before fetching, then wait
+// Pace.Wait(). The Transport does this for every request.
+func (c *Client) CheckPaced(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
+	return c.check(ctx, rawURL, ua, true)
+}
+
+func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace bool) (*Answer, error) {
 	query := url.Values{"url": {rawURL}, "ua": ua}
+	if pace {
+		query.Set("pace", "true")
+	}
 	var answer Answer
 	if err := c.do(ctx, http.MethodGet, "/v1/check?"+query.Encode(), nil, &answer); err != nil {
 		return nil, err
@@ -154,6 +326,22 @@ func (c *Client) Check(ctx context.Context, rawURL string, ua ...string) (*Answe
 // CheckMany asks about many URLs for the same agent(s) with POST /v1/check, MaxBatch at a
 // time, and returns one Result per URL, in order.
 func (c *Client) CheckMany(ctx context.Context, ua []string, urls []string) ([]Result, error) {
+	return c.checkMany(ctx, ua, urls, false)
+}
+
+// CheckManyPaced is CheckMany reserving a fetch slot for each allowed URL
+// (POST /v1/check?pace=true): the URLs of one origin get staggered slots, one interval apart,
+// each measured from its answer (Answer.Pace.Wait()). A slot further ahead than robotsd's
+// --max-pace-wait is deferred, and so are the origin's later URLs in the batch.
+func (c *Client) CheckManyPaced(ctx context.Context, ua []string, urls []string) ([]Result, error) {
+	return c.checkMany(ctx, ua, urls, true)
+}
+
+func (c *Client) checkMany(ctx context.Context, ua []string, urls []string, pace bool) ([]Result, error) {
+	path := "/v1/check"
+	if pace {
+		path += "?pace=true"
+	}
 	results := make([]Result, 0, len(urls))
 	for start := 0; start < len(urls); start += MaxBatch {
 		end := start + MaxBatch
@@ -167,7 +355,7 @@ func (c *Client) CheckMany(ctx context.Context, ua []string, urls []string) ([]R
 		var batch struct {
 			Results []json.RawMessage `json:"results"`
 		}
-		if err := c.do(ctx, http.MethodPost, "/v1/check", body, &batch); err != nil {
+		if err := c.do(ctx, http.MethodPost, path, body, &batch); err != nil {
 			return nil, err
 		}
 		for _, raw := range batch.Results {
@@ -189,6 +377,60 @@ func (c *Client) CheckMany(ctx context.Context, ua []string, urls []string) ([]R
 		}
 	}
 	return results, nil
+}
+
+// Feedback tells robotsd what the sites answered (POST /v1/feedback), MaxBatch reports at a
+// time, and returns one FeedbackResult per report, in order. A report robotsd could not take
+// (a URL that is not http(s), neither Status nor Timeout, ...) has its Problem; the others are
+// taken.
+func (c *Client) Feedback(ctx context.Context, reports []Report) ([]FeedbackResult, error) {
+	results := make([]FeedbackResult, 0, len(reports))
+	for start := 0; start < len(reports); start += MaxBatch {
+		end := start + MaxBatch
+		if end > len(reports) {
+			end = len(reports)
+		}
+		body, err := json.Marshal(FeedbackRequest{Reports: reports[start:end]})
+		if err != nil {
+			return nil, err
+		}
+		var answer FeedbackResponse
+		if err := c.do(ctx, http.MethodPost, "/v1/feedback", body, &answer); err != nil {
+			return nil, err
+		}
+		results = append(results, answer.Results...)
+	}
+	return results, nil
+}
+
+// Report tells robotsd what a site answered for one page, and returns the origin's pacing
+// state after it; a report robotsd could not take is a *Problem error.
+func (c *Client) Report(ctx context.Context, report Report) (*PaceState, error) {
+	results, err := c.Feedback(ctx, []Report{report})
+	if err != nil {
+		return nil, err
+	}
+	if len(results) != 1 {
+		return nil, fmt.Errorf("robotsd: %d feedback results for one report", len(results))
+	}
+	if results[0].Problem != nil {
+		return nil, results[0].Problem
+	}
+	return results[0].Pace, nil
+}
+
+// Robots returns what robotsd holds for rawURL's origin (GET /v1/robots), fetching its
+// robots.txt if needed; with includeText, also the file's text (Robots.RobotsTxt).
+func (c *Client) Robots(ctx context.Context, rawURL string, includeText bool) (*Robots, error) {
+	query := url.Values{"url": {rawURL}}
+	if includeText {
+		query.Set("include", "robots_txt")
+	}
+	var robots Robots
+	if err := c.do(ctx, http.MethodGet, "/v1/robots?"+query.Encode(), nil, &robots); err != nil {
+		return nil, err
+	}
+	return &robots, nil
 }
 
 func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {

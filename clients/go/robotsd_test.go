@@ -277,7 +277,8 @@ func TestAnUnreachableRobotsdFailsClosedUnlessToldOtherwise(t *testing.T) {
 }
 
 // The Go types and robotsd's OpenAPI document cannot drift: every property of the answer's
-// schemas is a JSON field of the matching type, and nothing else is.
+// schemas is a JSON field of the matching type, and nothing else is. A schema that is one of
+// several objects (a feedback result: the state, or the problem) has the properties of them all.
 func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "openapi", "openapi.json"))
 	if err != nil {
@@ -287,6 +288,10 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		Components struct {
 			Schemas map[string]struct {
 				Properties map[string]json.RawMessage `json:"properties"`
+				OneOf      []struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+					Ref        string                     `json:"$ref"`
+				} `json:"oneOf"`
 			} `json:"schemas"`
 		} `json:"components"`
 	}
@@ -303,9 +308,38 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"PreferenceJson":   Preference{},
 		"BackoffJson":      Backoff{},
 		"Problem":          Problem{},
+		"PaceJson":         Pace{},
+		"PaceStateJson":    PaceState{},
+		"ReportItem":       Report{},
+		"FeedbackRequest":  FeedbackRequest{},
+		"FeedbackItem":     FeedbackResult{},
+		"FeedbackResponse": FeedbackResponse{},
+		"RobotsResponse":   Robots{},
+		"ParsedJson":       Parsed{},
+		"GroupDetailJson":  GroupDetail{},
+		"AgentLineJson":    AgentLine{},
+		"UsageLineJson":    UsageLine{},
+		"SitemapJson":      Sitemap{},
+		"DiagnosticJson":   Diagnostic{},
 	} {
-		var documented []string
+		documentedSet := map[string]bool{}
 		for name := range doc.Components.Schemas[schema].Properties {
+			documentedSet[name] = true
+		}
+		for _, one := range doc.Components.Schemas[schema].OneOf {
+			properties := one.Properties
+			if ref := strings.TrimPrefix(one.Ref, "#/components/schemas/"); ref != "" {
+				properties = doc.Components.Schemas[ref].Properties
+			}
+			for name := range properties {
+				documentedSet[name] = true
+			}
+		}
+		if len(documentedSet) == 0 {
+			t.Errorf("%s: no such schema with properties in the OpenAPI document", schema)
+		}
+		var documented []string
+		for name := range documentedSet {
 			documented = append(documented, name)
 		}
 		var fields []string

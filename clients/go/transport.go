@@ -1,13 +1,37 @@
 package robotsd
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"strings"
+	"time"
 )
 
-// Transport is an http.RoundTripper that asks robotsd before every request and refuses the
-// ones robots.txt disallows, with a *DisallowedError. Any Go crawler takes it; Colly takes it
-// through c.WithTransport(&robotsd.Transport{...}).
+// DefaultMaxPaceWait is how long a Transport waits in all for a slot robotsd defers, unless its
+// MaxPaceWait says otherwise: robotsd's longest Retry-After by default (--max-retry-after).
+const DefaultMaxPaceWait = 10 * time.Minute
+
+// Transport is an http.RoundTripper that asks robotsd before every request, refuses the ones
+// robots.txt disallows with a *DisallowedError, and paces the others. Any Go crawler takes it;
+// Colly takes it through c.WithTransport(&robotsd.Transport{...}).
+//
+// Pacing is on by default: right before each request the Transport reserves a fetch slot with
+// the check (Client.CheckPaced), so that the whole fleet asking one robotsd keeps each site's
+// crawl-delay together (robotsd's --default-crawl-delay, 1 s, where robots.txt states none), and
+// waits for it; the wait honours the request's context. After the response it reports a 429 or
+// 503 (with its Retry-After), any other 5xx, and a timeout to robotsd (Client.Feedback), in the
+// background, so that the fleet slows down for that site; while a site is slowed down it also
+// reports successes, which ease the slowdown. The Transport's next request to that origin takes
+// its slot once the pushback has been reported, and a Retry-After holds its own requests back
+// even if the report is lost. A report that fails is dropped: it never fails a request.
+//
+// With NoPacing, the Transport checks without reserving and keeps the crawl-delay of each answer
+// itself, for its own requests: two requests to one origin start at least the crawl-delay apart.
+//
+// A Transport must not be copied after first use.
 type Transport struct {
 	// Client asks robotsd.
 	Client *Client
@@ -19,8 +43,21 @@ type Transport struct {
 	// with an *UnavailableError: a crawler never fetches what it could not check.
 	FailOpen bool
 	// OnAnswer, when set, sees every answer before the request goes out (its CrawlDelay,
-	// Usage, ...).
+	// Pace, Usage, ...), a deferred slot's answer too.
 	OnAnswer func(*http.Request, *Answer)
+	// NoPacing turns fleet pacing off: the checks reserve no slot and nothing is reported to
+	// robotsd (for a robotsd older than pacing, or a crawler that paces itself). The Transport
+	// then keeps each answer's crawl-delay per origin for its own requests (capped at 60 s,
+	// robotsd's default --max-crawl-delay); where robots.txt states none, it does not wait.
+	NoPacing bool
+	// MaxPaceWait bounds how long a request waits in all on slots robotsd defers (further ahead
+	// than its --max-pace-wait); beyond it, or beyond the request's deadline, the request fails
+	// with a *DeferredError, for the crawler to requeue the URL. Zero is DefaultMaxPaceWait. A
+	// reserved slot is always waited for (it is the request's), within the request's context.
+	MaxPaceWait time.Duration
+
+	local   localPacer
+	reports reporter
 }
 
 // DisallowedError is the error of a request robots.txt disallows.
@@ -49,6 +86,19 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
+// DeferredError is the error of a request whose fetch slot robotsd deferred for longer than
+// the Transport's MaxPaceWait or the request's deadline allow: nothing was reserved and
+// nothing fetched. Answer.Pace.NotBefore says when to ask again; requeue the URL.
+type DeferredError struct {
+	URL    string
+	Answer *Answer
+}
+
+func (e *DeferredError) Error() string {
+	return fmt.Sprintf("robotsd: no fetch slot for %s soon enough: ask again at %s",
+		e.URL, e.Answer.Pace.NotBefore)
+}
+
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.Base
@@ -67,10 +117,36 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ua = "Go-http-client"
 	}
 	target := req.URL.String()
+	origin := originKey(req)
+	var answer *Answer
+	var err error
+	if t.NoPacing {
+		answer, err = t.checkAndKeepDelay(req, target, origin, ua)
+	} else {
+		answer, err = t.reserve(req, target, origin, ua)
+	}
+	if err != nil {
+		// A RoundTripper closes the request's body, whatever happens.
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	sent := time.Now()
+	resp, err := base.RoundTrip(req)
+	if answer != nil && answer.Pace != nil {
+		t.report(req, target, origin, answer.Pace, resp, err, time.Since(sent))
+	}
+	return resp, err
+}
+
+// checkAndKeepDelay checks without pacing and waits out the answer's crawl-delay since this
+// Transport's last request to the origin. A nil answer and error: FailOpen lets it through.
+func (t *Transport) checkAndKeepDelay(req *http.Request, target, origin, ua string) (*Answer, error) {
 	answer, err := t.Client.Check(req.Context(), target, ua)
 	if err != nil {
 		if t.FailOpen {
-			return base.RoundTrip(req)
+			return nil, nil
 		}
 		return nil, &UnavailableError{URL: target, Err: err}
 	}
@@ -80,5 +156,129 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !answer.Allowed {
 		return nil, &DisallowedError{URL: target, Answer: answer}
 	}
-	return base.RoundTrip(req)
+	return answer, t.local.wait(req.Context(), origin, crawlDelay(answer))
+}
+
+// The shortest wait before asking again about a deferred slot.
+const minDeferredWait = 10 * time.Millisecond
+
+// reserve reserves the request's fetch slot and waits for it, asking again while robotsd
+// defers it. A nil answer and error: robotsd could not answer and FailOpen lets it through.
+func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answer, error) {
+	ctx := req.Context()
+	// A pushback this Transport saw from the origin is reported before the next slot is taken.
+	if err := t.reports.settled(ctx, origin); err != nil {
+		return nil, err
+	}
+	limit := t.MaxPaceWait
+	if limit <= 0 {
+		limit = DefaultMaxPaceWait
+	}
+	giveUp := time.Now().Add(limit)
+	if deadline, ok := ctx.Deadline(); ok && deadline.Before(giveUp) {
+		giveUp = deadline
+	}
+	for {
+		answer, err := t.Client.CheckPaced(ctx, target, ua)
+		if err != nil {
+			if t.FailOpen {
+				return nil, nil
+			}
+			return nil, &UnavailableError{URL: target, Err: err}
+		}
+		if t.OnAnswer != nil {
+			t.OnAnswer(req, answer)
+		}
+		if !answer.Allowed {
+			return nil, &DisallowedError{URL: target, Answer: answer}
+		}
+		pace := answer.Pace
+		if pace == nil {
+			// An allowed URL always has a slot; should a robotsd not give one, keep the
+			// crawl-delay here.
+			return answer, t.local.wait(ctx, origin, crawlDelay(answer))
+		}
+		if pace.Reserved() {
+			// A Retry-After this Transport was answered holds its own requests back even if
+			// robotsd did not hear of it (and robotsd keeps its end to the millisecond only).
+			wait := pace.Wait()
+			if held := t.local.heldFor(origin, time.Now()); held > wait {
+				wait = held
+			}
+			return answer, sleep(ctx, wait)
+		}
+		wait := pace.Wait()
+		if wait < minDeferredWait {
+			wait = minDeferredWait
+		}
+		if time.Now().Add(wait).After(giveUp) {
+			return nil, &DeferredError{URL: target, Answer: answer}
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// report tells robotsd, in the background, what the site answered a paced request: a 429, any
+// 5xx or a timeout; and, while the origin is slowed down, the other answers too.
+func (t *Transport) report(req *http.Request, target, origin string, pace *Pace, resp *http.Response, err error, ran time.Duration) {
+	switch {
+	case err != nil:
+		if siteTimedOut(req.Context(), err, ran) {
+			t.reports.add(t.Client, origin, Report{URL: target, Timeout: true}, true)
+		}
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
+		retryAfter := strings.TrimSpace(resp.Header.Get("Retry-After"))
+		t.local.hold(origin, retryAfter, time.Now())
+		if len(retryAfter) > maxRetryAfterBytes {
+			// robotsd refuses the whole report for it; without it, it is still a pushback.
+			retryAfter = ""
+		}
+		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode, RetryAfter: retryAfter}, true)
+	case resp.StatusCode >= 500 && resp.StatusCode <= 599:
+		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode}, true)
+	case resp.StatusCode >= 100 && resp.StatusCode <= 599 && (pace.Slowdown > 1 || pace.RetryAfterUntil != nil):
+		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode}, false)
+	}
+}
+
+// The longest Retry-After value robotsd takes in a report.
+const maxRetryAfterBytes = 256
+
+// minFetchForDeadline is the least time a fetch must have run for the caller's deadline ending
+// it to count as the site's timeout: the wait for a slot counts against the deadline, and a fetch
+// left a few milliseconds by it says nothing of the site (reporting it would slow the fleet down,
+// lengthen the waits, and leave the next fetches less time still).
+const minFetchForDeadline = time.Second
+
+// siteTimedOut reports whether a fetch that ran for ran failed because the site did not answer
+// in time: a timeout of the base transport (dial, TLS handshake, response header), or the
+// request's deadline (its context's, or http.Client.Timeout's, which ends a custom
+// RoundTripper's request with "request canceled" as often as with the deadline's error) after at
+// least minFetchForDeadline of fetching; never a cancellation.
+func siteTimedOut(ctx context.Context, err error, ran time.Duration) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return ran >= minFetchForDeadline
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) && netErr.Timeout()
+}
+
+// crawlDelay is an answer's crawl-delay as a duration (zero when there is none).
+func crawlDelay(answer *Answer) time.Duration {
+	if answer.CrawlDelay == nil || *answer.CrawlDelay <= 0 {
+		return 0
+	}
+	seconds := *answer.CrawlDelay
+	if seconds > maxLocalDelay.Seconds() {
+		return maxLocalDelay
+	}
+	return time.Duration(seconds * float64(time.Second))
 }

@@ -1,7 +1,12 @@
 // Command crawl is a small breadth-first crawler that asks robotsd before every request through
 // robotsd.Transport, as any Go crawler (Colly through c.WithTransport) would. It follows the
-// links of one origin from -start, honours the crawl-delay robotsd reports, and prints one line
-// of JSON: the paths it fetched and the paths robotsd refused, each sorted.
+// links of one origin from -start and prints one line of JSON: the paths it fetched and the
+// paths robotsd refused, each sorted.
+//
+// It does not sleep between requests itself: the Transport paces them. By default each request
+// takes a fetch slot robotsd reserves for the whole fleet (the site's crawl-delay, or robotsd's
+// --default-crawl-delay where it states none); with --no-pace the Transport keeps the
+// crawl-delay robotsd reports between this crawler's own requests.
 //
 //	go run ./examples/crawl --robotsd http://127.0.0.1:8080 --start http://127.0.0.1:8000/ --ua ExampleBot
 package main
@@ -31,12 +36,13 @@ func main() {
 	robotsdURL := flag.String("robotsd", "", "robotsd's base URL")
 	start := flag.String("start", "", "the page to start from")
 	ua := flag.String("ua", "", "the crawler's user agent")
+	noPace := flag.Bool("no-pace", false, "no fleet pacing: keep the crawl-delay for this crawler alone (robotsd.Transport.NoPacing)")
 	flag.Parse()
 	if *robotsdURL == "" || *start == "" || *ua == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	fetched, disallowed, err := crawl(robotsd.New(*robotsdURL), *start, *ua)
+	fetched, disallowed, err := crawl(robotsd.New(*robotsdURL), *start, *ua, *noPace)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -46,22 +52,18 @@ func main() {
 	fmt.Println(string(out))
 }
 
-func crawl(client *robotsd.Client, start, ua string) (fetched, disallowed []string, err error) {
+func crawl(client *robotsd.Client, start, ua string, noPacing bool) (fetched, disallowed []string, err error) {
 	origin, err := url.Parse(start)
 	if err != nil {
 		return nil, nil, err
 	}
-	var delay time.Duration
 	crawler := &http.Client{
-		Timeout: 30 * time.Second,
+		// The wait for a request's slot counts against this limit too.
+		Timeout: 90 * time.Second,
 		Transport: &robotsd.Transport{
 			Client:    client,
 			UserAgent: ua,
-			OnAnswer: func(_ *http.Request, a *robotsd.Answer) {
-				if a.CrawlDelay != nil {
-					delay = time.Duration(*a.CrawlDelay * float64(time.Second))
-				}
-			},
+			NoPacing:  noPacing,
 		},
 	}
 	seen := map[string]bool{origin.String(): true}
@@ -69,7 +71,6 @@ func crawl(client *robotsd.Client, start, ua string) (fetched, disallowed []stri
 	for len(queue) > 0 {
 		page := queue[0]
 		queue = queue[1:]
-		time.Sleep(delay)
 		req, err := http.NewRequest(http.MethodGet, page.String(), nil)
 		if err != nil {
 			return nil, nil, err

@@ -1,0 +1,538 @@
+package robotsd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// arrivalJitter is how much closer together than their slots two fetches may reach the site.
+// robotsd keeps the interval between the times the fetches may start; each worker starts when
+// its wait (counted from the answer it received) ends, and the site sees the fetch when its
+// handler runs: after the request is written, the connection accepted (a new one for one fetch,
+// a pooled one for the next) and a goroutine scheduled. Those few milliseconds differ from one
+// fetch to the next, so the site's gaps can come out a little shorter than the slots' (and the
+// local clock's timer may fire a little late for one and on time for the next). 5 ms covers that
+// on a loaded CI machine; any real pacing error is a whole interval.
+const arrivalJitter = 5 * time.Millisecond
+
+// timedSite is a loopback site that records when each page fetch started (robots.txt apart:
+// robotsd fetches it once), with the robots.txt given and pages of its own.
+type timedSite struct {
+	*httptest.Server
+	mu     sync.Mutex
+	starts []fetchStart
+}
+
+type fetchStart struct {
+	path string
+	at   time.Time
+}
+
+func startTimedSite(t *testing.T, robots string, pages map[string]http.HandlerFunc) *timedSite {
+	s := &timedSite{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		at := time.Now()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, robots)
+			return
+		}
+		s.mu.Lock()
+		s.starts = append(s.starts, fetchStart{path: r.URL.Path, at: at})
+		s.mu.Unlock()
+		if page := pages[r.URL.Path]; page != nil {
+			page(w, r)
+			return
+		}
+		fmt.Fprintf(w, "page %s", r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// fetches is the page fetches so far, in the order they started.
+func (s *timedSite) fetches() []fetchStart {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]fetchStart(nil), s.starts...)
+	sort.Slice(out, func(i, j int) bool { return out[i].at.Before(out[j].at) })
+	return out
+}
+
+// closestGap is the shortest time between two consecutive fetch starts.
+func closestGap(t *testing.T, fetches []fetchStart) time.Duration {
+	if len(fetches) < 2 {
+		t.Fatalf("%d fetches: no gap to measure", len(fetches))
+	}
+	closest := time.Duration(1<<63 - 1)
+	for i := 1; i < len(fetches); i++ {
+		if gap := fetches[i].at.Sub(fetches[i-1].at); gap < closest {
+			closest = gap
+		}
+	}
+	return closest
+}
+
+// fetchConcurrently fetches each pages from each of workers goroutines through client, and
+// returns how long it took. Every fetch must succeed.
+func fetchConcurrently(t *testing.T, client *http.Client, base string, workers, each int) time.Duration {
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				resp, err := client.Get(fmt.Sprintf("%s/w%d/%d", base, w, i))
+				if err != nil {
+					t.Errorf("worker %d: %v", w, err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}(w)
+	}
+	wg.Wait()
+	return time.Since(start)
+}
+
+// answers records what a Transport's OnAnswer sees.
+type answers struct {
+	mu  sync.Mutex
+	all []*Answer
+}
+
+func (a *answers) record(_ *http.Request, answer *Answer) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.all = append(a.all, answer)
+}
+
+func (a *answers) list() []*Answer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]*Answer(nil), a.all...)
+}
+
+func (a *answers) last() *Answer {
+	all := a.list()
+	if len(all) == 0 {
+		return nil
+	}
+	return all[len(all)-1]
+}
+
+func TestPacedRequestsFromManyGoroutinesStartACrawlDelayApart(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.2\n", nil)
+	client := startRobotsd(t, "--default-crawl-delay", "50ms")
+	var seen answers
+	transport := &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record}
+	elapsed := fetchConcurrently(t, &http.Client{Transport: transport, Timeout: 10 * time.Second}, s.URL, 3, 3)
+
+	fetches := s.fetches()
+	if len(fetches) != 9 {
+		t.Fatalf("%d fetches, want 9", len(fetches))
+	}
+	gap := closestGap(t, fetches)
+	if gap < 200*time.Millisecond-arrivalJitter {
+		t.Fatalf("two fetches started %v apart; the crawl-delay is 200ms", gap)
+	}
+	t.Logf("9 fetches in %v, closest %v apart", elapsed, gap)
+	for _, a := range seen.list() {
+		p := a.Pace
+		if p == nil || !p.Reserved() || p.IntervalMS != 200 || p.IntervalSource != "crawl_delay" ||
+			p.CrawlDelayLine == nil || *p.CrawlDelayLine != 2 || p.Scope != "local" || p.Slowdown != 1 {
+			t.Fatalf("pace %+v", p)
+		}
+	}
+	if n := len(seen.list()); n != 9 {
+		t.Fatalf("%d answers for 9 fetches: one reservation a fetch", n)
+	}
+	// Nine fetches 200 ms apart take 1.6 s; slots are not wasted.
+	if elapsed > 2600*time.Millisecond {
+		t.Fatalf("9 fetches took %v", elapsed)
+	}
+}
+
+// failingFeedback is an http.RoundTripper to robotsd that loses every feedback post.
+type failingFeedback struct{ base http.RoundTripper }
+
+func (f failingFeedback) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Path == "/v1/feedback" {
+		return nil, errors.New("feedback lost")
+	}
+	return f.base.RoundTrip(req)
+}
+
+func TestA429WithRetryAfterIsReportedAndHoldsTheNextFetchBack(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		name := map[bool]string{false: "reported", true: "report lost"}[lost]
+		t.Run(name, func(t *testing.T) {
+			s := startTimedSite(t, "User-agent: *\nDisallow: /private/\n", map[string]http.HandlerFunc{
+				"/busy": func(w http.ResponseWriter, _ *http.Request) {
+					w.Header().Set("Retry-After", "1")
+					w.WriteHeader(http.StatusTooManyRequests)
+				},
+			})
+			client := startRobotsd(t, "--default-crawl-delay", "50ms")
+			asker := client
+			if lost {
+				copied := *client
+				copied.HTTPClient = &http.Client{Transport: failingFeedback{client.HTTPClient.Transport}}
+				asker = &copied
+			}
+			var seen answers
+			crawler := &http.Client{Transport: &Transport{Client: asker, UserAgent: "PaceBot", OnAnswer: seen.record}}
+			for _, path := range []string{"/busy", "/after"} {
+				resp, err := crawler.Get(s.URL + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+			fetches := s.fetches()
+			if len(fetches) != 2 || fetches[0].path != "/busy" || fetches[1].path != "/after" {
+				t.Fatalf("fetches %v", fetches)
+			}
+			gap := fetches[1].at.Sub(fetches[0].at)
+			if gap < time.Second {
+				t.Fatalf("the fetch after a 429 with Retry-After: 1 started %v after it", gap)
+			}
+			t.Logf("the fetch after the 429 started %v after it", gap)
+			p := seen.last().Pace
+			if lost {
+				// robotsd never heard of it: the Transport held its request back by itself.
+				if p.Slowdown != 1 || p.RetryAfterUntil != nil {
+					t.Fatalf("robotsd got a report: %+v", p)
+				}
+				return
+			}
+			if p.IntervalSource != "pushback" || p.RetryAfterUntil == nil || p.Slowdown < 1.9 || p.Slowdown > 2 {
+				t.Fatalf("the answer after the 429: %+v", p)
+			}
+			// The success after it, reported while the origin is slowed down, eases the
+			// slowdown (a tenth off); decay alone would leave it above 1.98 a second later.
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				robots, err := client.Robots(context.Background(), s.URL+"/", false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if robots.Pace == nil {
+					t.Fatal("robotsd keeps no pacing state for the site")
+				}
+				if robots.Pace.Slowdown < 1.95 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the success was not reported: %+v", robots.Pace)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func TestA5xxAndATimeoutAreReportedAndSlowTheOriginDown(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nDisallow: /private/\n", map[string]http.HandlerFunc{
+		"/error": func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusInternalServerError)
+		},
+		"/slow": func(w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(300 * time.Millisecond)
+		},
+		"/slower": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
+		},
+	})
+	client := startRobotsd(t, "--default-crawl-delay", "50ms")
+	var seen answers
+	crawler := &http.Client{Transport: &Transport{
+		Client:    client,
+		UserAgent: "PaceBot",
+		OnAnswer:  seen.record,
+		Base:      &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond},
+	}}
+	get := func(path string) error {
+		resp, err := crawler.Get(s.URL + path)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get("/error"); err != nil {
+		t.Fatal(err)
+	}
+	if err := get("/p/1"); err != nil {
+		t.Fatal(err)
+	}
+	// A 500: twice the default interval.
+	if p := seen.last().Pace; p.Slowdown < 1.9 || p.IntervalSource != "pushback" || p.IntervalMS < 95 || p.IntervalMS > 100 {
+		t.Fatalf("the answer after a 500: %+v", p)
+	}
+	if err := get("/slow"); err == nil || !siteTimedOut(context.Background(), err, 100*time.Millisecond) {
+		t.Fatalf("want a timeout, got %v", err)
+	}
+	if err := get("/p/2"); err != nil {
+		t.Fatal(err)
+	}
+	// The success in between took a tenth off (×1.9); the timeout doubled it (×3.8).
+	if p := seen.last().Pace; p.Slowdown < 3.5 || p.IntervalMS < 175 {
+		t.Fatalf("the answer after a timeout: %+v", p)
+	}
+	// The crawler's own time limit (http.Client.Timeout), once the fetch has had a second of
+	// it, is a timeout too: ×3.5 after the success of /p/2, doubled.
+	limited := &http.Client{
+		Timeout:   1500 * time.Millisecond,
+		Transport: &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record},
+	}
+	if _, err := limited.Get(s.URL + "/slower"); err == nil {
+		t.Fatal("want a timeout")
+	}
+	resp, err := limited.Get(s.URL + "/p/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if p := seen.last().Pace; p.Slowdown < 6.5 {
+		t.Fatalf("the answer after the crawler's time limit: %+v", p)
+	}
+}
+
+func TestCancellingTheContextEndsTheWaitForASlotPromptly(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.8\n", nil)
+	client := startRobotsd(t, "--max-pace-wait", "1s")
+	var seen answers
+	transport := &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record}
+	crawler := &http.Client{Transport: transport}
+	get := func(ctx context.Context, c *http.Client, path string) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+path, nil)
+		resp, err := c.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get(context.Background(), crawler, "/first"); err != nil {
+		t.Fatal(err)
+	}
+	// The next slot is 800 ms on: reserved, and waited for until the context is cancelled. The
+	// one after is 1.6 s on, beyond --max-pace-wait: deferred, and waited for the same way.
+	for _, want := range []string{PaceReserved, PaceDeferred} {
+		ctx, cancel := context.WithCancel(context.Background())
+		timer := time.AfterFunc(100*time.Millisecond, cancel)
+		start := time.Now()
+		err := get(ctx, crawler, "/"+want)
+		elapsed := time.Since(start)
+		timer.Stop()
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: want context.Canceled, got %v", want, err)
+		}
+		if p := seen.last().Pace; p.Outcome != want || p.Wait() < 300*time.Millisecond {
+			t.Fatalf("%s: the wait was %+v", want, p)
+		}
+		if elapsed > 250*time.Millisecond {
+			t.Fatalf("%s: cancelled after 100ms, returned after %v", want, elapsed)
+		}
+	}
+	// A slot deferred for longer than MaxPaceWait: a *DeferredError at once, nothing fetched.
+	impatient := &http.Client{Transport: &Transport{Client: client, UserAgent: "PaceBot", MaxPaceWait: 100 * time.Millisecond}}
+	start := time.Now()
+	err := get(context.Background(), impatient, "/impatient")
+	var deferred *DeferredError
+	if !errors.As(err, &deferred) || deferred.Answer.Pace.Reserved() || time.Since(start) > 100*time.Millisecond {
+		t.Fatalf("want a *DeferredError at once, got %v after %v", err, time.Since(start))
+	}
+	if fetches := s.fetches(); len(fetches) != 1 {
+		t.Fatalf("fetches %v: only /first was to be fetched", fetches)
+	}
+}
+
+func TestWithoutPacingTheTransportKeepsTheCrawlDelayItself(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.2\n", nil)
+	client := startRobotsd(t, "--default-crawl-delay", "50ms")
+	var seen answers
+	transport := &Transport{Client: client, UserAgent: "PaceBot", NoPacing: true, OnAnswer: seen.record}
+	elapsed := fetchConcurrently(t, &http.Client{Transport: transport, Timeout: 10 * time.Second}, s.URL, 3, 3)
+
+	fetches := s.fetches()
+	if len(fetches) != 9 {
+		t.Fatalf("%d fetches, want 9", len(fetches))
+	}
+	gap := closestGap(t, fetches)
+	if gap < 200*time.Millisecond-arrivalJitter {
+		t.Fatalf("two fetches started %v apart; the crawl-delay is 200ms", gap)
+	}
+	t.Logf("9 fetches in %v, closest %v apart", elapsed, gap)
+	if elapsed > 2600*time.Millisecond {
+		t.Fatalf("9 fetches took %v", elapsed)
+	}
+	for _, a := range seen.list() {
+		if a.Pace != nil || a.CrawlDelay == nil || *a.CrawlDelay != 0.2 {
+			t.Fatalf("answer without pacing: pace %+v, crawl-delay %v", a.Pace, a.CrawlDelay)
+		}
+	}
+	// Nothing was reserved: robotsd keeps no pacing state for the site.
+	robots, err := client.Robots(context.Background(), s.URL+"/", false)
+	if err != nil || robots.Pace != nil {
+		t.Fatalf("%+v %v", robots, err)
+	}
+}
+
+func TestDeferredSlotsAreAskedForAgainUntilEveryPageIsFetched(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.25\n", nil)
+	client := startRobotsd(t, "--max-pace-wait", "300ms")
+	var deferred atomic.Int32
+	transport := &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: func(_ *http.Request, a *Answer) {
+		if a.Pace != nil && !a.Pace.Reserved() {
+			deferred.Add(1)
+		}
+	}}
+	elapsed := fetchConcurrently(t, &http.Client{Transport: transport, Timeout: 10 * time.Second}, s.URL, 6, 1)
+
+	fetches := s.fetches()
+	if len(fetches) != 6 {
+		t.Fatalf("%d fetches, want 6", len(fetches))
+	}
+	if deferred.Load() == 0 {
+		t.Fatal("no slot was deferred: the test does not test deferral")
+	}
+	gap := closestGap(t, fetches)
+	if gap < 250*time.Millisecond-arrivalJitter {
+		t.Fatalf("two fetches started %v apart; the crawl-delay is 250ms", gap)
+	}
+	t.Logf("6 fetches in %v, closest %v apart, %d deferred answers", elapsed, gap, deferred.Load())
+}
+
+func TestTheClientReservesSlotsAndReportsFeedback(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.2\n", nil)
+	client := startRobotsd(t)
+	ctx := context.Background()
+
+	plain, err := client.Check(ctx, s.URL+"/a", "PaceBot")
+	if err != nil || plain.Pace != nil {
+		t.Fatalf("a check without pace: %+v %v", plain, err)
+	}
+	paced, err := client.CheckPaced(ctx, s.URL+"/a", "PaceBot")
+	if err != nil || paced.Pace == nil || !paced.Pace.Reserved() || paced.Pace.IntervalMS != 200 {
+		t.Fatalf("a paced check: %+v %v", paced, err)
+	}
+	refused, err := client.CheckPaced(ctx, s.URL+"/private/a", "PaceBot")
+	if err != nil || refused.Allowed || refused.Pace != nil {
+		t.Fatalf("a disallowed paced check reserves nothing: %+v %v", refused, err)
+	}
+
+	// A batch of one origin: staggered slots, one interval apart; a disallowed URL gets none.
+	results, err := client.CheckManyPaced(ctx, []string{"PaceBot"},
+		[]string{s.URL + "/b", s.URL + "/private/b", s.URL + "/c", s.URL + "/d"})
+	if err != nil || len(results) != 4 {
+		t.Fatalf("%+v %v", results, err)
+	}
+	var slots []time.Time
+	for i, r := range results {
+		if r.Problem != nil {
+			t.Fatal(r.Problem)
+		}
+		if i == 1 {
+			if r.Answer.Pace != nil {
+				t.Fatalf("disallowed, yet %+v", r.Answer.Pace)
+			}
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, r.Answer.Pace.NotBefore)
+		if err != nil || !r.Answer.Pace.Reserved() {
+			t.Fatalf("%+v %v", r.Answer.Pace, err)
+		}
+		slots = append(slots, at)
+	}
+	for i := 1; i < len(slots); i++ {
+		if gap := slots[i].Sub(slots[i-1]); gap != 200*time.Millisecond {
+			t.Fatalf("slots %v apart", gap)
+		}
+	}
+
+	feedback, err := client.Feedback(ctx, []Report{
+		{URL: s.URL + "/b", Status: 429, RetryAfter: "2"},
+		{URL: "ftp://example.com/", Status: 200},
+		{URL: s.URL + "/c", Timeout: true},
+	})
+	if err != nil || len(feedback) != 3 {
+		t.Fatalf("%+v %v", feedback, err)
+	}
+	if f := feedback[0]; f.Problem != nil || f.Origin != s.URL || f.Pace.Slowdown != 2 || f.Pace.RetryAfterUntil == nil {
+		t.Fatalf("the 429: %+v %+v", f, f.Pace)
+	}
+	if f := feedback[1]; f.Problem == nil || f.Problem.Type != "urn:robotsd:problem:unsupported-scheme" || f.Pace != nil {
+		t.Fatalf("the ftp report: %+v", f)
+	}
+	if f := feedback[2]; f.Problem != nil || f.Pace.Slowdown < 3.9 || f.Pace.LastSlot == nil {
+		t.Fatalf("the timeout: %+v %+v", f, f.Pace)
+	}
+	state, err := client.Report(ctx, Report{URL: s.URL + "/d", Status: 200})
+	if err != nil || state.Slowdown >= feedback[2].Pace.Slowdown || state.Slowdown < 3 {
+		t.Fatalf("a success eases the slowdown: %+v %v", state, err)
+	}
+	if _, err := client.Report(ctx, Report{URL: s.URL + "/d"}); err == nil {
+		t.Fatal("a report with neither a status nor a timeout was taken")
+	} else if problem, ok := IsProblem(err); !ok || problem.Type != "urn:robotsd:problem:invalid-report" {
+		t.Fatalf("%v", err)
+	}
+
+	robots, err := client.Robots(ctx, s.URL+"/page", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if robots.Origin != s.URL || robots.State != "parsed" || robots.Pace == nil || robots.Pace.RetryAfterUntil == nil ||
+		robots.RobotsTxt == nil || !strings.Contains(*robots.RobotsTxt, "Crawl-delay: 0.2") ||
+		robots.Parsed == nil || len(robots.Parsed.Groups) != 1 || *robots.Parsed.Groups[0].CrawlDelay != 0.2 {
+		t.Fatalf("robots %+v, pace %+v", robots, robots.Pace)
+	}
+}
+
+// The caller's deadline is the site's timeout only when it left the fetch itself some time: the
+// wait for a slot counts against it. A cancellation never is.
+func TestWhichFailuresAreTheSitesTimeouts(t *testing.T) {
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	headers := &url.Error{Op: "Get", URL: "http://site/", Err: timeoutError{}}
+	for _, c := range []struct {
+		ctx  context.Context
+		err  error
+		ran  time.Duration
+		want bool
+	}{
+		{context.Background(), headers, 100 * time.Millisecond, true},
+		{context.Background(), errors.New("connection refused"), time.Second, false},
+		{expired, context.DeadlineExceeded, 2 * time.Second, true},
+		{expired, errors.New("net/http: request canceled"), 2 * time.Second, true},
+		{expired, context.DeadlineExceeded, 20 * time.Millisecond, false},
+		{cancelled, context.Canceled, 2 * time.Second, false},
+	} {
+		if got := siteTimedOut(c.ctx, c.err, c.ran); got != c.want {
+			t.Errorf("%v after %v: %v, want %v", c.err, c.ran, got, c.want)
+		}
+	}
+}
+
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "timeout awaiting response headers" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
