@@ -5,6 +5,8 @@
 Follows every <a href> on the start URL's origin (each page once) and prints one line of JSON:
 {"fetched": [...], "disallowed": [...]}, the paths fetched and the paths robotsd refused, each
 sorted. Logs go to stderr. Exits 0 when every request was checked and answered, 1 otherwise.
+Each fetch waits for its slot from robotsd (pacing, the middleware's default); --no-pace turns
+pacing off (crawl-delay is then kept by Scrapy's download slots, for this crawler alone).
 --fail-open lets requests through when robotsd cannot answer; --stats FILE writes Scrapy's
 stats as JSON.
 """
@@ -77,15 +79,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", required=True, help="the page to start from")
     parser.add_argument("--ua", required=True, help="the User-Agent to crawl (and check) as")
     parser.add_argument("--fail-open", action="store_true", help="fetch what robotsd cannot check")
+    parser.add_argument("--no-pace", action="store_true", help="no fleet pacing (ROBOTSD_PACE)")
     parser.add_argument("--stats", help="write Scrapy's stats to this file as JSON")
     args = parser.parse_args(argv)
 
     process = CrawlerProcess(
         settings={
             # The robotsd setup, as a project's settings.py has it:
-            "DOWNLOADER_MIDDLEWARES": {"robotsd.scrapy.RobotsdMiddleware": 100},
+            "DOWNLOADER_MIDDLEWARES": {"robotsd.scrapy.RobotsdMiddleware": 570},
             "ROBOTSD_URL": args.robotsd,
             "ROBOTSD_FAIL_OPEN": args.fail_open,
+            "ROBOTSD_PACE": not args.no_pace,
             "ROBOTSTXT_OBEY": False,
             "USER_AGENT": args.ua,
             # Nothing here listens or looks anything up beyond the two services named.

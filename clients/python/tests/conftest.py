@@ -48,32 +48,64 @@ def robots_line(text: str) -> int:
     return SITE_ROBOTS.splitlines().index(text) + 1
 
 
-class Site:
-    """A loopback site serving SITE_ROBOTS and site_paths(), recording every request."""
+Answer = tuple[int, dict[str, str]]
+"""A status and the headers to answer a page with, instead of the page."""
 
-    def __init__(self) -> None:
+
+class Site:
+    """A loopback site serving ``robots`` (SITE_ROBOTS) and ``paths`` (site_paths(), the index
+    first, linking to the others), recording every request, and when each page request arrived
+    (``arrivals``). ``answers`` gives a path's first answers instead of the page, in turn (a
+    429 with its Retry-After, say)."""
+
+    def __init__(
+        self,
+        robots: str = SITE_ROBOTS,
+        paths: Optional[list[str]] = None,
+        answers: Optional[dict[str, list[Answer]]] = None,
+    ) -> None:
         self.hits: Counter[str] = Counter()
         self.agents: dict[str, list[str]] = {}
+        self.arrivals: list[tuple[float, str, int]] = []
+        """``(time.monotonic(), path, status)`` of each request but robots.txt's, in order."""
         self._lock = threading.Lock()
+        pages = site_paths() if paths is None else paths
+        scripted = {path: list(queue) for path, queue in (answers or {}).items()}
+        accepted: dict[object, float] = {}  # when each connection was accepted, by address
         site = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                # Each request is a connection of its own (HTTP/1.0): it arrived when the
+                # server accepted it, before a thread of its own was even started for it.
+                arrived = accepted.pop(self.client_address, None) or time.monotonic()
                 path = self.path
                 with site._lock:
                     site.hits[path] += 1
                     site.agents.setdefault(path, []).append(self.headers.get("User-Agent", ""))
-                if path == "/robots.txt":
-                    body, kind = SITE_ROBOTS.encode(), "text/plain"
-                elif path == "/":
-                    links = "".join(f'<a href="{p}">{p}</a>\n' for p in site_paths()[1:])
+                    answer = scripted[path].pop(0) if scripted.get(path) else None
+                    if path != "/robots.txt":
+                        status = answer[0] if answer else 200 if path in pages else 404
+                        site.arrivals.append((arrived, path, status))
+                if answer is not None:
+                    status, headers = answer
+                    body, kind = f"answer {status}".encode(), "text/plain"
+                elif path == "/robots.txt":
+                    status, headers = 200, {}
+                    body, kind = robots.encode(), "text/plain"
+                elif path == pages[0]:
+                    status, headers = 200, {}
+                    links = "".join(f'<a href="{p}">{p}</a>\n' for p in pages[1:])
                     body, kind = f"<html><body>{links}</body></html>".encode(), "text/html"
-                elif path in site_paths():
+                elif path in pages:
+                    status, headers = 200, {}
                     body, kind = f"<html><body>page {path}</body></html>".encode(), "text/html"
                 else:
                     self.send_error(404)
                     return
-                self.send_response(200)
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -82,7 +114,13 @@ class Site:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def get_request(self) -> tuple[socket.socket, object]:
+                connection, address = super().get_request()
+                accepted[address] = time.monotonic()
+                return connection, address
+
+        self._server = Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -103,6 +141,28 @@ def site() -> Iterator[Site]:
     s = Site()
     yield s
     s.close()
+
+
+MakeSite = Callable[..., Site]
+
+
+@pytest.fixture
+def make_site() -> Iterator[MakeSite]:
+    """Sites of their own robots.txt, pages and answers (Site's arguments)."""
+    made: list[Site] = []
+
+    def make(
+        robots: str = SITE_ROBOTS,
+        paths: Optional[list[str]] = None,
+        answers: Optional[dict[str, list[Answer]]] = None,
+    ) -> Site:
+        s = Site(robots, paths, answers)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.close()
 
 
 def free_port() -> int:

@@ -6,6 +6,7 @@ import asyncio
 import socket
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from conftest import (
     CRAWLER_UA,
     SITE_ROBOTS,
+    MakeSite,
     Robotsd,
     Site,
     StartRobotsd,
@@ -27,8 +29,12 @@ from robotsd import (
     AsyncClient,
     CheckResponse,
     Client,
+    PaceJson,
+    PaceStateJson,
     Problem,
     ProblemError,
+    ReportItem,
+    ReportTaken,
     RobotsResponse,
     RobotsSourceJson,
     UnavailableError,
@@ -288,3 +294,104 @@ def test_an_answer_from_a_newer_robotsd_still_decodes(site: Site, robotsd: Robot
     assert answer.reason == "a_reason_added_later"
     assert isinstance(answer.robots, RobotsSourceJson)
     assert answer.robots.cache == "a_cache_outcome_added_later"
+
+
+PACED_ROBOTS = """User-agent: *
+Disallow: /private/
+Crawl-delay: 0.2
+"""
+
+
+def instant(rfc3339: str) -> datetime:
+    # fromisoformat takes a "Z" from Python 3.11 on only.
+    return datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
+
+
+def test_pace_reserves_staggered_slots(make_site: MakeSite, robotsd: Robotsd) -> None:
+    # Two seconds: however slowly these calls follow each other, each slot is still the one
+    # after the last (nothing here waits for a slot).
+    site = make_site(PACED_ROBOTS.replace("0.2", "2"), ["/"])
+    with Client(robotsd.url) as client:
+        unpaced = client.check(site.url + "/p/0", "ExampleBot")
+        first = client.check(site.url + "/p/0", "ExampleBot", pace=True)
+        batch = client.check_many(
+            [site.url + p for p in ("/p/1", "/private/1", "/p/2")], "ExampleBot", pace=True
+        )
+        pairs = client.check_batch([(site.url + "/p/3", "OtherBot")], pace=True)
+
+    assert unpaced.pace is msgspec.UNSET  # not asked: no member at all
+    assert isinstance(first.pace, PaceJson)
+    assert first.pace.outcome == "reserved" and first.pace.scope == "local"
+    assert first.pace.interval_ms == 2000 and first.pace.interval_source == "crawl_delay"
+    assert first.pace.crawl_delay_line == 3 and first.pace.capped is False
+    assert first.pace.slowdown == 1.0 and not first.pace.retry_after_until
+    one, disallowed, two = batch
+    assert isinstance(one, CheckResponse) and isinstance(one.pace, PaceJson)
+    assert isinstance(two, CheckResponse) and isinstance(two.pace, PaceJson)
+    assert isinstance(disallowed, CheckResponse) and not disallowed.allowed
+    assert disallowed.pace is None  # nothing reserved for it
+    # One origin: each slot a crawl-delay after the one before, whatever the agent.
+    [other] = pairs
+    assert isinstance(other, CheckResponse) and isinstance(other.pace, PaceJson)
+    slots = [instant(p.not_before) for p in (first.pace, one.pace, two.pace, other.pace)]
+    assert [b - a for a, b in zip(slots, slots[1:])] == [timedelta(seconds=2)] * 3
+    assert one.pace.wait_ms < two.pace.wait_ms <= 4000
+
+
+def test_feedback_returns_the_origins_pacing_state(make_site: MakeSite, robotsd: Robotsd) -> None:
+    site = make_site(PACED_ROBOTS, ["/"])
+    with Client(robotsd.url) as client:
+        slot = client.check(site.url + "/p/0", "ExampleBot", pace=True)
+        refused = client.report(site.url + "/p/0", status=429, retry_after="1")
+        results = client.feedback(
+            [
+                ReportItem(url=site.url + "/p/1", timeout=True),
+                ReportItem(url="ftp://127.0.0.1/file", status=503),
+                ReportItem(url=site.url + "/p/2", status=200),
+            ]
+        )
+        after = client.check(site.url + "/p/3", "ExampleBot", pace=True)
+        held = client.robots(site.url)
+        with pytest.raises(ProblemError) as neither:
+            client.report(site.url + "/p/4")
+
+    assert isinstance(slot.pace, PaceJson)
+    assert isinstance(refused, ReportTaken) and refused.origin == site.url
+    assert isinstance(refused.pace, PaceStateJson)
+    assert refused.pace.slowdown == 2.0 and refused.pace.scope == "local"
+    assert refused.pace.last_slot == slot.pace.not_before
+    assert refused.pace.retry_after_until
+    held_until = instant(refused.pace.retry_after_until)
+    timed_out, bad, success = results
+    # Each pushback doubles the slowdown (which decays meanwhile, by the millisecond).
+    assert isinstance(timed_out, ReportTaken) and 3.9 < timed_out.pace.slowdown <= 4.0
+    assert isinstance(bad, Problem) and bad.type == "urn:robotsd:problem:unsupported-scheme"
+    assert isinstance(success, ReportTaken)  # a success eases the slowdown
+    assert 2.0 < success.pace.slowdown < timed_out.pace.slowdown
+    # The Retry-After holds the origin's next slot back, slowed down.
+    assert isinstance(after.pace, PaceJson) and after.pace.interval_source == "pushback"
+    assert after.pace.retry_after_until == refused.pace.retry_after_until
+    assert instant(after.pace.not_before) >= held_until
+    assert after.pace.interval_ms > 200
+    assert isinstance(held.pace, PaceStateJson) and held.pace.slowdown > 2.0
+    assert neither.value.status == 400 and neither.value.type.endswith(":invalid-report")
+
+
+def test_the_async_client_paces_and_reports(make_site: MakeSite, robotsd: Robotsd) -> None:
+    site = make_site(PACED_ROBOTS, ["/"])
+
+    async def main() -> None:
+        async with AsyncClient(robotsd.url) as client:
+            answer = await client.check(site.url + "/p/0", "ExampleBot", pace=True)
+            many = await client.check_many([site.url + "/p/1"], "ExampleBot", pace=True)
+            pairs = await client.check_batch([(site.url + "/p/2", "ExampleBot")], pace=True)
+            state = await client.report(site.url + "/p/0", status=503)
+            [result] = await client.feedback([ReportItem(url=site.url + "/p/1", status=500)])
+
+        assert isinstance(answer.pace, PaceJson) and answer.pace.outcome == "reserved"
+        for item in (*many, *pairs):
+            assert isinstance(item, CheckResponse) and isinstance(item.pace, PaceJson)
+        assert state.origin == site.url and state.pace.slowdown == 2.0
+        assert isinstance(result, ReportTaken) and 3.9 < result.pace.slowdown <= 4.0
+
+    asyncio.run(main())

@@ -8,6 +8,7 @@ import asyncio
 import json
 import math
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -17,15 +18,18 @@ import httpx
 import pytest
 from conftest import (
     CRAWLER_UA,
+    MakeSite,
     Robotsd,
     Site,
+    StartRobotsd,
     allowed_paths,
     closed_url,
     robots_line,
     site_paths,
 )
 from scrapy import Request
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import DownloadTimeoutError, NotConfigured
+from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
 from robotsd import AsyncClient, CheckResponse
@@ -166,3 +170,150 @@ def test_concurrent_requests_share_batches(
     assert crawler.stats.get_value("robotsd/batches") == len(posts)
     assert crawler.stats.get_value("robotsd/checked") == requests
     assert site.hits["/robots.txt"] == 1
+
+
+# Pacing: a site whose robots.txt asks for 0.2 s between fetches, small enough to crawl fast.
+CRAWL_DELAY = 0.2
+PACED_ROBOTS = f"""User-agent: *
+Disallow: /private/
+Crawl-delay: {CRAWL_DELAY}
+"""
+
+
+def paced_paths(pages: int) -> list[str]:
+    """The index, ``pages`` pages it links to, and two it links to that are disallowed."""
+    return ["/"] + [f"/p/{i}" for i in range(pages)] + ["/private/0", "/private/1"]
+
+
+def fetch_gaps(site: Site) -> list[float]:
+    """The seconds between every two consecutive page requests, as the site saw them."""
+    times = sorted(arrived for arrived, _, _ in site.arrivals)
+    return [b - a for a, b in zip(times, times[1:])]
+
+
+def test_pacing_keeps_the_crawl_delay_between_any_two_fetches(
+    make_site: MakeSite, robotsd: Robotsd, tmp_path: Path
+) -> None:
+    site = make_site(PACED_ROBOTS, paced_paths(10))
+    crawl = Crawl(robotsd.url, site, tmp_path)
+
+    allowed = sorted(paced_paths(10)[:-2])
+    assert crawl.returncode == 0, crawl.log[-5000:]
+    assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
+    assert site.pages() == allowed and all(site.hits[p] == 1 for p in allowed)
+    gaps = fetch_gaps(site)
+    assert min(gaps) >= CRAWL_DELAY, gaps
+    # Nothing on top of the slots: Scrapy's own slot delay is only a floor under them.
+    assert statistics.median(gaps) < 1.5 * CRAWL_DELAY, gaps
+    # One slot per fetch, reserved with its check (a disallowed URL reserves none).
+    assert crawl.stat("pace/reserved") == len(allowed)
+    assert crawl.stat("pace/deferred") is None and crawl.stat("pace/stale") is None
+    assert robotsd.metric("robotsd_pace_reservations_total", outcome="reserved") == len(allowed)
+    assert crawl.stat("batches") < len(paced_paths(10))
+    assert crawl.stat("feedback/reported") is None  # nothing to report: every page answered
+    assert "comes before RetryMiddleware" not in crawl.log
+
+
+def test_without_pacing_scrapy_keeps_the_crawl_delay_despite_its_random_delays(
+    make_site: MakeSite, robotsd: Robotsd, tmp_path: Path
+) -> None:
+    # RANDOMIZE_DOWNLOAD_DELAY (DOWNLOAD_DELAY_JITTER) is left at Scrapy's default, on: a slot
+    # delay of the crawl-delay alone would start fetches as little as half of it apart.
+    site = make_site(PACED_ROBOTS, paced_paths(10))
+    crawl = Crawl(robotsd.url, site, tmp_path, "--no-pace")
+
+    allowed = sorted(paced_paths(10)[:-2])
+    assert crawl.returncode == 0, crawl.log[-5000:]
+    assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
+    gaps = fetch_gaps(site)
+    assert min(gaps) >= CRAWL_DELAY, gaps
+    assert crawl.stat("crawl_delay_max") == CRAWL_DELAY
+    assert crawl.stat("pace/reserved") is None
+    assert robotsd.metric("robotsd_pace_reservations_total") == 0
+
+
+def test_a_429_is_reported_and_the_next_fetch_waits_for_its_retry_after(
+    make_site: MakeSite, robotsd: Robotsd, tmp_path: Path
+) -> None:
+    paths = ["/"] + [f"/p/{i}" for i in range(6)]
+    site = make_site(PACED_ROBOTS, paths, {"/p/2": [(429, {"Retry-After": "1"})]})
+    crawl = Crawl(robotsd.url, site, tmp_path)
+
+    assert crawl.returncode == 0, crawl.log[-5000:]
+    # Scrapy's RetryMiddleware fetched the page again, once robotsd let it.
+    assert crawl.output["fetched"] == sorted(paths)
+    assert site.hits["/p/2"] == 2
+    [refused_at] = [arrived for arrived, _, status in site.arrivals if status == 429]
+    later = [arrived for arrived, _, _ in site.arrivals if arrived > refused_at]
+    assert later, site.arrivals
+    # Slots reserved before the 429 were given up for new ones after its Retry-After.
+    assert min(later) - refused_at >= 1.0, site.arrivals
+    assert min(fetch_gaps(site)) >= CRAWL_DELAY, site.arrivals
+    assert crawl.stat("feedback/pushback") == 1
+    assert crawl.stat("pace/stale") >= 1
+    assert crawl.stat("feedback/failed") is None
+    assert crawl.stat("feedback/slowdown_max") >= 2.0
+    assert robotsd.metric("robotsd_pace_reports_total", signal="retry_after") == 1
+
+
+def test_deferred_slots_are_asked_for_again_and_everything_is_crawled(
+    make_site: MakeSite, start_robotsd: StartRobotsd, tmp_path: Path
+) -> None:
+    # No slot further ahead than 300 ms: of a burst of ten, robotsd reserves two and defers
+    # the others.
+    robotsd = start_robotsd("--max-pace-wait", "300ms")
+    site = make_site(PACED_ROBOTS, paced_paths(10))
+    crawl = Crawl(robotsd.url, site, tmp_path)
+
+    allowed = sorted(paced_paths(10)[:-2])
+    assert crawl.returncode == 0, crawl.log[-5000:]
+    assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
+    assert site.pages() == allowed and all(site.hits[p] == 1 for p in allowed)
+    assert min(fetch_gaps(site)) >= CRAWL_DELAY, fetch_gaps(site)
+    assert crawl.stat("pace/reserved") == len(allowed)
+    assert crawl.stat("pace/deferred") > 0
+    assert robotsd.metric("robotsd_pace_reservations_total", outcome="deferred") > 0
+
+
+def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_crawl(
+    site: Site, robotsd: Robotsd
+) -> None:
+    def middleware_for(url: str) -> tuple[RobotsdMiddleware, Any]:
+        crawler = get_crawler(
+            settings_dict={"ROBOTSD_URL": url, "USER_AGENT": CRAWLER_UA, "ROBOTSTXT_OBEY": False}
+        )
+        assert crawler.stats is not None
+        crawler.stats.open_spider()
+        return RobotsdMiddleware(crawler), crawler.stats
+
+    page = Request(site.url + "/p/1")
+    answers = [
+        Response(page.url, status=503, headers={"Retry-After": "2"}, request=page),
+        Response(page.url, status=500, request=page),
+        Response(page.url, status=404, request=page),  # not a pushback: not reported
+        Response(page.url, status=429, request=page, flags=["cached"]),  # not the site now
+    ]
+
+    async def main(middleware: RobotsdMiddleware) -> None:
+        for response in answers:
+            assert middleware.process_response(page, response) is response
+        # Reported, and left to go on through the other middlewares (None).
+        middleware.process_exception(page, DownloadTimeoutError("took too long"))
+        middleware.process_exception(page, ValueError())  # not the site: not reported
+        await middleware._close()
+
+    reporting, stats = middleware_for(robotsd.url)
+    asyncio.run(main(reporting))
+    assert stats.get_value("robotsd/feedback/reported") == 3
+    assert stats.get_value("robotsd/feedback/pushback") == 2
+    assert stats.get_value("robotsd/feedback/timeout") == 1
+    assert stats.get_value("robotsd/feedback/slowdown_max") > 7.9  # three doublings
+    assert stats.get_value("robotsd/feedback/failed") is None
+    assert robotsd.metric("robotsd_pace_reports_total", signal="retry_after") == 1
+    assert robotsd.metric("robotsd_pace_reports_total", signal="timeout") == 1
+    assert robotsd.metric("robotsd_pace_reports_total") == 3
+
+    unreachable, stats = middleware_for(closed_url())
+    asyncio.run(main(unreachable))
+    assert stats.get_value("robotsd/feedback/reported") == 3
+    assert stats.get_value("robotsd/feedback/failed") == 3

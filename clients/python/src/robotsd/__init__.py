@@ -1,7 +1,9 @@
 """A client for robotsd, robots.txt as a service: may this user agent fetch this URL, and why.
 
-:class:`Client` and :class:`AsyncClient` ask robotsd over one pooled connection set;
-``robotsd.scrapy.RobotsdMiddleware`` checks every request of a Scrapy crawl through robotsd.
+:class:`Client` and :class:`AsyncClient` ask robotsd over one pooled connection set, and
+reserve fleet-wide fetch slots (``pace=True``) and report what the sites answered
+(``feedback``); ``robotsd.scrapy.RobotsdMiddleware`` checks and paces every request of a Scrapy
+crawl through robotsd.
 The answer types are generated from robotsd's OpenAPI document (``_models.py``).
 """
 
@@ -11,6 +13,7 @@ from ._client import (
     AsyncClient,
     Client,
     Evaluation,
+    FeedbackResult,
     PercentDecoding,
     Result,
     UserAgent,
@@ -25,15 +28,22 @@ from ._models import (
     Directive,
     GroupDetailJson,
     GroupJson,
+    IntervalSource,
     Lookup,
+    PaceJson,
+    PaceOutcome,
+    PaceStateJson,
     ParsedJson,
     PreferenceJson,
     PreferenceValue,
     Problem,
     Reason,
+    ReportItem,
+    ReportTaken,
     RobotsResponse,
     RobotsSourceJson,
     RuleJson,
+    Scope,
     SitemapJson,
     UsageJson,
     UsageLineJson,
@@ -53,9 +63,14 @@ __all__ = [
     "DiagnosticJson",
     "Directive",
     "Evaluation",
+    "FeedbackResult",
     "GroupDetailJson",
     "GroupJson",
+    "IntervalSource",
     "Lookup",
+    "PaceJson",
+    "PaceOutcome",
+    "PaceStateJson",
     "ParsedJson",
     "PercentDecoding",
     "PreferenceJson",
@@ -63,11 +78,14 @@ __all__ = [
     "Problem",
     "ProblemError",
     "Reason",
+    "ReportItem",
+    "ReportTaken",
     "Result",
     "RobotsResponse",
     "RobotsSourceJson",
     "RobotsdError",
     "RuleJson",
+    "Scope",
     "SitemapJson",
     "UnavailableError",
     "UsageJson",

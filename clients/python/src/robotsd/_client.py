@@ -13,8 +13,11 @@ from ._models import (
     CheckResponse,
     ChecksBatch,
     EvaluateRequest,
+    FeedbackRequest,
     ParsedJson,
     Problem,
+    ReportItem,
+    ReportTaken,
     RobotsResponse,
     UrlsBatch,
 )
@@ -33,6 +36,10 @@ PercentDecoding = Literal["google", "rfc9309"]
 
 Result = Union[CheckResponse, Problem]
 """One slot of a batch: the answer, or the problem with that item."""
+
+FeedbackResult = Union[ReportTaken, Problem]
+"""One slot of a feedback answer: the report taken (its ``origin`` and the origin's pacing
+state after it, ``pace``), or the problem with that report."""
 
 
 class Evaluation(msgspec.Struct, frozen=True):
@@ -60,11 +67,17 @@ class _ItemError(msgspec.Struct):
     error: Optional[Problem] = None
 
 
+class _RawFeedback(msgspec.Struct):
+    results: list[msgspec.Raw]
+
+
 _check_decoder = msgspec.json.Decoder(CheckResponse)
 _batch_decoder = msgspec.json.Decoder(_RawBatch)
 _evaluation_decoder = msgspec.json.Decoder(_RawEvaluation)
 _robots_decoder = msgspec.json.Decoder(RobotsResponse)
 _item_error_decoder = msgspec.json.Decoder(_ItemError)
+_feedback_decoder = msgspec.json.Decoder(_RawFeedback)
+_report_taken_decoder = msgspec.json.Decoder(ReportTaken)
 _problem_decoder = msgspec.json.Decoder(Problem)
 _encoder = msgspec.json.Encoder()
 
@@ -114,6 +127,18 @@ def _decode_batch(data: bytes) -> list[Result]:
     return [_decode_item(raw) for raw in _batch_decoder.decode(data).results]
 
 
+def _decode_feedback(data: bytes) -> list[FeedbackResult]:
+    # FeedbackItem is an untagged union too: a problem exactly when it has an "error" member.
+    results: list[FeedbackResult] = []
+    for raw in _feedback_decoder.decode(data).results:
+        item = _item_error_decoder.decode(raw)
+        if item.error is not None:
+            results.append(item.error)
+        else:
+            results.append(_report_taken_decoder.decode(raw))
+    return results
+
+
 def _decode_evaluation(data: bytes) -> Evaluation:
     raw = _evaluation_decoder.decode(data)
     return Evaluation(
@@ -123,20 +148,29 @@ def _decode_evaluation(data: bytes) -> Evaluation:
     )
 
 
-def _decoding_params(percent_decoding: Optional[PercentDecoding]) -> list[tuple[str, str]]:
-    return [] if percent_decoding is None else [("percent_decoding", percent_decoding)]
+def _check_params(
+    percent_decoding: Optional[PercentDecoding], pace: bool
+) -> list[tuple[str, str]]:
+    params: list[tuple[str, str]] = []
+    if percent_decoding is not None:
+        params.append(("percent_decoding", percent_decoding))
+    if pace:
+        params.append(("pace", "true"))
+    return params
 
 
-def _check_call(url: str, ua: UserAgent, percent_decoding: Optional[PercentDecoding]) -> _Call:
+def _check_call(
+    url: str, ua: UserAgent, percent_decoding: Optional[PercentDecoding], pace: bool
+) -> _Call:
     agents = _agents(ua)
     params = [("url", url)]
     params += [("ua", agent) for agent in ([agents] if isinstance(agents, str) else agents)]
-    params += _decoding_params(percent_decoding)
+    params += _check_params(percent_decoding, pace)
     return _Call("GET", "/v1/check", _check_decoder.decode, params=params)
 
 
 def _urls_calls(
-    urls: Iterable[str], ua: UserAgent, percent_decoding: Optional[PercentDecoding]
+    urls: Iterable[str], ua: UserAgent, percent_decoding: Optional[PercentDecoding], pace: bool
 ) -> Iterator[_Call]:
     agents = _agents(ua)
     for chunk in _chunks(urls):
@@ -144,22 +178,50 @@ def _urls_calls(
             "POST",
             "/v1/check",
             _decode_batch,
-            params=_decoding_params(percent_decoding),
+            params=_check_params(percent_decoding, pace),
             body=UrlsBatch(ua=agents, urls=chunk),
         )
 
 
 def _checks_calls(
-    checks: Iterable[tuple[str, UserAgent]], percent_decoding: Optional[PercentDecoding]
+    checks: Iterable[tuple[str, UserAgent]],
+    percent_decoding: Optional[PercentDecoding],
+    pace: bool,
 ) -> Iterator[_Call]:
     for chunk in _chunks(checks):
         yield _Call(
             "POST",
             "/v1/check",
             _decode_batch,
-            params=_decoding_params(percent_decoding),
+            params=_check_params(percent_decoding, pace),
             body=ChecksBatch(checks=[CheckItem(url=url, ua=_agents(ua)) for url, ua in chunk]),
         )
+
+
+def _feedback_calls(reports: Iterable[ReportItem]) -> Iterator[_Call]:
+    for chunk in _chunks(reports):
+        body = FeedbackRequest(reports=chunk)
+        yield _Call("POST", "/v1/feedback", _decode_feedback, body=body)
+
+
+def _report_item(
+    url: str, status: Optional[int], retry_after: Optional[str], timeout: bool
+) -> ReportItem:
+    return ReportItem(
+        url=url,
+        status=msgspec.UNSET if status is None else status,
+        retry_after=msgspec.UNSET if retry_after is None else retry_after,
+        timeout=True if timeout else msgspec.UNSET,
+    )
+
+
+def _one_report(results: list[FeedbackResult]) -> ReportTaken:
+    if len(results) != 1:
+        raise RobotsdError(f"robotsd answered {len(results)} results for one report")
+    [result] = results
+    if isinstance(result, Problem):
+        raise ProblemError(result)
+    return result
 
 
 def _robots_call(url: str, include_robots_txt: bool) -> _Call:
@@ -277,9 +339,16 @@ class Client:
         ua: UserAgent,
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> CheckResponse:
-        """May ``ua`` fetch ``url``? ``GET /v1/check``; a problem raises :class:`ProblemError`."""
-        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding))
+        """May ``ua`` fetch ``url``? ``GET /v1/check``; a problem raises :class:`ProblemError`.
+
+        ``pace=True`` also reserves the fetch's slot for the whole fleet: the answer's ``pace``
+        (a :class:`PaceJson`, ``None`` when the URL is disallowed) says to wait ``wait_ms``
+        before fetching (``outcome == "reserved"``), or to ask again after ``wait_ms``
+        (``"deferred"``: nothing was reserved). Reserve right before fetching, once per fetch.
+        Without it, ``pace`` is ``UNSET``."""
+        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding, pace))
         return result
 
     def check_many(
@@ -288,12 +357,14 @@ class Client:
         ua: UserAgent,
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> list[Result]:
         """Check many URLs for the same agent(s) with ``POST /v1/check``, :data:`MAX_BATCH` at
         a time. One result per URL, in order: a :class:`CheckResponse`, or the
-        :class:`Problem` with that URL (which is not raised)."""
+        :class:`Problem` with that URL (which is not raised). ``pace=True`` reserves a slot for
+        each allowed URL, as :meth:`check` does; the URLs of one origin get staggered slots."""
         results: list[Result] = []
-        for call in _urls_calls(urls, ua, percent_decoding):
+        for call in _urls_calls(urls, ua, percent_decoding, pace):
             results += self._do(call)
         return results
 
@@ -302,12 +373,38 @@ class Client:
         checks: Iterable[tuple[str, UserAgent]],
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> list[Result]:
         """Check ``(url, ua)`` pairs, each with its own agent(s); otherwise as :meth:`check_many`."""
         results: list[Result] = []
-        for call in _checks_calls(checks, percent_decoding):
+        for call in _checks_calls(checks, percent_decoding, pace):
             results += self._do(call)
         return results
+
+    def feedback(self, reports: Iterable[ReportItem]) -> list[FeedbackResult]:
+        """Tell robotsd what the sites answered (``POST /v1/feedback``), :data:`MAX_BATCH`
+        reports at a time. Each :class:`ReportItem` has a ``status`` (and the ``retry_after``
+        header as received) or ``timeout=True``; a 429 or 503 (its Retry-After honoured), any
+        other 5xx, or a timeout slows the origin down for the whole fleet, other statuses ease
+        a slowdown. One result per report, in order: a :class:`ReportTaken`, or the
+        :class:`Problem` with that report (which is not raised)."""
+        results: list[FeedbackResult] = []
+        for call in _feedback_calls(reports):
+            results += self._do(call)
+        return results
+
+    def report(
+        self,
+        url: str,
+        *,
+        status: Optional[int] = None,
+        retry_after: Optional[str] = None,
+        timeout: bool = False,
+    ) -> ReportTaken:
+        """Report one answer, as :meth:`feedback` does: ``status`` (with the ``Retry-After``
+        header's value as received, if any) or ``timeout=True``. Returns the origin's pacing
+        state after it; a problem with the report raises :class:`ProblemError`."""
+        return _one_report(self.feedback([_report_item(url, status, retry_after, timeout)]))
 
     def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
         """What robotsd holds for ``url``'s origin (``GET /v1/robots``), fetching it if needed."""
@@ -383,9 +480,10 @@ class AsyncClient:
         ua: UserAgent,
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> CheckResponse:
         """As :meth:`Client.check`."""
-        result: CheckResponse = await self._do(_check_call(url, ua, percent_decoding))
+        result: CheckResponse = await self._do(_check_call(url, ua, percent_decoding, pace))
         return result
 
     async def check_many(
@@ -394,10 +492,11 @@ class AsyncClient:
         ua: UserAgent,
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> list[Result]:
         """As :meth:`Client.check_many` (the chunks are sent one after another)."""
         results: list[Result] = []
-        for call in _urls_calls(urls, ua, percent_decoding):
+        for call in _urls_calls(urls, ua, percent_decoding, pace):
             results += await self._do(call)
         return results
 
@@ -406,12 +505,32 @@ class AsyncClient:
         checks: Iterable[tuple[str, UserAgent]],
         *,
         percent_decoding: Optional[PercentDecoding] = None,
+        pace: bool = False,
     ) -> list[Result]:
         """As :meth:`Client.check_batch`."""
         results: list[Result] = []
-        for call in _checks_calls(checks, percent_decoding):
+        for call in _checks_calls(checks, percent_decoding, pace):
             results += await self._do(call)
         return results
+
+    async def feedback(self, reports: Iterable[ReportItem]) -> list[FeedbackResult]:
+        """As :meth:`Client.feedback`."""
+        results: list[FeedbackResult] = []
+        for call in _feedback_calls(reports):
+            results += await self._do(call)
+        return results
+
+    async def report(
+        self,
+        url: str,
+        *,
+        status: Optional[int] = None,
+        retry_after: Optional[str] = None,
+        timeout: bool = False,
+    ) -> ReportTaken:
+        """As :meth:`Client.report`."""
+        results = await self.feedback([_report_item(url, status, retry_after, timeout)])
+        return _one_report(results)
 
     async def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
         """As :meth:`Client.robots`."""

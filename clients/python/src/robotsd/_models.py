@@ -165,11 +165,27 @@ class GroupJson(Struct):
     """
 
 
+IntervalSource: TypeAlias = Annotated[
+    str, Meta(description="Where the interval of a reservation came from.")
+]
+"""
+Where the interval of a reservation came from.
+"""
+
+
 Lookup: TypeAlias = Annotated[
     str, Meta(description="How the answer was obtained from the cache.")
 ]
 """
 How the answer was obtained from the cache.
+"""
+
+
+PaceOutcome: TypeAlias = Annotated[
+    str, Meta(description="Whether a slot was reserved.")
+]
+"""
+Whether a slot was reserved.
 """
 
 
@@ -240,6 +256,64 @@ Reason: TypeAlias = Annotated[
 """
 Why the verdict is what it is: a closed set, documented in README.md.
 """
+
+
+class ReportItem(Struct):
+    """
+    What a worker saw when it fetched a page.
+    """
+
+    url: Annotated[
+        str,
+        Meta(description="The page's URL (its origin is what the report is about)."),
+    ]
+    """
+    The page's URL (its origin is what the report is about).
+    """
+    retry_after: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The `Retry-After` header as received (seconds or an HTTP date), if any."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The `Retry-After` header as received (seconds or an HTTP date), if any.
+    """
+    status: Union[
+        Annotated[int, Meta(description="The HTTP status the site answered.", ge=0)],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The HTTP status the site answered.
+    """
+    timeout: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when the site did not answer in time (instead of `status`)."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when the site did not answer in time (instead of `status`).
+    """
+
+
+class ReportRefused(Struct):
+    """
+    What was wrong with a report; the others are taken.
+    """
+
+    error: Annotated[Problem, Meta(description="The problem.")]
+    """
+    The problem.
+    """
 
 
 class RobotsSourceJson(Struct):
@@ -335,6 +409,14 @@ class RuleJson(Struct):
     """
 
 
+Scope: TypeAlias = Annotated[
+    str, Meta(description="Where pacing state was kept for an answer.")
+]
+"""
+Where pacing state was kept for an answer.
+"""
+
+
 class SitemapJson(Struct):
     """
     A `sitemap:` line.
@@ -370,21 +452,6 @@ Verdict: TypeAlias = Annotated[str, Meta(description="`allow` or `disallow`.")]
 """
 `allow` or `disallow`.
 """
-
-
-class VerdictResponse(Struct):
-    """
-    Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
-    """
-
-    allowed: Annotated[bool, Meta(description="Whether the URL may be fetched.")]
-    """
-    Whether the URL may be fetched.
-    """
-    reason: Annotated[Reason, Meta(description="Why, as in the full answer.")]
-    """
-    Why, as in the full answer.
-    """
 
 
 class BatchItem1(Struct):
@@ -489,6 +556,169 @@ class EvaluateRequest(Struct):
     """
 
 
+class FeedbackRequest(Struct):
+    """
+    `POST /v1/feedback`: what the sites answered, many pages at once.
+    """
+
+    reports: Annotated[
+        list[ReportItem], Meta(description="At most `--max-batch` reports.")
+    ]
+    """
+    At most `--max-batch` reports.
+    """
+
+
+class PaceJson(Struct):
+    """
+    When this worker may fetch the URL, for the whole fleet (`pace=true`).
+    """
+
+    capped: Annotated[
+        bool,
+        Meta(
+            description="The crawl-delay was longer than `--max-crawl-delay` and was capped to it."
+        ),
+    ]
+    """
+    The crawl-delay was longer than `--max-crawl-delay` and was capped to it.
+    """
+    interval_ms: Annotated[
+        int,
+        Meta(
+            description="The interval kept before this slot, in milliseconds, after any slowdown.",
+            ge=0,
+        ),
+    ]
+    """
+    The interval kept before this slot, in milliseconds, after any slowdown.
+    """
+    interval_source: Annotated[
+        IntervalSource,
+        Meta(
+            description="`crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states\nnone) or `pushback` (the site answered 429, 5xx or timed out: slowed down)."
+        ),
+    ]
+    """
+    `crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states
+    none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
+    """
+    not_before: Annotated[
+        str,
+        Meta(
+            description="Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask\nagain. On the clock of the fleet's store (Redis's), or of this replica without one."
+        ),
+    ]
+    """
+    Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
+    again. On the clock of the fleet's store (Redis's), or of this replica without one.
+    """
+    outcome: Annotated[PaceOutcome, Meta(description="`reserved` or `deferred`.")]
+    """
+    `reserved` or `deferred`.
+    """
+    scope: Annotated[
+        Scope,
+        Meta(
+            description="`fleet` (kept in the shared store for every replica) or `local` (this replica alone:\nno `--redis-url`, or the store is down)."
+        ),
+    ]
+    """
+    `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
+    no `--redis-url`, or the store is down).
+    """
+    slowdown: Annotated[
+        float,
+        Meta(
+            description="The origin's slowdown factor: 1 unless the site pushed back."
+        ),
+    ]
+    """
+    The origin's slowdown factor: 1 unless the site pushed back.
+    """
+    wait_ms: Annotated[
+        int,
+        Meta(
+            description="Milliseconds from the answer until `not_before`: wait this long, whatever your clock\nsays.",
+            ge=0,
+        ),
+    ]
+    """
+    Milliseconds from the answer until `not_before`: wait this long, whatever your clock
+    says.
+    """
+    crawl_delay_line: Union[
+        Annotated[
+            int,
+            Meta(
+                description="The line of the group's `crawl-delay`, if it has one.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The line of the group's `crawl-delay`, if it has one.
+    """
+    retry_after_until: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The end of a `Retry-After` the site asked for (RFC 3339), while it lasts."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
+    """
+
+
+class PaceStateJson(Struct):
+    """
+    An origin's pacing state.
+    """
+
+    scope: Annotated[Scope, Meta(description="`fleet` or `local`: where it was read.")]
+    """
+    `fleet` or `local`: where it was read.
+    """
+    slowdown: Annotated[
+        float,
+        Meta(
+            description="The slowdown factor now: 1 unless the site pushed back; it halves every minute."
+        ),
+    ]
+    """
+    The slowdown factor now: 1 unless the site pushed back; it halves every minute.
+    """
+    last_slot: Union[
+        Annotated[
+            str, Meta(description="The last slot handed out (RFC 3339), if any.")
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The last slot handed out (RFC 3339), if any.
+    """
+    retry_after_until: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The end of a `Retry-After` the site asked for (RFC 3339), while it lasts."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
+    """
+
+
 class PreferenceJson(Struct):
     """
     One category's preference, and the line of robots.txt that set it.
@@ -501,6 +731,21 @@ class PreferenceJson(Struct):
     value: Annotated[PreferenceValue, Meta(description="`y` or `n`.")]
     """
     `y` or `n`.
+    """
+
+
+class ReportTaken(Struct):
+    """
+    A report taken: its origin's pacing state after it.
+    """
+
+    origin: Annotated[str, Meta(description="The origin (scheme, host, port).")]
+    """
+    The origin (scheme, host, port).
+    """
+    pace: Annotated[PaceStateJson, Meta(description="Its pacing state now.")]
+    """
+    Its pacing state now.
     """
 
 
@@ -602,6 +847,22 @@ class UsageLineJson(Struct):
     """
 
 
+class VerdictResponse(Struct):
+    """
+    Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
+    """
+
+    allowed: Annotated[bool, Meta(description="Whether the URL may be fetched.")]
+    """
+    Whether the URL may be fetched.
+    """
+    reason: Annotated[Reason, Meta(description="Why, as in the full answer.")]
+    """
+    Why, as in the full answer.
+    """
+    pace: Union[PaceJson, None, UnsetType] = UNSET
+
+
 BatchRequest: TypeAlias = Annotated[
     Union[UrlsBatch, ChecksBatch],
     Meta(
@@ -660,9 +921,29 @@ class CheckResponse(Struct):
     The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
     """
     group: Union[GroupJson, None, UnsetType] = UNSET
+    pace: Union[PaceJson, None, UnsetType] = UNSET
     robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
     rule: Union[RuleJson, None, UnsetType] = UNSET
     usage: Union[UsageJson, None, UnsetType] = UNSET
+
+
+FeedbackItem: TypeAlias = Annotated[
+    Union[ReportTaken, ReportRefused], Meta(description="One report's effect.")
+]
+"""
+One report's effect.
+"""
+
+
+class FeedbackResponse(Struct):
+    """
+    The effect of each report, in order.
+    """
+
+    results: Annotated[list[FeedbackItem], Meta(description="One per report.")]
+    """
+    One per report.
+    """
 
 
 class GroupDetailJson(Struct):
@@ -755,6 +1036,7 @@ class RobotsResponse(Struct):
     """
     `parsed`, `no_robots_txt`, `unreachable` or `refused`.
     """
+    pace: Union[PaceStateJson, None, UnsetType] = UNSET
     parsed: Union[ParsedJson, None, UnsetType] = UNSET
     robots_txt: Union[
         Annotated[

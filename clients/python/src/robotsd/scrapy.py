@@ -1,14 +1,19 @@
-"""A Scrapy downloader middleware that checks every request through robotsd.
+"""A Scrapy downloader middleware that checks and paces every request through robotsd.
 
 Enable it instead of Scrapy's own robots.txt handling::
 
-    DOWNLOADER_MIDDLEWARES = {"robotsd.scrapy.RobotsdMiddleware": 100}
+    DOWNLOADER_MIDDLEWARES = {"robotsd.scrapy.RobotsdMiddleware": 570}
     ROBOTSD_URL = "http://robotsd:8080"
     ROBOTSTXT_OBEY = False  # Scrapy's default; its project template sets True
 
 Scrapy then never fetches robots.txt: robotsd does, once per origin for the whole fleet. The
-checks of requests that arrive together go to robotsd as one batch. The middleware needs
-Scrapy's asyncio reactor (the default since Scrapy 2.13). Settings are in the README.
+checks of requests that arrive together go to robotsd as one batch. Each check also reserves
+the request's fetch slot (``pace=true``), and the request waits for it, so that the whole fleet
+keeps each site's crawl-delay together; the sites' 429, 503, other 5xx and timeouts are reported
+back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
+turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
+sees the answers that RetryMiddleware retries. The middleware needs Scrapy's asyncio reactor
+(the default since Scrapy 2.13). Settings are in the README.
 """
 
 from __future__ import annotations
@@ -18,26 +23,55 @@ import inspect
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
+import msgspec
+import scrapy.exceptions
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet import error as twisted_error
 
-from ._client import MAX_BATCH, AsyncClient, Result
+from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_item
+from ._gathering import _Batcher, _Reporter
 from ._errors import ProblemError, RobotsdError
-from ._models import CheckResponse, Problem
+from ._models import CheckResponse, PaceJson, Problem, ReportItem
 
 if TYPE_CHECKING:
+    from urllib.parse import ParseResult
+
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.spiders import Spider
 
 logger = logging.getLogger(__name__)
 
 #: The ``request.meta`` key under which the middleware leaves robotsd's answer (a
-#: :class:`robotsd.CheckResponse`: its ``crawl_delay``, ``usage`` preferences, ...).
+#: :class:`robotsd.CheckResponse`: its ``crawl_delay``, ``usage`` preferences, the ``pace`` of
+#: the slot the request was fetched in, ...).
 META_KEY = "robotsd"
 
 _BATCH_DEADLINE = "urn:robotsd:problem:batch-deadline"
+
+#: The least wait before asking again for a slot, whatever robotsd says: never a busy loop.
+_MIN_ASK_AGAIN = 0.01
+
+#: Seconds added to the gap a download slot keeps between the starts of two downloads. A
+#: download's request reaches the site some time after the slot starts it (a connection, a few
+#: turns of the event loop), and not always the same time: about a millisecond on loopback,
+#: more on a busy machine, and more for the first request to a host. Without the margin, the
+#: site saw two fetches up to a few milliseconds closer than the crawl-delay.
+_GAP_MARGIN = 0.010
+
+#: What a download that timed out raises: a newer Scrapy's own exception, Twisted's before it.
+_TIMEOUTS: tuple[type[BaseException], ...] = tuple(
+    t
+    for t in (
+        getattr(scrapy.exceptions, "DownloadTimeoutError", None),
+        twisted_error.TimeoutError,
+        twisted_error.TCPTimedOutError,
+    )
+    if isinstance(t, type)
+)
 
 
 class Disallowed(IgnoreRequest):
@@ -68,80 +102,48 @@ def _why(answer: CheckResponse) -> str:
     return f"robotsd: {answer.reason}, {answer.robots_url}"
 
 
-class _Batcher:
-    """Gathers the checks that arrive within ``wait`` seconds (at most ``max_size``) into one
-    ``POST /v1/check``. Scrapy hands a burst of requests to the middlewares in one go (up to
-    CONCURRENT_REQUESTS), so a burst costs one round trip instead of one each."""
+def _origin(parsed: ParseResult) -> str:
+    """The key of the requests whose slots one report makes stale: scheme, host and port."""
+    return f"{parsed.scheme}://{(parsed.hostname or '').lower()}:{parsed.port or ''}"
 
-    def __init__(
-        self,
-        client: AsyncClient,
-        max_size: int,
-        wait: float,
-        on_batch: Callable[[int], None],
-    ) -> None:
-        self._client = client
-        self._max_size = max_size
-        self._wait = wait
-        self._on_batch = on_batch
-        self._pending: list[tuple[str, str, asyncio.Future[Result]]] = []
-        self._timer: Optional[asyncio.TimerHandle] = None
-        # Strong references: the event loop keeps only weak ones to running tasks.
-        self._tasks: set[asyncio.Task[None]] = set()
 
-    async def check(self, url: str, ua: str) -> Result:
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Result] = loop.create_future()
-        self._pending.append((url, ua, future))
-        if len(self._pending) >= self._max_size:
-            self._flush()
-        elif self._timer is None:
-            self._timer = loop.call_later(self._wait, self._flush)
-        return await future
+def _slowed(answer: object) -> bool:
+    """Whether the slot of ``answer`` was handed out while its origin was slowed down."""
+    if not isinstance(answer, CheckResponse) or not isinstance(answer.pace, PaceJson):
+        return False
+    return answer.pace.slowdown > 1.0 or bool(answer.pace.retry_after_until)
 
-    def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        batch, self._pending = self._pending, []
-        if batch:
-            task = asyncio.ensure_future(self._send(batch))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
 
-    async def _send(self, batch: list[tuple[str, str, asyncio.Future[Result]]]) -> None:
-        self._on_batch(len(batch))
-        try:
-            results = await self._client.check_batch([(url, ua) for url, ua, _ in batch])
-            if len(results) != len(batch):
-                raise RobotsdError(
-                    f"robotsd answered {len(results)} items for a batch of {len(batch)}"
-                )
-        except asyncio.CancelledError:
-            for *_, future in batch:
-                future.cancel()
-            raise
-        except Exception as e:  # every waiter hears of it, whatever it was
-            error = e if isinstance(e, RobotsdError) else RobotsdError(str(e))
-            for *_, future in batch:
-                if not future.done():
-                    future.set_exception(error)
-            return
-        for (*_, future), result in zip(batch, results):
-            if not future.done():  # its request may have been cancelled meanwhile
-                future.set_result(result)
+def _floored(delay: float, jitter: float, gap: float) -> tuple[float, float]:
+    """A download slot's delay and jitter such that even its shortest randomised delay,
+    ``delay * (1 - jitter)``, is at least ``gap``: unchanged if it already is; else the jitter
+    narrowed to fit, if the delay alone is longer; else the gap itself, without jitter."""
+    if delay * (1.0 - jitter) >= gap:
+        return delay, jitter
+    if delay > gap:
+        return delay, 1.0 - gap / delay
+    return gap, 0.0
 
-    async def close(self) -> None:
-        self._flush()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+class _Waiter:
+    """A request between its first check and its fetch: ``stale`` once the site pushed back,
+    as the slot it holds (or is being given) was reserved before robotsd knew of it."""
+
+    __slots__ = ("stale",)
+
+    def __init__(self) -> None:
+        self.stale = False
 
 
 class RobotsdMiddleware:
     """Checks every request through robotsd before it is downloaded, and drops the ones
     robots.txt disallows with :class:`Disallowed` (an ``IgnoreRequest``, so the request's
     errback sees it). Requests for ``/robots.txt`` itself, non-HTTP(S) URLs and requests with
-    ``meta["dont_obey_robotstxt"]`` go through unchecked."""
+    ``meta["dont_obey_robotstxt"]`` go through unchecked.
+
+    With pacing (``ROBOTSD_PACE``, on by default) each check reserves the request's fetch slot
+    for the whole fleet and the request waits for it; the site's 429, 503, other 5xx and
+    timeouts are reported to robotsd, which slows the origin down for every worker."""
 
     def __init__(self, crawler: Crawler, client: Optional[AsyncClient] = None) -> None:
         settings = crawler.settings
@@ -162,16 +164,23 @@ class RobotsdMiddleware:
         self._user_agent: Optional[str] = settings.get("ROBOTSD_USER_AGENT") or None
         self._default_user_agent: str = settings.get("USER_AGENT") or "Scrapy"
         self._fail_open = settings.getbool("ROBOTSD_FAIL_OPEN", False)
+        self._pace = settings.getbool("ROBOTSD_PACE", True)
+        self._feedback = settings.getbool("ROBOTSD_FEEDBACK", self._pace)
         self._obey_crawl_delay = settings.getbool("ROBOTSD_OBEY_CRAWL_DELAY", True)
         self._max_crawl_delay = settings.getfloat("ROBOTSD_MAX_CRAWL_DELAY", 60.0)
         self._batch_size = max(1, min(MAX_BATCH, settings.getint("ROBOTSD_BATCH_SIZE", 100)))
         self._batch_wait = max(0.0, settings.getfloat("ROBOTSD_BATCH_WAIT", 0.005))
         self._batcher: Optional[_Batcher] = None
+        self._reporter: Optional[_Reporter] = None
+        self._waiting: dict[str, set[_Waiter]] = {}
+        self._slots_settable = True
         self._failing = False
+        self._feedback_failing = False
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsdMiddleware:
         middleware = cls(crawler)
+        crawler.signals.connect(middleware._spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(middleware._spider_closed, signal=signals.spider_closed)
         return middleware
 
@@ -187,24 +196,40 @@ class RobotsdMiddleware:
         self._stats_inc("batches")
         self._stats_max("batch_size_max", size)
 
-    def _get_batcher(self) -> _Batcher:
+    def _get_client(self) -> AsyncClient:
         # Made on first use, inside the reactor's running event loop, which its pool binds to.
+        if self._client is None:
+            assert self._base_url is not None
+            self._client = AsyncClient(self._base_url, token=self._token, timeout=self._timeout)
+        return self._client
+
+    def _get_batcher(self) -> _Batcher:
         if self._batcher is None:
-            if self._client is None:
-                assert self._base_url is not None
-                self._client = AsyncClient(
-                    self._base_url, token=self._token, timeout=self._timeout
-                )
             self._batcher = _Batcher(
-                self._client, self._batch_size, self._batch_wait, self._on_batch
+                self._get_client(),
+                self._batch_size,
+                self._batch_wait,
+                self._on_batch,
+                lambda: self._pace,
             )
         return self._batcher
+
+    def _get_reporter(self) -> _Reporter:
+        if self._reporter is None:
+            self._reporter = _Reporter(
+                self._get_client(),
+                self._batch_size,
+                self._batch_wait,
+                self._on_reports_sent,
+                self._on_reports_failed,
+            )
+        return self._reporter
 
     def _agent(self, request: Request) -> str:
         if self._user_agent:
             return self._user_agent
-        # UserAgentMiddleware (priority 500) has not run yet at 100; a header set on the
-        # request itself has.
+        # UserAgentMiddleware (priority 500) has set the header when this middleware comes
+        # after it; a header set on the request itself is taken too.
         header = request.headers.get(b"User-Agent")
         if header:
             return header.decode("latin-1")
@@ -212,7 +237,8 @@ class RobotsdMiddleware:
         return str(spider_agent or self._default_user_agent)
 
     async def process_request(self, request: Request, spider: Optional[Spider] = None) -> None:
-        """Drop ``request`` if robotsd says no, or could not say and ROBOTSD_FAIL_OPEN is off."""
+        """Drop ``request`` if robotsd says no, or could not say and ROBOTSD_FAIL_OPEN is off;
+        with pacing, return once its slot has come."""
         parsed = urlparse_cached(request)
         if (
             request.meta.get("dont_obey_robotstxt")
@@ -222,8 +248,42 @@ class RobotsdMiddleware:
         ):
             return
         self._stats_inc("checked")
-        batcher = self._get_batcher()
         ua = self._agent(request)
+        origin = _origin(parsed)
+        # Registered before the first ask: a pushback seen while it is on its way makes its
+        # slot stale too.
+        waiter = self._enter(origin) if self._pace else None
+        try:
+            answer = await self._ask(request, ua, origin)
+            while answer is not None and answer.allowed and isinstance(answer.pace, PaceJson):
+                if await self._wait_for_slot(request, answer.pace, waiter):
+                    break
+                answer = await self._ask(request, ua, origin)
+        finally:
+            if waiter is not None:
+                self._leave(origin, waiter)
+        if answer is None:  # not checked, fetched anyway (ROBOTSD_FAIL_OPEN)
+            return
+        request.meta[META_KEY] = answer
+        if self._obey_crawl_delay and answer.crawl_delay and answer.pace is msgspec.UNSET:
+            self._keep_gap(request, answer.crawl_delay)
+        if not answer.allowed:
+            self._stats_inc("disallowed")
+            self._stats_inc(f"disallowed/{answer.reason}")
+            error = Disallowed(request, answer)
+            logger.debug(str(error), extra={"spider": self.crawler.spider})
+            raise error
+        self._stats_inc("allowed")
+
+    async def _ask(
+        self, request: Request, ua: str, origin: str, *, again: bool = False
+    ) -> Optional[CheckResponse]:
+        """robotsd's answer (with a slot, when pacing), or None when robotsd could not answer
+        and ROBOTSD_FAIL_OPEN lets the request through (else :class:`CheckFailed` is raised)."""
+        if self._pace and self._reporter is not None:
+            # A slot asked for before robotsd has this origin's pushback would not honour it.
+            await self._reporter.settled(origin)
+        batcher = self._get_batcher()
         result: Union[Result, RobotsdError]
         try:
             result = await batcher.check(request.url, ua)
@@ -232,25 +292,64 @@ class RobotsdMiddleware:
                 # answer; robotsd goes on fetching, and answers from its cache once done.
                 result = await batcher.check(request.url, ua)
         except RobotsdError as e:
+            if isinstance(e, ProblemError) and e.parameter == "pace" and not again:
+                if self._pace:
+                    self._pace = False
+                    logger.warning(
+                        "robotsd at %(url)s does not take pace=true (older than pacing): "
+                        "this crawl goes on without fleet pacing, keeping crawl-delay on "
+                        "Scrapy's download slots (%(error)s)",
+                        {"url": self._base_url, "error": e},
+                        extra={"spider": self.crawler.spider},
+                    )
+                return await self._ask(request, ua, origin, again=True)
             result = e
         if isinstance(result, Problem):
             result = ProblemError(result)
         if isinstance(result, RobotsdError):
             self._could_not_check(request, result)
-            return
+            return None
         if self._failing:
             self._failing = False
             logger.info("robotsd answers again")
-        request.meta[META_KEY] = result
-        if self._obey_crawl_delay and result.crawl_delay:
-            self._apply_crawl_delay(request, result.crawl_delay)
-        if not result.allowed:
-            self._stats_inc("disallowed")
-            self._stats_inc(f"disallowed/{result.reason}")
-            error = Disallowed(request, result)
-            logger.debug(str(error), extra={"spider": self.crawler.spider})
-            raise error
-        self._stats_inc("allowed")
+        return result
+
+    async def _wait_for_slot(
+        self, request: Request, pace: PaceJson, waiter: Optional[_Waiter]
+    ) -> bool:
+        """Waits as ``pace`` says; True when the slot is the request's to fetch in now, False
+        when it must ask again (deferred, or reserved before the site pushed back)."""
+        # The interval before the slowdown, kept on Scrapy's download slot as well: a floor
+        # from this process's previous fetch, which the fleet's slots already keep (so it
+        # adds nothing), against the event loop waking a request late and two starts
+        # bunching up; the slowdown itself is in robotsd's slots.
+        self._keep_gap(request, pace.interval_ms / 1000.0 / max(1.0, pace.slowdown))
+        reserved = pace.outcome == "reserved"
+        wait = pace.wait_ms / 1000.0
+        if not reserved:
+            wait = max(wait, _MIN_ASK_AGAIN)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        if reserved and not (waiter is not None and waiter.stale):
+            self._stats_inc("pace/reserved")
+            self._stats_max("pace/wait_max", wait)
+            return True
+        self._stats_inc("pace/stale" if reserved else "pace/deferred")
+        if waiter is not None:
+            waiter.stale = False
+        return False
+
+    def _enter(self, origin: str) -> _Waiter:
+        waiter = _Waiter()
+        self._waiting.setdefault(origin, set()).add(waiter)
+        return waiter
+
+    def _leave(self, origin: str, waiter: _Waiter) -> None:
+        waiters = self._waiting.get(origin)
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self._waiting[origin]
 
     def _could_not_check(self, request: Request, error: RobotsdError) -> None:
         if isinstance(error, ProblemError):
@@ -273,17 +372,30 @@ class RobotsdMiddleware:
         self._stats_inc("fail_closed")
         raise CheckFailed(request, error)
 
-    def _apply_crawl_delay(self, request: Request, crawl_delay: float) -> None:
-        engine = self.crawler.engine
-        if engine is None:
+    def _keep_gap(self, request: Request, gap: float) -> None:
+        """Makes the request's download slot start no two downloads closer than ``gap``
+        seconds (at most ROBOTSD_MAX_CRAWL_DELAY), and :data:`_GAP_MARGIN`: its delay raised
+        to that (never lowered), and its random variation (DOWNLOAD_DELAY_JITTER,
+        RANDOMIZE_DOWNLOAD_DELAY) narrowed so that the shortest delay it draws is still that."""
+        if not self._slots_settable:
             return
+        try:
+            engine = self.crawler.engine
+        except RuntimeError:  # a newer Scrapy, outside a crawl: no download slots
+            return
+        if engine is None:  # an older one
+            return
+        gap = min(gap, self._max_crawl_delay)
+        if gap <= 0:
+            return
+        floor = gap + _GAP_MARGIN
         downloader = engine.downloader
-        delay = min(crawl_delay, self._max_crawl_delay)
         # The slot is made here if need be (as the downloader would right after this
         # middleware), so that the first burst to an origin is already spaced out. Scrapy
-        # before 2.14 requires the spider argument, later ones warn when given it.
+        # before 2.14 requires the spider argument, later ones warn when given it; newer ones
+        # name the random variation `jitter` (a magnitude) instead of `randomize_delay` (±50%).
         # _get_slot is Scrapy's private API: should a later Scrapy change it, the crawl goes
-        # on without crawl-delay (said once) rather than failing every request.
+        # on without the gap kept on slots (said once) rather than failing every request.
         try:
             get_slot: Any = downloader._get_slot
             spider_param = inspect.signature(get_slot).parameters.get("spider")
@@ -291,19 +403,123 @@ class RobotsdMiddleware:
                 _, slot = get_slot(request, self.crawler.spider)
             else:
                 _, slot = get_slot(request)
-            slot_delay = float(slot.delay)
+            delay = float(slot.delay)
+            if hasattr(slot, "jitter"):
+                jitter = float(slot.jitter)
+                new_delay, new_jitter = _floored(delay, jitter, floor)
+                if (new_delay, new_jitter) != (delay, jitter):
+                    slot.delay, slot.jitter = new_delay, new_jitter
+            else:
+                randomize = bool(slot.randomize_delay)
+                new_delay, new_jitter = _floored(delay, 0.5 if randomize else 0.0, floor)
+                if new_delay != delay or (randomize and new_jitter < 0.5):
+                    slot.delay = max(delay, floor)
+                    slot.randomize_delay = False
         except (AttributeError, TypeError, ValueError) as e:
-            self._obey_crawl_delay = False
+            self._slots_settable = False
             logger.warning(
-                "robotsd: cannot set crawl-delay on this Scrapy's download slots (%s); "
-                "crawl-delay is not obeyed in this crawl",
+                "robotsd: cannot set a delay on this Scrapy's download slots (%s); "
+                "crawl-delay is not kept on them in this crawl",
                 e,
                 extra={"spider": self.crawler.spider},
             )
             return
-        if slot_delay < delay:
-            slot.delay = delay
-            self._stats_max("crawl_delay_max", delay)
+        self._stats_max("crawl_delay_max", gap)
+
+    def process_response(
+        self, request: Request, response: Response, spider: Optional[Spider] = None
+    ) -> Response:
+        """Reports a 429, 503 or other 5xx to robotsd (with its ``Retry-After``), and, while
+        the origin is slowed down, the other answers, which ease the slowdown. A response
+        from Scrapy's HTTP cache is not the site's answer now, and is not reported."""
+        if not self._feedback or "cached" in response.flags:
+            return response
+        status = response.status
+        if status == 429 or status >= 500:
+            header = response.headers.get(b"Retry-After")
+            retry_after = header.decode("latin-1").strip() if header else None
+            self._report(request, status=status, retry_after=retry_after or None, pushback=True)
+        elif _slowed(request.meta.get(META_KEY)):
+            self._report(request, status=status)
+        return response
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: Optional[Spider] = None
+    ) -> None:
+        """Reports a download that timed out to robotsd; lets every exception go on."""
+        if self._feedback and isinstance(exception, _TIMEOUTS):
+            self._report(request, timeout=True, pushback=True)
+
+    def _report(
+        self,
+        request: Request,
+        *,
+        status: Optional[int] = None,
+        retry_after: Optional[str] = None,
+        timeout: bool = False,
+        pushback: bool = False,
+    ) -> None:
+        parsed = urlparse_cached(request)
+        if parsed.scheme not in ("http", "https"):
+            return
+        origin = _origin(parsed)
+        if pushback:
+            # The slots already handed out for this origin were reserved before robotsd knew:
+            # each is given up for a new one, asked for once this report is in.
+            for waiter in self._waiting.get(origin, ()):
+                waiter.stale = True
+            self._stats_inc("feedback/timeout" if timeout else "feedback/pushback")
+        report = _report_item(request.url, status, retry_after, timeout)
+        self._get_reporter().add(origin, report)
+        self._stats_inc("feedback/reported")
+
+    def _on_reports_sent(self, results: list[FeedbackResult]) -> None:
+        if self._feedback_failing:
+            self._feedback_failing = False
+            logger.info("robotsd takes reports again")
+        for result in results:
+            if isinstance(result, Problem):
+                self._stats_inc("feedback/problem")
+                logger.debug("robotsd refused a report: %s", result.detail)
+            else:
+                self._stats_max("feedback/slowdown_max", result.pace.slowdown)
+
+    def _on_reports_failed(self, count: int, error: Exception) -> None:
+        self._stats_inc("feedback/failed", count)
+        log = logger.debug if self._feedback_failing else logger.warning
+        self._feedback_failing = True
+        log(
+            "robotsd could not take %(count)d report(s) of what the sites answered: %(error)s",
+            {"count": count, "error": error},
+            extra={"spider": self.crawler.spider},
+        )
+
+    def _spider_opened(self) -> None:
+        if not self._feedback:
+            return
+        # Responses go through the middlewares from the downloader's end: one placed before
+        # RetryMiddleware never sees the 429s, 5xx and timeouts it retries.
+        from scrapy.downloadermiddlewares.retry import RetryMiddleware
+
+        try:
+            engine = self.crawler.engine
+        except RuntimeError:
+            return
+        if engine is None:
+            return
+        middlewares = list(getattr(engine.downloader.middleware, "middlewares", ()))
+        mine = next((i for i, m in enumerate(middlewares) if m is self), None)
+        retry = next(
+            (i for i, m in enumerate(middlewares) if isinstance(m, RetryMiddleware)), None
+        )
+        if mine is not None and retry is not None and mine < retry:
+            logger.warning(
+                "robotsd.scrapy.RobotsdMiddleware comes before RetryMiddleware in "
+                "DOWNLOADER_MIDDLEWARES, so it does not see (nor report to robotsd) the 429s, "
+                "5xx and timeouts that RetryMiddleware retries: give it a priority above "
+                "RetryMiddleware's (550), such as 570",
+                extra={"spider": self.crawler.spider},
+            )
 
     async def _spider_closed(self) -> None:
         await self._close()
@@ -311,5 +527,7 @@ class RobotsdMiddleware:
     async def _close(self) -> None:
         if self._batcher is not None:
             await self._batcher.close()
+        if self._reporter is not None:
+            await self._reporter.close()
         if self._client is not None and self._owns_client:
             await self._client.aclose()
