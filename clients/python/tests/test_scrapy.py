@@ -157,7 +157,9 @@ def test_concurrent_requests_share_batches(
 
     outcomes = asyncio.run(main())
 
-    assert len(posts) == math.ceil(requests / batch_size)
+    # A request that woke up too late for its slot asks again, in a batch of its own or shared.
+    late = crawler.stats.get_value("robotsd/pace/late", 0) if crawler.stats is not None else 0
+    assert math.ceil(requests / batch_size) <= len(posts) <= math.ceil(requests / batch_size) + late
     allowed = set(allowed_paths(robotsd.url, site.url, CRAWLER_UA))
     for (request, outcome), path in zip(outcomes, paths):
         if path in allowed:
@@ -174,6 +176,16 @@ def test_concurrent_requests_share_batches(
 
 # Pacing: a site whose robots.txt asks for 0.2 s between fetches, small enough to crawl fast.
 CRAWL_DELAY = 0.2
+#: How much closer together than their slots two fetches may reach the site, beyond the
+#: lateness a slot allows (a twentieth of the interval here). robotsd keeps the interval between
+#: the times the fetches may start, and the middleware lets a request go on at most that late;
+#: after it, Scrapy's downloader takes a few turns of the reactor to send the request (the other
+#: middlewares, the download slot's queue, the connection pool), and the site sees the fetch
+#: when its handler runs. On a loaded two-core machine those turns once took 19 ms for one fetch
+#: and none for the next. Any real pacing error is a whole interval. (Without pacing, the
+#: download slot's own margin keeps the gaps at the crawl-delay or more.)
+ARRIVAL_JITTER = 0.02
+PACED_FLOOR = CRAWL_DELAY - CRAWL_DELAY / 20 - ARRIVAL_JITTER
 PACED_ROBOTS = f"""User-agent: *
 Disallow: /private/
 Crawl-delay: {CRAWL_DELAY}
@@ -202,7 +214,7 @@ def test_pacing_keeps_the_crawl_delay_between_any_two_fetches(
     assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
     assert site.pages() == allowed and all(site.hits[p] == 1 for p in allowed)
     gaps = fetch_gaps(site)
-    assert min(gaps) >= CRAWL_DELAY, gaps
+    assert min(gaps) >= PACED_FLOOR, gaps
     # Nothing on top of the slots: Scrapy's own slot delay is only a floor under them.
     assert statistics.median(gaps) < 1.5 * CRAWL_DELAY, gaps
     # One slot per fetch, reserved with its check (a disallowed URL reserves none).
@@ -248,7 +260,7 @@ def test_a_429_is_reported_and_the_next_fetch_waits_for_its_retry_after(
     assert later, site.arrivals
     # Slots reserved before the 429 were given up for new ones after its Retry-After.
     assert min(later) - refused_at >= 1.0, site.arrivals
-    assert min(fetch_gaps(site)) >= CRAWL_DELAY, site.arrivals
+    assert min(fetch_gaps(site)) >= PACED_FLOOR, site.arrivals
     assert crawl.stat("feedback/pushback") == 1
     assert crawl.stat("pace/stale") >= 1
     assert crawl.stat("feedback/failed") is None
@@ -269,7 +281,7 @@ def test_deferred_slots_are_asked_for_again_and_everything_is_crawled(
     assert crawl.returncode == 0, crawl.log[-5000:]
     assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
     assert site.pages() == allowed and all(site.hits[p] == 1 for p in allowed)
-    assert min(fetch_gaps(site)) >= CRAWL_DELAY, fetch_gaps(site)
+    assert min(fetch_gaps(site)) >= PACED_FLOOR, fetch_gaps(site)
     assert crawl.stat("pace/reserved") == len(allowed)
     assert crawl.stat("pace/deferred") > 0
     assert robotsd.metric("robotsd_pace_reservations_total", outcome="deferred") > 0

@@ -62,6 +62,19 @@ _MIN_ASK_AGAIN = 0.01
 #: site saw two fetches up to a few milliseconds closer than the crawl-delay.
 _GAP_MARGIN = 0.010
 
+#: The most a request may go on late for its slot, in seconds (:func:`_lateness`).
+_LATE = 0.025
+
+
+def _lateness(interval: float) -> float:
+    """How late a request may go on after a slot of ``interval`` seconds. A request that wakes
+    up later gives the slot up and asks for another: robotsd hands the next slot, perhaps
+    another worker's, one interval after this one, so a fetch that starts late would shorten
+    that gap at the site. With this bound the site sees at least 95% of an interval of 0.1 s or
+    more; for tiny intervals it is 5 ms, as asyncio wakes a sleeper a millisecond or two late
+    as a matter of course."""
+    return min(_LATE, max(0.005, interval / 20.0))
+
 #: What a download that timed out raises: a newer Scrapy's own exception, Twisted's before it.
 _TIMEOUTS: tuple[type[BaseException], ...] = tuple(
     t
@@ -319,22 +332,31 @@ class RobotsdMiddleware:
     ) -> bool:
         """Waits as ``pace`` says; True when the slot is the request's to fetch in now, False
         when it must ask again (deferred, or reserved before the site pushed back)."""
-        # The interval before the slowdown, kept on Scrapy's download slot as well: a floor
-        # from this process's previous fetch, which the fleet's slots already keep (so it
-        # adds nothing), against the event loop waking a request late and two starts
-        # bunching up; the slowdown itself is in robotsd's slots.
-        self._keep_gap(request, pace.interval_ms / 1000.0 / max(1.0, pace.slowdown))
+        # The interval before the slowdown, less twice the lateness allowed, kept on Scrapy's
+        # download slot as well: a floor from this process's previous fetch against two
+        # starts bunching up, which never holds back a request on time for its slot (a delay
+        # there would pass on to the next slot, perhaps another worker's). robotsd's slots
+        # keep the interval, and the slowdown.
+        interval = pace.interval_ms / 1000.0 / max(1.0, pace.slowdown)
+        late = _lateness(pace.interval_ms / 1000.0)
+        self._keep_gap(request, interval, margin=-2 * late)
         reserved = pace.outcome == "reserved"
         wait = pace.wait_ms / 1000.0
         if not reserved:
             wait = max(wait, _MIN_ASK_AGAIN)
+        loop = asyncio.get_running_loop()
+        at = loop.time() + pace.wait_ms / 1000.0
         if wait > 0:
             await asyncio.sleep(wait)
-        if reserved and not (waiter is not None and waiter.stale):
+        stale = waiter is not None and waiter.stale
+        if reserved and not stale and loop.time() - at <= late:
             self._stats_inc("pace/reserved")
             self._stats_max("pace/wait_max", wait)
             return True
-        self._stats_inc("pace/stale" if reserved else "pace/deferred")
+        if reserved and not stale:
+            self._stats_inc("pace/late")
+        else:
+            self._stats_inc("pace/stale" if reserved else "pace/deferred")
         if waiter is not None:
             waiter.stale = False
         return False
@@ -372,9 +394,9 @@ class RobotsdMiddleware:
         self._stats_inc("fail_closed")
         raise CheckFailed(request, error)
 
-    def _keep_gap(self, request: Request, gap: float) -> None:
+    def _keep_gap(self, request: Request, gap: float, margin: float = _GAP_MARGIN) -> None:
         """Makes the request's download slot start no two downloads closer than ``gap``
-        seconds (at most ROBOTSD_MAX_CRAWL_DELAY), and :data:`_GAP_MARGIN`: its delay raised
+        seconds (at most ROBOTSD_MAX_CRAWL_DELAY), and ``margin`` (negative: less): its delay raised
         to that (never lowered), and its random variation (DOWNLOAD_DELAY_JITTER,
         RANDOMIZE_DOWNLOAD_DELAY) narrowed so that the shortest delay it draws is still that."""
         if not self._slots_settable:
@@ -388,7 +410,10 @@ class RobotsdMiddleware:
         gap = min(gap, self._max_crawl_delay)
         if gap <= 0:
             return
-        floor = gap + _GAP_MARGIN
+        floor = gap + margin
+        if floor <= 0:
+            self._stats_max("crawl_delay_max", gap)
+            return
         downloader = engine.downloader
         # The slot is made here if need be (as the downloader would right after this
         # middleware), so that the first burst to an origin is already spaced out. Scrapy
