@@ -2,13 +2,15 @@
 // A CheerioCrawler that asks robotsd about every URL, for the end-to-end test the crawlers of
 // every ecosystem share:
 //
-//   node examples/crawlee-crawl.mjs --robotsd http://127.0.0.1:PORT --start http://127.0.0.1:SITEPORT/ --ua AGENT
+//   node examples/crawlee-crawl.mjs --robotsd http://127.0.0.1:PORT --start http://127.0.0.1:SITEPORT/ --ua AGENT [--no-pace]
 //
 // It crawls from --start, following every <a href> on the same origin (each page once), with
 // withRobotsd(CheerioCrawler): Crawlee's own robots.txt support, answered by robotsd, so that a
 // disallowed URL is skipped before anything is sent to the site. When done it prints one line of
 // JSON to stdout, {"fetched": [...], "disallowed": [...]}: the paths fetched and the paths robotsd
-// refused, sorted. Logs go to stderr. Exit status 0, or 1 when a page could not be crawled
+// refused, sorted. Each fetch waits for the slot robotsd reserves for it, and the site's pushback is
+// reported to robotsd (withRobotsd's default); --no-pace asks robotsd for verdicts only, and the
+// crawler keeps the crawl-delay by itself. Logs go to stderr. Exit status 0, or 1 when a page could not be crawled
 // (robotsd unreachable included: the crawler fails closed), 2 for a usage error.
 //
 // Run `npm ci && npm run build` in clients/typescript first.
@@ -24,11 +26,16 @@ import { withRobotsd } from "@robotsd/client/crawlee";
 // Crawlee writes its info lines with console.log: stdout is kept for the result line alone.
 console.log = console.error;
 
-const usage = "usage: crawlee-crawl.mjs --robotsd URL --start URL --ua AGENT";
+const usage = "usage: crawlee-crawl.mjs --robotsd URL --start URL --ua AGENT [--no-pace]";
 let options;
 try {
   options = parseArgs({
-    options: { robotsd: { type: "string" }, start: { type: "string" }, ua: { type: "string" } },
+    options: {
+      robotsd: { type: "string" },
+      start: { type: "string" },
+      ua: { type: "string" },
+      "no-pace": { type: "boolean" },
+    },
     strict: true,
   }).values;
 } catch (error) {
@@ -54,6 +61,7 @@ process.env.CRAWLEE_STORAGE_DIR = storage;
 
 const Crawler = withRobotsd(CheerioCrawler, client, {
   ua,
+  pace: !options["no-pace"],
   onAnswer: (answer, url) => {
     if (!answer.allowed) disallowed.add(new URL(url).pathname);
   },

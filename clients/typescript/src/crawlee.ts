@@ -12,6 +12,7 @@
  */
 import {
   type CheckResponse,
+  type Pace,
   type Problem,
   type RobotsdClient,
   type Rule,
@@ -19,6 +20,8 @@ import {
   RobotsdError,
   isProblem,
 } from "./index.js";
+import { failed, responded, started } from "./navigation.js";
+import { Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
 
 /** Options of {@link withRobotsd}, {@link robotsdPreNavigationHook} and {@link filterAllowed}. */
 export interface RobotsdCrawleeOptions {
@@ -37,6 +40,22 @@ export interface RobotsdCrawleeOptions {
   failOpen?: boolean;
   /** Sees every answer, allowed or not, before the request goes on: its `crawl_delay`, `usage`, ... */
   onAnswer?: (answer: CheckResponse, url: string) => void | Promise<void>;
+  /**
+   * Fleet-wide pacing, on by default. Right before each fetch, robotsd reserves the fetch's slot
+   * (`GET /v1/check?pace=true` for the request's URL) and the request waits for it, so that every
+   * worker of a fleet that shares robotsd keeps each origin's crawl-delay together (robotsd's
+   * `--default-crawl-delay`, 1 s, where robots.txt states none). A 429 or 503 (with its
+   * `Retry-After`), another 5xx, a timeout or another navigation error is reported to robotsd
+   * (`POST /v1/feedback`), which slows the origin down for the whole fleet.
+   *
+   * `false`: robotsd is only asked for verdicts, and the crawler keeps the crawl-delay of
+   * robotsd's answer by itself, per origin, across its concurrency (none where robots.txt states
+   * none); nothing is reported.
+   *
+   * Either way, the starts of two fetches to one origin from this process are never closer than
+   * that interval, and a `Retry-After` of a 429 or 503 holds the origin back.
+   */
+  pace?: boolean;
 }
 
 /** What the hook records in `request.userData.robotsd`, for the request handler to read. */
@@ -46,8 +65,14 @@ export interface RobotsdVerdict {
   reason: CheckResponse["reason"];
   /** The rule that decided, or null when none matched. */
   rule: Rule | null;
-  /** The applied groups' crawl-delay in seconds, or null. robotsd reports it; honouring it is yours. */
+  /** The applied groups' crawl-delay in seconds, or null. The fetch keeps it (see the `pace` option). */
   crawlDelay: number | null;
+  /**
+   * The slot robotsd reserved for this fetch (pacing on), once the request has waited for it:
+   * its `interval_ms`, `slowdown`, ... Null before that, when pacing is off, or when robotsd
+   * could not reserve one (`failOpen`).
+   */
+  pace: Pace | null;
 }
 
 /** The agent checked when none is configured and none can be read from the request. */
@@ -94,6 +119,13 @@ export type CrawlerClass = new (...args: any[]) => {
  * When robotsd cannot answer, the request is skipped the same way, with a warning that names the
  * error (fail closed), or fetched unchecked with `failOpen`.
  *
+ * Pacing is on by default (the `pace` option): in crawlers with `preNavigationHooks` (HTTP and
+ * browser crawlers), each request waits for the slot robotsd reserves for it, right before its
+ * fetch, and a site's pushback (429, 5xx, timeouts) is reported to robotsd. With `pace: false`
+ * the crawler keeps the crawl-delay itself. Either way, two fetches to one origin never start
+ * closer than the interval. A request whose slot robotsd cannot reserve fails (Crawlee retries
+ * it), or is fetched with the last interval known with `failOpen`.
+ *
  * Needs Crawlee 3.13.2 or later (tested with 3.18).
  */
 export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdClient, options: WithRobotsdOptions = {}): C {
@@ -102,9 +134,12 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       "withRobotsd: expected a Crawlee crawler class with robots.txt support (respectRobotsTxtFile, Crawlee 3.13.2 or later)",
     );
   }
+  const pacer = Pacer.for(client);
+  const pace = options.pace !== false;
   const RobotsdCrawler = class extends Crawler {
     readonly #answers = new AnswerCache();
     readonly #agent: string | string[];
+    readonly #warn: Warn = (message) => (this as unknown as CrawleeInternals).log?.warning(message);
 
     constructor(...args: any[]) {
       const [crawlerOptions, ...rest] = args as [Record<string, unknown> | undefined, ...unknown[]];
@@ -112,9 +147,29 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       super({ ...crawlerOptions, respectRobotsTxtFile: respect ?? true }, ...rest);
       this.#agent = options.ua ?? (typeof respect === "object" ? respect?.userAgent : undefined) ?? DEFAULT_AGENT;
       const crawler = this as unknown as CrawleeInternals;
-      // First, so that the user's own hooks can read it; a new array, as the user's may be shared.
+      // New arrays, as the user's may be shared. The answer is recorded first, so that the user's
+      // own hooks can read it; the wait for the slot comes last, right before the fetch.
       if (Array.isArray(crawler.preNavigationHooks)) {
-        crawler.preNavigationHooks = [(context: PreNavigationContext) => this.#record(context), ...crawler.preNavigationHooks];
+        crawler.preNavigationHooks = [
+          (context: PreNavigationContext) => this.#record(context),
+          ...crawler.preNavigationHooks,
+          (context: PreNavigationContext, navigationOptions: unknown) => this.#pace(context, navigationOptions),
+        ];
+        // First: what the site answered counts even if a later hook throws.
+        crawler.postNavigationHooks = [
+          (context: PostNavigationContext) => responded(context, pacer, pace, this.#warn),
+          ...(crawler.postNavigationHooks ?? []),
+        ];
+        // A navigation that failed (timed out, reset, refused) reaches these instead: Crawlee calls
+        // errorHandler before a retry, failedRequestHandler after the last attempt.
+        const warn = this.#warn;
+        for (const name of ["errorHandler", "failedRequestHandler"] as const) {
+          const handler = crawler[name];
+          crawler[name] = function (this: unknown, context: ErrorContext, error: unknown) {
+            failed(context, pacer, pace, warn);
+            return handler?.call(this, context, error);
+          };
+        }
       }
     }
 
@@ -217,6 +272,50 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       const outcome = await this.#answers.peek(context.request.url);
       if (outcome && "answer" in outcome) context.request.userData.robotsd = verdictOf(outcome.answer);
     }
+
+    /**
+     * The last pre-navigation hook: waits until the fetch may start. With pacing, for the slot
+     * robotsd reserves for it now (not when it was enqueued: a slot is for one fetch, right
+     * away); without, for the crawl-delay of the answer the request was let through with.
+     */
+    async #pace(context: PreNavigationContext, navigationOptions: unknown): Promise<void> {
+      const { request } = context;
+      const url = request.url;
+      if (!(this as unknown as CrawleeInternals).respectRobotsTxtFile || isRobotsTxt(url)) return;
+      const outcome = await this.#answers.peek(url);
+      const known = outcome && "answer" in outcome ? outcome.answer : undefined;
+      if (!pace) {
+        await pacer.claim(url, known ? crawlDelayMs(known.crawl_delay) : pacer.intervalFor(url));
+        await started(context, navigationOptions, pacer);
+        return;
+      }
+      let slot: Slot;
+      try {
+        slot = await pacer.slot(url, this.#agent, await pacer.reserve(url, this.#agent));
+      } catch (error) {
+        if (!options.failOpen) {
+          this.#warn(`robotsd could not reserve a slot for ${url}, not fetching it now: ${messageOf(error)}`);
+          // robotsd may come back: Crawlee's retries are for that. A problem with the URL will not change.
+          if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
+          throw error;
+        }
+        this.#warn(`robotsd could not reserve a slot for ${url}, fetching it with local pacing only (failOpen): ${messageOf(error)}`);
+        await pacer.claim(url, pacer.intervalFor(url, known?.crawl_delay));
+        await started(context, navigationOptions, pacer);
+        return;
+      }
+      const verdict = request.userData.robotsd as RobotsdVerdict | undefined;
+      const take = (taken: Slot) => {
+        if (!taken.answer.allowed) {
+          // robots.txt changed since the request was let through: it is not fetched.
+          request.noRetry = true;
+          throw new DisallowedError(url, taken.answer);
+        }
+        if (verdict) verdict.pace = taken.answer.pace ?? null;
+      };
+      take(slot);
+      await started(context, navigationOptions, pacer, async () => take((slot = await pacer.keep(url, this.#agent, slot))));
+    }
   };
   // Crawlee names the crawler's log after its class: the logs read as the base crawler's.
   Object.defineProperty(RobotsdCrawler, "name", { value: Crawler.name });
@@ -231,6 +330,9 @@ interface CrawleeInternals {
     warning(message: string, data?: Record<string, unknown>): void;
   };
   preNavigationHooks?: unknown[];
+  postNavigationHooks?: unknown[];
+  errorHandler?: (context: ErrorContext, error: unknown) => unknown;
+  failedRequestHandler?: (context: ErrorContext, error: unknown) => unknown;
   getRobotsTxtFileForUrl(url: string): Promise<unknown>;
 }
 
@@ -342,12 +444,33 @@ export interface RequestLike {
 /** The parts of a Crawlee crawling context the hook uses (`page` only in browser crawlers). */
 export interface PreNavigationContext {
   request: RequestLike;
-  log?: { info(message: string, data?: Record<string, unknown>): void };
+  log?: { info(message: string, data?: Record<string, unknown>): void; warning?(message: string): void };
   page?: { evaluate(expression: string): Promise<unknown> };
+}
+
+/**
+ * The parts of a Crawlee crawling context {@link robotsdPostNavigationHook} uses: `response` is
+ * got's (`statusCode`, `headers`) in HTTP crawlers, Playwright's or Puppeteer's (`status()`,
+ * `headers()`) in browser crawlers.
+ */
+export interface PostNavigationContext {
+  request: RequestLike;
+  response?: unknown;
+  log?: { warning?(message: string): void };
+}
+
+/** The parts of a Crawlee crawling context {@link robotsdErrorHandler} uses. */
+export interface ErrorContext {
+  request: RequestLike;
+  log?: { warning?(message: string): void };
 }
 
 /** A Crawlee pre-navigation hook. */
 export type PreNavigationHook = (context: PreNavigationContext, navigationOptions?: unknown) => Promise<void>;
+/** A Crawlee post-navigation hook. */
+export type PostNavigationHook = (context: PostNavigationContext) => Promise<void>;
+/** A Crawlee `errorHandler` or `failedRequestHandler`. */
+export type ErrorHandler = (context: ErrorContext, error?: unknown) => Promise<void>;
 
 /**
  * A hook for `preNavigationHooks` of any Crawlee crawler (CheerioCrawler, PlaywrightCrawler, ...):
@@ -362,40 +485,130 @@ export type PreNavigationHook = (context: PreNavigationContext, navigationOption
  * links you enqueue with {@link filterAllowed} and a disallowed URL never becomes a request at all;
  * the hook then guards the rest (start URLs, `addRequests`).
  *
- * Prefer {@link withRobotsd}, which skips a disallowed request instead of failing it.
+ * Pacing is on by default (the `pace` option): the check reserves the fetch's slot
+ * (`pace=true`) and the hook waits for it, so put the hook last among `preNavigationHooks`, right
+ * before the fetch. With `pace: false` the hook keeps the answer's crawl-delay itself. Either way,
+ * two fetches to one origin never start closer than the interval, in this process. Add
+ * {@link robotsdPostNavigationHook} and {@link robotsdErrorHandler} to report to robotsd what the
+ * sites answered.
+ *
+ * Prefer {@link withRobotsd}, which skips a disallowed request instead of failing it, and reports.
  *
  * A request for `/robots.txt` itself goes through unasked: it is always allowed (RFC 9309 §2.5).
  */
 export function robotsdPreNavigationHook(client: RobotsdClient, options: RobotsdCrawleeOptions = {}): PreNavigationHook {
+  const pacer = Pacer.for(client);
+  const pace = options.pace !== false;
   return async (context, navigationOptions) => {
     const { request } = context;
     const url = request.url;
     if (isRobotsTxt(url)) return;
     const ua = options.ua ?? (await agentOf(context, navigationOptions));
-    let answer: CheckResponse;
-    try {
-      answer = await client.check(url, ua);
-    } catch (error) {
+    /** robotsd could not answer: with failOpen, the fetch goes on with the interval last kept; else it throws. */
+    const unanswered = async (error: unknown): Promise<void> => {
       if (options.failOpen && error instanceof RobotsdError) {
         context.log?.info(`robotsd: fetching ${url} unchecked (failOpen): ${(error as Error).message}`);
+        await pacer.claim(url, pacer.intervalFor(url));
+        await started(context, navigationOptions, pacer);
         return;
       }
       // An unavailable robotsd may come back: Crawlee's retries are for that. A problem with
       // the URL itself (4xx) will not change.
       if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
       throw error;
+    };
+    let answer: CheckResponse;
+    try {
+      answer = pace ? await pacer.reserve(url, ua) : await client.check(url, ua);
+    } catch (error) {
+      return unanswered(error);
     }
-    request.userData.robotsd = verdictOf(answer) satisfies RobotsdVerdict;
+    const verdict = verdictOf(answer) satisfies RobotsdVerdict;
+    request.userData.robotsd = verdict;
     await options.onAnswer?.(answer, url);
-    if (!answer.allowed) {
-      context.log?.info(`robotsd: skipping ${url}: disallowed ${because(answer)}`, {
-        reason: answer.reason,
-        line: answer.rule?.line ?? null,
+    let slot: Slot | undefined;
+    if (answer.allowed && pace) {
+      try {
+        slot = await pacer.slot(url, ua, answer);
+      } catch (error) {
+        return unanswered(error);
+      }
+      answer = slot.answer;
+    }
+    /** The answer the fetch goes on with: records it, or throws if it disallows. */
+    const take = (taken: CheckResponse) => {
+      if (taken.allowed) {
+        if (pace) verdict.pace = taken.pace ?? null;
+        return;
+      }
+      // Also when robots.txt changed while the request waited for its slot.
+      request.userData.robotsd = verdictOf(taken);
+      context.log?.info(`robotsd: skipping ${url}: disallowed ${because(taken)}`, {
+        reason: taken.reason,
+        line: taken.rule?.line ?? null,
       });
       request.noRetry = true;
-      throw new DisallowedError(url, answer);
+      throw new DisallowedError(url, taken);
+    };
+    take(answer);
+    if (!slot) {
+      if (!pace) await pacer.claim(url, crawlDelayMs(answer.crawl_delay));
+      await started(context, navigationOptions, pacer);
+      return;
     }
+    let held = slot;
+    await started(context, navigationOptions, pacer, async () => {
+      held = await pacer.keep(url, ua, held);
+      take(held.answer);
+    });
   };
+}
+
+/**
+ * A hook for `postNavigationHooks`, to go with {@link robotsdPreNavigationHook}: tells robotsd
+ * what the site answered a fetch the pre-navigation hook paced. A 429 or 503 (with its
+ * `Retry-After`) or another 5xx is reported at once (`POST /v1/feedback`): robotsd slows the
+ * origin down for the whole fleet, and slots this process reserved before it are given up. Other
+ * statuses are reported, in batches, only while robotsd says the origin is slowed down. A report
+ * that fails is logged as a warning; it never fails the crawl. Put it first among
+ * `postNavigationHooks`. With `pace: false` it reports nothing, and only keeps the `Retry-After`
+ * of a 429 or 503 for this process.
+ */
+export function robotsdPostNavigationHook(client: RobotsdClient, options: Pick<RobotsdCrawleeOptions, "pace"> = {}): PostNavigationHook {
+  const pacer = Pacer.for(client);
+  const pace = options.pace !== false;
+  return async (context) => responded(context, pacer, pace, warnOf(context));
+}
+
+/**
+ * For Crawlee's `errorHandler`, to go with {@link robotsdPreNavigationHook}: when a fetch the
+ * hook paced failed before the site answered (it timed out, the connection was refused or
+ * reset), it tells robotsd (a report with `timeout: true`), which slows the origin down for the
+ * whole fleet. Crawlee calls `errorHandler` before each retry and `failedRequestHandler` after
+ * the last attempt only, so call it from your `failedRequestHandler` too. It never throws.
+ */
+export function robotsdErrorHandler(client: RobotsdClient, options: Pick<RobotsdCrawleeOptions, "pace"> = {}): ErrorHandler {
+  const pacer = Pacer.for(client);
+  const pace = options.pace !== false;
+  return async (context) => failed(context, pacer, pace, warnOf(context));
+}
+
+function warnOf(context: { log?: { warning?(message: string): void } }): Warn {
+  return (message) => context.log?.warning?.(message);
+}
+
+/** What the pacing of {@link withRobotsd} and the hooks did for one client, in this process. */
+export interface PacingStats {
+  /**
+   * Slots given up because their fetch would have started too late for them (a busy event loop,
+   * got's first use; see `slotLatenessMs`): each took one more reservation.
+   */
+  lateSlots: number;
+}
+
+/** What the pacing of the crawlers and hooks that use `client` did so far. */
+export function pacingStats(client: RobotsdClient): PacingStats {
+  return { lateSlots: Pacer.for(client).late };
 }
 
 /** Options of {@link filterAllowed}. */
@@ -446,6 +659,7 @@ function verdictOf(answer: CheckResponse): RobotsdVerdict {
     reason: answer.reason,
     rule: answer.rule ?? null,
     crawlDelay: answer.crawl_delay ?? null,
+    pace: null,
   };
 }
 

@@ -45,9 +45,53 @@ export type Reason = Schemas["Reason"];
 export type Verdict = Schemas["Verdict"];
 /** How percent-encoded unreserved characters compare: `google` (the default) or `rfc9309`. */
 export type PercentDecoding = Schemas["PercentDecodingName"];
+/**
+ * A fetch slot (`pace` of an answer asked with `pace: true`): wait `wait_ms`, then fetch
+ * (`outcome: "reserved"`), or wait `wait_ms` and ask again (`outcome: "deferred"`).
+ */
+export type Pace = Schemas["PaceJson"];
+/** `reserved` (the slot is this worker's) or `deferred` (too far ahead: nothing reserved, ask again). */
+export type PaceOutcome = Schemas["PaceOutcome"];
+/** Where a slot's interval came from: `crawl_delay`, `default` (the server's `--default-crawl-delay`) or `pushback`. */
+export type IntervalSource = Schemas["IntervalSource"];
+/** An origin's pacing state, after a report (and in `/v1/robots`). */
+export type PaceState = Schemas["PaceStateJson"];
+/**
+ * What a site answered a fetch (`POST /v1/feedback`): `status` (with `retry_after`, the raw
+ * `Retry-After` header, if any), or `timeout: true`.
+ */
+export type Report = Schemas["ReportItem"];
+/** The effect of one report: `{ origin, pace }` (the origin's state after it), or `{ error }`. */
+export type FeedbackItem = Schemas["FeedbackItem"];
+/** The effect of one report that was taken: its origin and the origin's pacing state now. */
+export type FeedbackResult = Extract<FeedbackItem, { origin: string }>;
 
-/** The most URLs robotsd answers in one batch; {@link RobotsdClient.checkMany} splits longer lists. */
+/**
+ * The most URLs (or reports) robotsd answers in one batch; {@link RobotsdClient.checkMany} and
+ * {@link RobotsdClient.feedback} split longer lists.
+ */
 export const MAX_BATCH = 1000;
+
+/**
+ * How late a fetch may start after its slot (ms): a twentieth of the slot's interval, at least
+ * {@link MIN_SLOT_LATENESS_MS} and at most {@link SLOT_LATENESS_MS}. {@link RobotsdClient.reserve} and the Crawlee integration
+ * give up a slot they woke up for later than this and ask for another: robotsd hands the next
+ * slot, perhaps another worker's, one interval after this one, so a fetch that starts late would
+ * shorten that gap as the site sees it. With this bound the site sees at least 95% of an interval
+ * of 100 ms or more between two fetches, give or take the network's jitter.
+ */
+export function slotLatenessMs(intervalMs: number): number {
+  return Math.min(SLOT_LATENESS_MS, Math.max(MIN_SLOT_LATENESS_MS, intervalMs / 20));
+}
+
+/**
+ * The least lateness allowed, for tiny intervals: an event loop wakes a timer a millisecond or
+ * two late as a matter of course, and a site that asks for 10 ms between fetches does not mind 5.
+ */
+export const MIN_SLOT_LATENESS_MS = 5;
+
+/** The most a fetch may start late for its slot, whatever the interval (ms). */
+export const SLOT_LATENESS_MS = 25;
 
 /** The base of every error this package throws. */
 export class RobotsdError extends Error {
@@ -80,9 +124,11 @@ export class ProblemError extends RobotsdError {
 /** robotsd could not be reached or did not answer in time; `cause` is the underlying error. */
 export class UnavailableError extends RobotsdError {}
 
-/** Whether a batch result is a problem rather than an answer. */
-export function isProblem(result: CheckResponse | Problem): result is Problem {
-  return !("allowed" in result);
+/** Whether a batch result (of a check, or of a report) is a problem rather than an answer. */
+export function isProblem(result: CheckResponse | Problem): result is Problem;
+export function isProblem(result: FeedbackResult | Problem): result is Problem;
+export function isProblem(result: CheckResponse | FeedbackResult | Problem): result is Problem {
+  return !("allowed" in result || "origin" in result);
 }
 
 /** Options of {@link RobotsdClient}. */
@@ -110,6 +156,19 @@ export interface CallOptions {
 export interface CheckOptions extends CallOptions {
   /** How percent-encoded characters compare; robotsd's default is `google`. */
   percentDecoding?: PercentDecoding;
+  /**
+   * Also reserve a fetch slot for each allowed URL (`pace=true`): the answer's `pace` says when
+   * the fetch may start, kept for the whole fleet. One slot is one fetch: ask right before
+   * fetching, never when a URL is enqueued. A disallowed URL reserves nothing (`pace: null`).
+   * Without it (the default) an answer has no `pace`.
+   */
+  pace?: boolean;
+}
+
+/** Options of {@link RobotsdClient.reserve}. */
+export interface ReserveOptions extends CallOptions {
+  /** How percent-encoded characters compare; robotsd's default is `google`. */
+  percentDecoding?: PercentDecoding;
 }
 
 /** The input of {@link RobotsdClient.evaluate}. */
@@ -124,7 +183,7 @@ export interface EvaluateInput extends CheckOptions {
   include?: Schemas["EvaluateInclude"];
 }
 
-type CheckQuery = operations["check_get"]["parameters"]["query"];
+type CheckQuery = Omit<NonNullable<operations["check_get"]["parameters"]["query"]>, "pace"> & { pace?: "true" };
 type RobotsQuery = operations["robots_get"]["parameters"]["query"];
 
 /**
@@ -145,10 +204,38 @@ export class RobotsdClient {
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
-  /** Asks whether the agent(s) may fetch `url` (`GET /v1/check`). A problem throws a {@link ProblemError}. */
+  /**
+   * Asks whether the agent(s) may fetch `url` (`GET /v1/check`), and with `pace: true` reserves
+   * the fetch's slot (`pace` in the answer). A problem throws a {@link ProblemError}.
+   */
   async check(url: string, ua: string | string[], options: CheckOptions = {}): Promise<CheckResponse> {
-    const query: CheckQuery = { url, ua: toArray(ua), percent_decoding: options.percentDecoding };
+    const query: CheckQuery = {
+      url,
+      ua: toArray(ua),
+      percent_decoding: options.percentDecoding,
+      pace: options.pace ? "true" : undefined,
+    };
     return this.#request<CheckResponse>("GET", `/v1/check?${queryString(query)}`, undefined, options.signal);
+  }
+
+  /**
+   * Asks about `url` with a slot reservation (`pace=true`) and resolves once the fetch may
+   * start: it waits the answer's `wait_ms` (robotsd's clock measures it, so this one's skew does
+   * not matter) and, when the slot was `deferred` (further ahead than robotsd's
+   * `--max-pace-wait`), waits and asks again, as it does when it woke up more than
+   * {@link slotLatenessMs} after the slot (a busy event loop). Fetch as soon as it resolves: the
+   * slot is for one fetch, now. A disallowed URL resolves at once, with `pace: null` and nothing reserved.
+   * `signal` aborts the waits too. Throws as {@link RobotsdClient.check} does.
+   */
+  async reserve(url: string, ua: string | string[], options: ReserveOptions = {}): Promise<CheckResponse> {
+    for (;;) {
+      const answer = await this.check(url, ua, { ...options, pace: true });
+      const pace = answer.pace;
+      if (!pace) return answer;
+      const at = performance.now() + pace.wait_ms;
+      await sleep(pace.wait_ms, options.signal);
+      if (pace.outcome === "reserved" && performance.now() - at <= slotLatenessMs(pace.interval_ms)) return answer;
+    }
   }
 
   /**
@@ -161,12 +248,30 @@ export class RobotsdClient {
     ua: string | string[],
     options: CheckOptions = {},
   ): Promise<Array<CheckResponse | Problem>> {
-    const query = options.percentDecoding ? `?${queryString({ percent_decoding: options.percentDecoding })}` : "";
+    const params = queryString({ percent_decoding: options.percentDecoding, pace: options.pace ? "true" : undefined });
+    const query = params ? `?${params}` : "";
     const results: Array<CheckResponse | Problem> = [];
     for (let start = 0; start < urls.length; start += MAX_BATCH) {
       const body: Schemas["UrlsBatch"] = { ua, urls: urls.slice(start, start + MAX_BATCH) };
       const batch = await this.#request<Schemas["BatchResponse"]>("POST", `/v1/check${query}`, body, options.signal);
       for (const item of batch.results) results.push(fromBatchItem(item));
+    }
+    return results;
+  }
+
+  /**
+   * Tells robotsd what sites answered (`POST /v1/feedback`), {@link MAX_BATCH} reports at a
+   * time: a 429 or 503 (with its `Retry-After`), another 5xx, or a timeout slows the origin down
+   * for the whole fleet; other statuses ease a slowdown. Resolves to one result per report, in
+   * order: the origin and its pacing state after the report, or the {@link Problem} with that
+   * report (tell them apart with {@link isProblem}). Only a failure of a whole request throws.
+   */
+  async feedback(reports: readonly Report[], options: CallOptions = {}): Promise<Array<FeedbackResult | Problem>> {
+    const results: Array<FeedbackResult | Problem> = [];
+    for (let start = 0; start < reports.length; start += MAX_BATCH) {
+      const body: Schemas["FeedbackRequest"] = { reports: reports.slice(start, start + MAX_BATCH) };
+      const answer = await this.#request<Schemas["FeedbackResponse"]>("POST", "/v1/feedback", body, options.signal);
+      for (const item of answer.results) results.push("error" in item ? item.error : item);
     }
     return results;
   }
@@ -251,6 +356,23 @@ function withTimeout(signal: AbortSignal | undefined, timeoutMs: number): AbortS
   timeout.addEventListener("abort", forward(timeout), { once: true });
   controller.signal.addEventListener("abort", () => signal.removeEventListener("abort", onAbort), { once: true });
   return controller.signal;
+}
+
+/** Resolves after `ms` milliseconds, or rejects when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
 }
 
 function describe(error: unknown): string {

@@ -90,6 +90,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tells robotsd what the sites answered: a 429 or 503 (with its `Retry-After`), a 5xx or a
+         *     timeout slows the origin down for the whole fleet; other answers ease a slowdown.
+         */
+        post: operations["feedback_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/robots": {
         parameters: {
             query?: never;
@@ -272,6 +292,7 @@ export interface components {
              */
             crawl_delay?: number | null;
             group?: components["schemas"]["GroupJson"] | null;
+            pace?: components["schemas"]["PaceJson"] | null;
             /** @description Why (a closed set; see README.md). */
             reason: components["schemas"]["Reason"];
             robots?: components["schemas"]["RobotsSourceJson"] | null;
@@ -362,6 +383,33 @@ export interface components {
             /** @description One answer or problem per URL, in order. */
             results: components["schemas"]["BatchItem"][];
         };
+        /** @description One report's effect. */
+        FeedbackItem: components["schemas"]["ReportTaken"] | components["schemas"]["ReportRefused"];
+        /**
+         * @description `POST /v1/feedback`: what the sites answered, many pages at once.
+         * @example {
+         *       "reports": [
+         *         {
+         *           "status": 200,
+         *           "url": "https://example.com/a"
+         *         },
+         *         {
+         *           "retry_after": "3",
+         *           "status": 429,
+         *           "url": "https://example.com/b"
+         *         }
+         *       ]
+         *     }
+         */
+        FeedbackRequest: {
+            /** @description At most `--max-batch` reports. */
+            reports: components["schemas"]["ReportItem"][];
+        };
+        /** @description The effect of each report, in order. */
+        FeedbackResponse: {
+            /** @description One per report. */
+            results: components["schemas"]["FeedbackItem"][];
+        };
         /** @description A group of robots.txt. */
         GroupDetailJson: {
             /** @description Its `user-agent` lines. */
@@ -398,10 +446,101 @@ export interface components {
             lines: number[];
         };
         /**
+         * @description Where the interval of a reservation came from.
+         * @enum {string}
+         */
+        IntervalSource: "crawl_delay" | "default" | "pushback";
+        /**
          * @description How the answer was obtained from the cache.
          * @enum {string}
          */
         Lookup: "hit" | "miss" | "stale" | "coalesced" | "shared";
+        /**
+         * @description When this worker may fetch the URL, for the whole fleet (`pace=true`).
+         * @example {
+         *       "capped": false,
+         *       "crawl_delay_line": 3,
+         *       "interval_ms": 1000,
+         *       "interval_source": "crawl_delay",
+         *       "not_before": "2026-11-25T06:00:01.500Z",
+         *       "outcome": "reserved",
+         *       "retry_after_until": null,
+         *       "scope": "fleet",
+         *       "slowdown": 1,
+         *       "wait_ms": 1500
+         *     }
+         */
+        PaceJson: {
+            /** @description The crawl-delay was longer than `--max-crawl-delay` and was capped to it. */
+            capped: boolean;
+            /**
+             * Format: int32
+             * @description The line of the group's `crawl-delay`, if it has one.
+             */
+            crawl_delay_line?: number | null;
+            /**
+             * Format: int64
+             * @description The interval kept before this slot, in milliseconds, after any slowdown.
+             */
+            interval_ms: number;
+            /**
+             * @description `crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states
+             *     none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
+             */
+            interval_source: components["schemas"]["IntervalSource"];
+            /**
+             * @description Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
+             *     again. On the clock of the fleet's store (Redis's), or of this replica without one.
+             */
+            not_before: string;
+            /** @description `reserved` or `deferred`. */
+            outcome: components["schemas"]["PaceOutcome"];
+            /** @description The end of a `Retry-After` the site asked for (RFC 3339), while it lasts. */
+            retry_after_until?: string | null;
+            /**
+             * @description `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
+             *     no `--redis-url`, or the store is down).
+             */
+            scope: components["schemas"]["Scope"];
+            /**
+             * Format: double
+             * @description The origin's slowdown factor: 1 unless the site pushed back.
+             */
+            slowdown: number;
+            /**
+             * Format: int64
+             * @description Milliseconds from the answer until `not_before`: wait this long, whatever your clock
+             *     says.
+             */
+            wait_ms: number;
+        };
+        /**
+         * @description Whether a slot was reserved.
+         * @enum {string}
+         */
+        PaceOutcome: "reserved" | "deferred";
+        /**
+         * @description An origin's pacing state.
+         * @example {
+         *       "last_slot": "2026-11-25T06:00:00.000Z",
+         *       "retry_after_until": "2026-11-25T06:00:03.000Z",
+         *       "scope": "fleet",
+         *       "slowdown": 2
+         *     }
+         */
+        PaceStateJson: {
+            /** @description The last slot handed out (RFC 3339), if any. */
+            last_slot?: string | null;
+            /** @description The end of a `Retry-After` the site asked for (RFC 3339), while it lasts. */
+            retry_after_until?: string | null;
+            /** @description `fleet` or `local`: where it was read. */
+            scope: components["schemas"]["Scope"];
+            /**
+             * Format: double
+             * @description The slowdown factor now: 1 unless the site pushed back; it halves every minute.
+             */
+            slowdown: number;
+        };
         /** @description A parsed robots.txt, as the tester and `/v1/robots` show it. */
         ParsedJson: {
             /** @description Per-line findings (at most 1,024 kept). */
@@ -472,10 +611,44 @@ export interface components {
          * @enum {string}
          */
         Reason: "matched_rule" | "no_matching_rule" | "no_robots_txt" | "redirect_limit" | "unreachable_disallow_all" | "last_good_copy" | "unreachable_no_copy" | "unreachable_30_days";
+        /**
+         * @description What a worker saw when it fetched a page.
+         * @example {
+         *       "retry_after": "3",
+         *       "status": 429,
+         *       "url": "https://example.com/page"
+         *     }
+         */
+        ReportItem: {
+            /** @description The `Retry-After` header as received (seconds or an HTTP date), if any. */
+            retry_after?: string | null;
+            /**
+             * Format: int32
+             * @description The HTTP status the site answered.
+             */
+            status?: number | null;
+            /** @description `true` when the site did not answer in time (instead of `status`). */
+            timeout?: boolean;
+            /** @description The page's URL (its origin is what the report is about). */
+            url: string;
+        };
+        /** @description What was wrong with a report; the others are taken. */
+        ReportRefused: {
+            /** @description The problem. */
+            error: components["schemas"]["Problem"];
+        };
+        /** @description A report taken: its origin's pacing state after it. */
+        ReportTaken: {
+            /** @description The origin (scheme, host, port). */
+            origin: string;
+            /** @description Its pacing state now. */
+            pace: components["schemas"]["PaceStateJson"];
+        };
         /** @description What robotsd holds for an origin. */
         RobotsResponse: {
             /** @description The origin (scheme, host, port). */
             origin: string;
+            pace?: components["schemas"]["PaceStateJson"] | null;
             parsed?: components["schemas"]["ParsedJson"] | null;
             /** @description The fetch behind it, and the backoff if any. */
             robots: components["schemas"]["RobotsSourceJson"];
@@ -544,6 +717,11 @@ export interface components {
             /** @description The pattern as written in robots.txt. */
             pattern: string;
         };
+        /**
+         * @description Where pacing state was kept for an answer.
+         * @enum {string}
+         */
+        Scope: "fleet" | "local";
         /** @description A `sitemap:` line. */
         SitemapJson: {
             /**
@@ -654,6 +832,7 @@ export interface components {
         VerdictResponse: {
             /** @description Whether the URL may be fetched. */
             allowed: boolean;
+            pace?: components["schemas"]["PaceJson"] | null;
             /** @description Why, as in the full answer. */
             reason: components["schemas"]["Reason"];
         };
@@ -760,6 +939,11 @@ export interface operations {
                  * @example rfc9309
                  */
                 percent_decoding?: string;
+                /**
+                 * @description `true`: also reserve the time at which this worker may fetch the URL, kept for the whole fleet (`pace` in the answer; docs/politeness.md). A disallowed URL reserves nothing. Default `false`: the answer has no `pace`.
+                 * @example true
+                 */
+                pace?: boolean;
             };
             header?: never;
             path?: never;
@@ -767,7 +951,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`). */
+            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), and with `pace=true` the fetch slot. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -854,6 +1038,11 @@ export interface operations {
                  * @example rfc9309
                  */
                 percent_decoding?: string;
+                /**
+                 * @description `true`: also reserve each allowed URL's fetch slot (`pace` in each answer); URLs of one origin get staggered slots. Default `false`.
+                 * @example true
+                 */
+                pace?: boolean;
             };
             header?: never;
             path?: never;
@@ -981,6 +1170,111 @@ export interface operations {
                 };
             };
             /** @description The body is not an evaluation request. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description With --api-token-file: no `Authorization: Bearer` header with one of its tokens. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within the body-read time limit. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many items, or too large a body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request target is longer than 32 KiB. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not declared as JSON (Content-Type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request head is larger than --max-header-bytes, or has more than 100 header fields. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took longer than the request time limit. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    feedback_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeedbackRequest"];
+            };
+        };
+        responses: {
+            /** @description Each report's origin and its pacing state after it, or the problem with that report, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedbackResponse"];
+                };
+            };
+            /** @description The body is not a list of reports. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -11,7 +11,7 @@ import {
   isProblem,
 } from "@robotsd/client";
 
-import { freePort, startRobotsd, startSilentServer, startSite, tokenFile } from "./helpers.mjs";
+import { freePort, reservations, startRobotsd, startSilentServer, startSite, tokenFile } from "./helpers.mjs";
 
 test("check answers with the verdict, the reason, the rule's line and the crawl-delay", async (t) => {
   const site = await startSite(t);
@@ -164,6 +164,9 @@ test("with --api-token-file, the token is sent as a bearer token", async (t) => 
 
   const client = new RobotsdClient({ baseUrl, token });
   assert.equal((await client.check(`${site.url}/p/1`, "ExampleBot")).allowed, true);
+  await assert.rejects(anonymous.feedback([{ url: `${site.url}/p/1`, status: 503 }]), { status: 401 });
+  const [report] = await client.feedback([{ url: `${site.url}/p/1`, status: 503 }]);
+  assert.equal(isProblem(report) ? report.detail : report.origin, site.url);
   const [result] = await client.checkMany([`${site.url}/private/1`], "ExampleBot");
   assert.equal(isProblem(result) ? result.detail : result.allowed, false);
   assert.equal((await client.robots(site.url)).state, "parsed");
@@ -213,4 +216,119 @@ test("evaluate tests a robots.txt text without touching the network", async (t) 
   });
   const [only] = decoded.results;
   assert.ok(only && "allowed" in only && only.allowed === false);
+});
+
+test("check and checkMany with pace reserve fetch slots; without it an answer has no pace", async (t) => {
+  const site = await startSite(t);
+  const baseUrl = await startRobotsd(t);
+  const client = new RobotsdClient({ baseUrl });
+
+  const plain = await client.check(`${site.url}/p/1`, "ExampleBot");
+  assert.ok(!("pace" in plain), "no pace member without pace: true");
+  const [plainItem] = await client.checkMany([`${site.url}/p/1`], "ExampleBot");
+  assert.ok(!("pace" in plainItem));
+  assert.equal(await reservations(baseUrl, "reserved"), 0);
+
+  const answer = await client.check(`${site.url}/p/1`, "ExampleBot", { pace: true });
+  assert.equal(answer.allowed, true);
+  const { pace } = answer;
+  assert.equal(pace.outcome, "reserved");
+  assert.equal(pace.interval_ms, 10, "the * group's Crawl-delay: 0.01");
+  assert.equal(pace.interval_source, "crawl_delay");
+  assert.equal(pace.crawl_delay_line, 5);
+  assert.equal(pace.capped, false);
+  assert.equal(pace.slowdown, 1);
+  assert.equal(pace.retry_after_until, null);
+  assert.equal(pace.scope, "local", "no --redis-url: this robotsd alone");
+  assert.ok(Number.isInteger(pace.wait_ms) && pace.wait_ms >= 0);
+  assert.ok(!Number.isNaN(Date.parse(pace.not_before)));
+
+  // A disallowed URL reserves nothing.
+  assert.equal((await client.check(`${site.url}/private/1`, "ExampleBot", { pace: true })).pace, null);
+
+  // A batch of one origin: staggered slots, one interval apart, and none for the disallowed URL.
+  const urls = ["/p/2", "/private/2", "/p/3", "/p/4"].map((p) => site.url + p);
+  const results = await client.checkMany(urls, "ExampleBot", { pace: true });
+  assert.ok(results.every((r) => !isProblem(r)));
+  assert.equal(results[1].pace, null);
+  const slots = [results[0], results[2], results[3]].map((r) => Date.parse(r.pace.not_before));
+  assert.ok(slots[1] - slots[0] >= 10 && slots[2] - slots[1] >= 10, slots.join());
+  assert.equal(await reservations(baseUrl, "reserved"), 4);
+});
+
+test("reserve waits for the slot, asks again when robotsd puts it off, and stops when aborted", async (t) => {
+  const site = await startSite(t);
+  // OtherBot's group states no crawl-delay: robotsd's default interval, 300 ms here; a slot more
+  // than 100 ms ahead is put off.
+  const baseUrl = await startRobotsd(t, "--default-crawl-delay", "300ms", "--max-pace-wait", "100ms");
+  const client = new RobotsdClient({ baseUrl });
+  const url = `${site.url}/private/1`;
+
+  const started = performance.now();
+  const first = await client.reserve(url, "OtherBot");
+  assert.equal(first.pace.outcome, "reserved");
+  assert.equal(first.pace.interval_source, "default");
+  const second = await client.reserve(url, "OtherBot");
+  const took = performance.now() - started;
+  assert.equal(second.pace.outcome, "reserved", "asked again until reserved");
+  assert.ok(took >= 295, `the second slot came ${took.toFixed(0)} ms after the first`);
+  assert.ok((await reservations(baseUrl, "deferred")) >= 1, "the second slot was put off first");
+
+  // Disallowed: at once, nothing reserved.
+  const refused = await client.reserve(`${site.url}/p/1`, "OtherBot");
+  assert.equal(refused.allowed, false);
+  assert.equal(refused.pace, null);
+
+  await assert.rejects(client.reserve(url, "OtherBot", { signal: AbortSignal.timeout(50) }));
+});
+
+test("feedback tells robotsd what sites answered, and robotsd slows the origin down", async (t) => {
+  const site = await startSite(t);
+  const baseUrl = await startRobotsd(t);
+  let posts = 0;
+  const client = new RobotsdClient({
+    baseUrl,
+    fetch: (input, init) => {
+      if (String(input).endsWith("/v1/feedback")) posts++;
+      return fetch(input, init);
+    },
+  });
+
+  const results = await client.feedback([
+    { url: `${site.url}/p/1`, status: 429, retry_after: "2" },
+    { url: `${site.url}/p/2`, timeout: true },
+    { url: "ftp://example.com/x", status: 500 },
+    { url: `${site.url}/p/3`, status: 200, timeout: true },
+  ]);
+  assert.equal(posts, 1);
+  assert.equal(results.length, 4);
+  const [held, timedOut, scheme, both] = results;
+  assert.ok(!isProblem(held) && !isProblem(timedOut));
+  assert.equal(held.origin, site.url);
+  assert.equal(held.pace.slowdown, 2, "a 429 doubles the interval");
+  assert.ok(!Number.isNaN(Date.parse(held.pace.retry_after_until)), "and its Retry-After holds the origin");
+  assert.equal(timedOut.pace.slowdown, 4);
+  assert.ok(isProblem(scheme));
+  assert.equal(scheme.type, "urn:robotsd:problem:unsupported-scheme");
+  assert.ok(isProblem(both), "a status or timeout: true, not both");
+  assert.equal(both.type, "urn:robotsd:problem:invalid-report");
+
+  // The next slot: behind the Retry-After, at the slowed-down interval.
+  const { pace } = await client.check(`${site.url}/p/4`, "ExampleBot", { pace: true });
+  assert.equal(pace.interval_source, "pushback");
+  assert.ok(pace.slowdown > 1);
+  assert.ok(pace.retry_after_until);
+  assert.ok(pace.wait_ms > 1000, `wait_ms ${pace.wait_ms}`);
+  const held2 = await client.robots(site.url);
+  assert.ok(held2.pace && held2.pace.slowdown > 1);
+
+  // 1,001 reports: two requests, one result each, in order.
+  posts = 0;
+  const many = Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ url: `${site.url}/p/${i}`, status: 200 }));
+  const eased = await client.feedback(many);
+  assert.equal(posts, 2);
+  assert.equal(eased.length, many.length);
+  assert.ok(eased.every((r) => !isProblem(r) && r.origin === site.url));
+  assert.ok(eased.at(-1).pace.slowdown < 4, "successes ease a slowdown");
+  assert.deepEqual(await client.feedback([]), []);
 });

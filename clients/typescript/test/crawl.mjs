@@ -91,6 +91,17 @@ export async function cheerioCrawl(t, { client, start, hook = {}, filter = null 
   return { ...result.result(), answers, stats };
 }
 
+/**
+ * One throwaway CheerioCrawler request to the paced site's `/warm`, which it does not record. A
+ * crawler process's first request through its HTTP client keeps the CPU busy for some
+ * milliseconds (the header generator's first use): on a loaded machine, that can hold back the
+ * site's thread in timestamping the measured crawl's first request.
+ */
+export async function warmUp(t, site) {
+  const crawler = new CheerioCrawler({ requestHandler() {} }, configuration(t));
+  await crawler.run([`${site.url}/warm`]);
+}
+
 /** PlaywrightCrawler's options for Debian's Chromium, headless, sending `userAgent` if given. */
 function browserOptions(userAgent) {
   return {
@@ -154,13 +165,15 @@ export function capturingLog() {
 /**
  * Crawls from `start` (a URL, or several) with `withRobotsd(Crawler, client, robotsd)`, a CheerioCrawler or a
  * PlaywrightCrawler, enqueueing every link of the site. Returns what the request handler saw
- * (`fetched`, and `unrecorded`: fetched requests without the answer in userData), what
+ * (`fetched`, `unrecorded`: fetched requests without the answer in userData, and `paces`: each
+ * fetched request's path and slot, `userData.robotsd.pace`), what
  * onSkippedRequest saw (`skipped`), what onAnswer and onError saw, the failures, the crawler's
  * log lines and its statistics.
  */
 export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, crawlerOptions = {} }) {
   const fetched = new Set();
   const unrecorded = [];
+  const paces = [];
   const skipped = [];
   const answers = [];
   const errors = [];
@@ -180,6 +193,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
       async requestHandler({ request, enqueueLinks }) {
         fetched.add(pathOf(request.loadedUrl ?? request.url));
         if (request.userData.robotsd?.allowed !== true) unrecorded.push(pathOf(request.url));
+        paces.push([pathOf(request.url), request.userData.robotsd?.pace ?? null]);
         await enqueueLinks({ strategy: "same-origin" });
       },
       failedRequestHandler({ request }, error) {
@@ -192,6 +206,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
   return {
     fetched: [...fetched].sort(),
     unrecorded,
+    paces,
     skipped: skipped.sort(([a], [b]) => a.localeCompare(b)),
     answers,
     errors,

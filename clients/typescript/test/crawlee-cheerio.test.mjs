@@ -74,6 +74,8 @@ test("the hook checks as the request's agent, records the verdict, and stops a d
     reason: "matched_rule",
     rule: { directive: "disallow", pattern: "/p/", line: 8 },
     crawlDelay: null,
+    // Pacing (on by default) reserves nothing for a disallowed URL.
+    pace: null,
   });
   assert.deepEqual(logged[0][1], { reason: "matched_rule", line: 8 });
 
@@ -82,6 +84,10 @@ test("the hook checks as the request's agent, records the verdict, and stops a d
   await hook({ request: allowed }, { headers: { "user-agent": "ExampleBot/2.0" } });
   assert.equal(allowed.userData.robotsd.allowed, true);
   assert.equal(allowed.userData.robotsd.crawlDelay, 0.01);
+  // The slot the hook waited for (pacing is on by default): the * group's crawl-delay, line 5.
+  assert.equal(allowed.userData.robotsd.pace.outcome, "reserved");
+  assert.equal(allowed.userData.robotsd.pace.interval_ms, 10);
+  assert.equal(allowed.userData.robotsd.pace.crawl_delay_line, 5);
 
   // With nothing to read, the default agent (the * group here).
   const fallback = { url: `${site.url}/private/1`, userData: {}, noRetry: false };

@@ -47,6 +47,13 @@ test("the example crawler prints what it fetched and what robotsd refused, as on
   assert.match(stderr, /"requestsFailed":0/, "refused pages are skipped, not failed");
   assert.match(stderr, /\/private\/1 is disallowed by robots\.txt line 2 \(disallow: \/private\/\)/);
   assert.ok(!existsSync(join(cwd, "storage")), "no ./storage left behind");
+
+  // --no-pace: verdicts only, the same pages fetched.
+  const unpacedSite = await startSite(t);
+  const unpaced = await run(t, "--robotsd", robotsd, "--start", `${unpacedSite.url}/`, "--ua", "ExampleBot", "--no-pace");
+  assert.equal(unpaced.code, 0, unpaced.stderr);
+  assert.deepEqual(JSON.parse(unpaced.stdout).fetched, allowed);
+  assert.deepEqual(unpacedSite.pages(), allowed);
 });
 
 test("the example crawler refuses a disallowed start URL and fails closed without robotsd", async (t) => {

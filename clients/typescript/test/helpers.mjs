@@ -1,10 +1,12 @@
 // What the tests share: the real robotsd binary (ROBOTSD_BIN) on a loopback port, and a loopback
 // site of 51 pages behind a robots.txt with allow, disallow, wildcard, anchor and crawl-delay rules.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 
 import { RobotsdClient, isProblem } from "@robotsd/client";
 
@@ -82,6 +84,60 @@ export async function startSite(t) {
   };
 }
 
+/**
+ * A loopback site for pacing tests: `/` links to `pages` more (`/p/0`, ...), behind `robots`. It
+ * runs in a worker thread of its own, so that the times at which it sees each request are not
+ * skewed by the crawler keeping the test's event loop busy. `script` says what given hits of a
+ * path answer instead of the page: `{ "/p/2": [{ status: 429, headers: { "retry-after": "1" } }] }`
+ * (the first hit of /p/2), or `"hang"` (never answered). `arrivals()` resolves to every request
+ * but robots.txt, in the order they came: `{ path, at, status }`, `at` in milliseconds.
+ */
+export async function startPacedSite(t, { robots, pages = 12, script = {} }) {
+  const paths = Array.from({ length: pages }, (_, i) => `/p/${i}`);
+  const worker = new Worker(new URL("./site-worker.mjs", import.meta.url), { workerData: { robots, pages: paths, script } });
+  t.after(() => worker.terminate());
+  const { port } = await new Promise((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  // The site's first requests are slower to handle than the rest: not the crawler's.
+  for (let i = 0; i < 3; i++) await (await fetch(`${url}/warm`)).arrayBuffer();
+  return {
+    url,
+    /** Every page: the index and the others. */
+    paths: ["/", ...paths],
+    arrivals: () =>
+      new Promise((resolve) => {
+        worker.once("message", (message) => resolve(message.arrivals));
+        worker.postMessage("arrivals");
+      }),
+  };
+}
+
+/**
+ * Asserts that no two consecutive requests reached the site closer than `ms` milliseconds apart,
+ * and returns the shortest gap.
+ */
+/**
+ * How much closer together than their slots two fetches may reach the site, beyond the lateness
+ * a slot allows (slotLatenessMs): each fetch waits from the answer it received, and the site
+ * sees it when its handler runs; those few milliseconds differ from one fetch to the next. Any
+ * real pacing error is a whole interval.
+ */
+export const ARRIVAL_JITTER_MS = 5;
+
+export function assertGapsAtLeast(arrivals, ms) {
+  let shortest = Infinity;
+  for (let i = 1; i < arrivals.length; i++) {
+    const [before, after] = [arrivals[i - 1], arrivals[i]];
+    const gap = after.at - before.at;
+    shortest = Math.min(shortest, gap);
+    assert.ok(gap >= ms, `${before.path} then ${after.path} only ${gap.toFixed(1)} ms apart at the site, less than ${ms} ms`);
+  }
+  return shortest;
+}
+
 /** A loopback server that accepts requests and never answers them. */
 export async function startSilentServer(t) {
   return listen(t, createServer(() => {}));
@@ -110,6 +166,10 @@ export async function startRobotsd(t, ...args) {
   const listenAt = `127.0.0.1:${await freePort()}`;
   // The operator contact only quiets robotsd's warning about its absence.
   const flags = ["--allow-private-networks", "--listen", listenAt, "--operator-contact", "mailto:tests@robotsd.invalid"];
+  // Pacing (on by default in the Crawlee integration) keeps robotsd's --default-crawl-delay where
+  // robots.txt states none: 1 s would make a crawl of the site as OtherBot (no crawl-delay) last
+  // some 20 s.
+  if (!args.includes("--default-crawl-delay")) flags.push("--default-crawl-delay", "50ms");
   const child = spawn(bin, [...flags, "--log-level", "warn", ...args], {
     stdio: ["ignore", "inherit", "inherit"],
   });
@@ -148,6 +208,30 @@ export async function allowedPaths(client, site, ua) {
       return result.allowed;
     })
     .sort();
+}
+
+/** A counter of robotsd's own metrics, such as the API requests it answered by route. */
+export async function requestsTo(baseUrl, method, route) {
+  return metric(baseUrl, `robotsd_http_requests_total{method="${method}",route="${route}",status="200"}`);
+}
+
+/** The fetch slots robotsd handed out (`reserved`) or put off (`deferred`), as its metrics count them. */
+export async function reservations(baseUrl, outcome) {
+  return (
+    (await metric(baseUrl, `robotsd_pace_reservations_total{outcome="${outcome}",scope="local"}`)) +
+    (await metric(baseUrl, `robotsd_pace_reservations_total{outcome="${outcome}",scope="fleet"}`))
+  );
+}
+
+/** The reports robotsd took (`POST /v1/feedback`) by signal: success, pushback, retry_after, timeout. */
+export async function reports(baseUrl, signal) {
+  return metric(baseUrl, `robotsd_pace_reports_total{signal="${signal}"}`);
+}
+
+async function metric(baseUrl, series) {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.split(" ").pop()) : 0;
 }
 
 /** A token file for --api-token-file. */

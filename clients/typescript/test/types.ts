@@ -3,10 +3,20 @@
 import { CheerioCrawler } from "@crawlee/cheerio";
 import { PlaywrightCrawler } from "@crawlee/playwright";
 
-import { RobotsdClient, isProblem, type CheckResponse, type Problem } from "../src/index.js";
+import {
+  RobotsdClient,
+  isProblem,
+  type CheckResponse,
+  type FeedbackResult,
+  type Pace,
+  type Problem,
+  type Report,
+} from "../src/index.js";
 import {
   DisallowedError,
   filterAllowed,
+  robotsdErrorHandler,
+  robotsdPostNavigationHook,
   robotsdPreNavigationHook,
   withRobotsd,
   type RobotsdVerdict,
@@ -34,12 +44,18 @@ const cheerio = new RobotsdCheerioCrawler({
   async requestHandler({ request, $, enqueueLinks }) {
     $("title").text() satisfies string;
     (request.userData.robotsd as RobotsdVerdict).rule?.line satisfies number | undefined;
+    (request.userData.robotsd as RobotsdVerdict).pace?.interval_ms satisfies number | undefined;
     await enqueueLinks({ strategy: "same-origin" });
   },
 });
 cheerio satisfies CheerioCrawler;
 // @ts-expect-error: CheerioCrawler's options are still checked
 new RobotsdCheerioCrawler({ requestHandler: async () => {}, noSuchOption: true });
+
+// Pacing is on by default; one option turns it off.
+withRobotsd(CheerioCrawler, client, { ua: "ExampleBot", pace: false }) satisfies typeof CheerioCrawler;
+// @ts-expect-error: pace is a boolean
+withRobotsd(CheerioCrawler, client, { pace: "off" });
 
 const RobotsdPlaywrightCrawler = withRobotsd(PlaywrightCrawler, client);
 new RobotsdPlaywrightCrawler({
@@ -74,6 +90,43 @@ new CheerioCrawler({
 });
 
 new PlaywrightCrawler({ preNavigationHooks: [hook], requestHandler: async () => {} });
+
+// The hooks that report what the sites answered fit Crawlee's own hook and handler types.
+const reportFailure = robotsdErrorHandler(client);
+new CheerioCrawler({
+  preNavigationHooks: [robotsdPreNavigationHook(client, { ua: "ExampleBot", pace: false })],
+  postNavigationHooks: [robotsdPostNavigationHook(client)],
+  errorHandler: reportFailure,
+  async failedRequestHandler(context, error) {
+    await reportFailure(context, error);
+  },
+  async requestHandler() {},
+});
+new PlaywrightCrawler({
+  preNavigationHooks: [hook],
+  postNavigationHooks: [robotsdPostNavigationHook(client, { pace: true })],
+  errorHandler: reportFailure,
+  requestHandler: async () => {},
+});
+
+// Pacing in the client: a slot with the check, the wait for it, and reports.
+const paced = await client.check("https://example.com/", "ExampleBot", { pace: true });
+const pace: Pace | null | undefined = paced.pace;
+if (pace) {
+  pace.wait_ms satisfies number;
+  pace.outcome satisfies "reserved" | "deferred";
+  pace.interval_source satisfies "crawl_delay" | "default" | "pushback";
+}
+(await client.reserve("https://example.com/", ["ExampleBot"])).pace?.not_before satisfies string | undefined;
+const sent: Report[] = [
+  { url: "https://example.com/a", status: 429, retry_after: "3" },
+  { url: "https://example.com/b", timeout: true },
+];
+const fed: Array<FeedbackResult | Problem> = await client.feedback(sent);
+for (const result of fed) {
+  if (isProblem(result)) result.type satisfies string;
+  else result.pace.slowdown satisfies number;
+}
 
 const results: Array<CheckResponse | Problem> = await client.checkMany(["https://example.com/"], "ExampleBot");
 for (const result of results) {

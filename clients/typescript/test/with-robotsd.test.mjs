@@ -4,10 +4,10 @@ import { test } from "node:test";
 
 import { CheerioCrawler, Configuration } from "@crawlee/cheerio";
 import { RobotsdClient } from "@robotsd/client";
-import { RobotsdAnswerFile, withRobotsd } from "@robotsd/client/crawlee";
+import { RobotsdAnswerFile, pacingStats, withRobotsd } from "@robotsd/client/crawlee";
 
 import { assertFailsClosedUnlessFailOpen, assertSkipsWhatRobotsdDisallows, capturingLog, robotsdCrawl } from "./crawl.mjs";
-import { allowedPaths, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+import { allowedPaths, requestsTo, reservations, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
 
 test("withRobotsd(CheerioCrawler) fetches what robotsd allows and skips the rest, failing none", async (t) => {
   const site = await startSite(t);
@@ -121,14 +121,6 @@ test("a throwing onAnswer is logged, and the crawl goes on", async (t) => {
   assert.equal(lines.filter((l) => l.message === "robotsd: onAnswer failed: boom").length, sitePaths().length);
 });
 
-/** A counter of robotsd's own metrics, such as the API requests it answered by route. */
-async function requestsTo(baseUrl, method, route) {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
-  const line = text
-    .split("\n")
-    .find((l) => l.startsWith(`robotsd_http_requests_total{method="${method}",route="${route}",status="200"}`));
-  return line ? Number(line.split(" ").pop()) : 0;
-}
 
 test("withRobotsd asks about the URLs handed to run() in one batch", async (t) => {
   const site = await startSite(t);
@@ -137,10 +129,17 @@ test("withRobotsd asks about the URLs handed to run() in one batch", async (t) =
   const start = sitePaths().map((p) => site.url + p);
   const crawl = await robotsdCrawl(t, { Crawler: CheerioCrawler, client, start, robotsd: { ua: "ExampleBot" } });
 
+  const gets = await requestsTo(baseUrl, "GET", "/v1/check");
+  const reserved = await reservations(baseUrl, "reserved");
   // 51 URLs: one POST /v1/check, and no check of its own for any of them.
   assert.equal(await requestsTo(baseUrl, "POST", "/v1/check"), 1);
-  assert.equal(await requestsTo(baseUrl, "GET", "/v1/check"), 0);
   const allowed = await allowedPaths(client, site, "ExampleBot");
+  // Pacing (on by default) reserves each fetched page's slot right before its fetch, one
+  // GET /v1/check?pace=true each (and one more for a slot the fetch would have been too late
+  // for), and nothing for a refused URL; the batch reserved nothing.
+  const late = pacingStats(client).lateSlots;
+  assert.equal(gets, allowed.length + late);
+  assert.equal(reserved, allowed.length + late);
   assert.deepEqual(crawl.failures, []);
   assert.deepEqual(crawl.fetched, allowed);
   assert.deepEqual(site.pages(), allowed, "the site saw exactly the allowed pages");

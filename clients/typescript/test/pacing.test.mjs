@@ -1,0 +1,219 @@
+// Politeness of the Crawlee integration, measured where it matters: at the site. Pacing is on by
+// default (robotsd reserves each fetch's slot, right before the fetch); with pace: false the
+// crawler keeps the crawl-delay itself; a site's pushback is reported to robotsd.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { CheerioCrawler } from "@crawlee/cheerio";
+import { RobotsdClient, slotLatenessMs } from "@robotsd/client";
+import { pacingStats } from "@robotsd/client/crawlee";
+
+import { cheerioCrawl, robotsdCrawl, warmUp } from "./crawl.mjs";
+
+import { ARRIVAL_JITTER_MS, assertGapsAtLeast, reports, requestsTo, reservations, startPacedSite, startRobotsd } from "./helpers.mjs";
+
+const CRAWL_DELAY_MS = 200;
+/**
+ * The shortest gap a paced crawl may show at the site: robotsd's slots keep the interval, and a
+ * fetch starts at most slotLatenessMs after its slot (else it asks for another).
+ */
+const PACED_FLOOR_MS = CRAWL_DELAY_MS - slotLatenessMs(CRAWL_DELAY_MS) - ARRIVAL_JITTER_MS;
+const ROBOTS = "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.2\n";
+
+/** A client whose `POST /v1/feedback` bodies are kept in `sent`, in order. */
+function reportingClient(baseUrl) {
+  const sent = [];
+  const client = new RobotsdClient({
+    baseUrl,
+    fetch: (input, init) => {
+      if (String(input).endsWith("/v1/feedback")) sent.push(...JSON.parse(init.body).reports);
+      return fetch(input, init);
+    },
+  });
+  return { client, sent };
+}
+
+/** What every crawl of the paced site must hold: each page fetched and handled, nothing failed. */
+function assertCrawledEverything(crawl, site) {
+  assert.deepEqual(crawl.failures, []);
+  assert.deepEqual(crawl.fetched, [...site.paths].sort());
+  assert.equal(crawl.stats.requestsFailed, 0);
+}
+
+test("withRobotsd paces by default: fetches to one origin start at least the crawl-delay apart, across its concurrency", async (t) => {
+  const site = await startPacedSite(t, { robots: ROBOTS, pages: 12 });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const client = new RobotsdClient({ baseUrl });
+  // Three start URLs: asked about in one batch when they are added, which reserves nothing.
+  const start = ["/", "/p/0", "/p/1"].map((p) => site.url + p);
+  const started = performance.now();
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 4 },
+  });
+  const took = performance.now() - started;
+
+  assertCrawledEverything(crawl, site);
+  const arrivals = await site.arrivals();
+  assert.equal(arrivals.length, site.paths.length, "each page fetched once");
+  assertGapsAtLeast(arrivals, PACED_FLOOR_MS);
+  assert.ok(took >= (site.paths.length - 1) * CRAWL_DELAY_MS);
+
+  // One slot per fetch, each reserved right before it: GET /v1/check?pace=true. The batch of the
+  // start URLs (POST /v1/check) reserved none.
+  // (And one more for each slot a fetch would have been too late for.)
+  assert.equal(await requestsTo(baseUrl, "POST", "/v1/check"), 1);
+  assert.equal(await reservations(baseUrl, "reserved"), site.paths.length + pacingStats(client).lateSlots);
+  assert.equal(await reservations(baseUrl, "deferred"), 0);
+  assert.equal(crawl.paces.length, site.paths.length);
+  for (const [path, pace] of crawl.paces) {
+    assert.equal(pace?.outcome, "reserved", `${path}: request.userData.robotsd.pace`);
+    assert.equal(pace.interval_ms, CRAWL_DELAY_MS);
+    assert.equal(pace.interval_source, "crawl_delay");
+    assert.equal(pace.crawl_delay_line, 3);
+  }
+});
+
+test("the pre-navigation hook paces by default too", async (t) => {
+  const site = await startPacedSite(t, { robots: ROBOTS, pages: 10 });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const client = new RobotsdClient({ baseUrl });
+  // cheerioCrawl runs 4 requests at once.
+  const crawl = await cheerioCrawl(t, { client, start: `${site.url}/`, hook: { ua: "ExampleBot" } });
+
+  assert.deepEqual(crawl.failures, []);
+  assert.deepEqual(crawl.fetched, [...site.paths].sort());
+  assertGapsAtLeast(await site.arrivals(), PACED_FLOOR_MS);
+  // The hook's check is the reservation: one call per fetch, verdict and slot together.
+  const late = pacingStats(client).lateSlots;
+  assert.equal(await requestsTo(baseUrl, "GET", "/v1/check"), site.paths.length + late);
+  assert.equal(await reservations(baseUrl, "reserved"), site.paths.length + late);
+});
+
+test("with pace: false, the crawler keeps the crawl-delay itself, across its concurrency", async (t) => {
+  const site = await startPacedSite(t, { robots: ROBOTS, pages: 12 });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot", pace: false },
+    crawlerOptions: { maxConcurrency: 4 },
+  });
+
+  assertCrawledEverything(crawl, site);
+  const arrivals = await site.arrivals();
+  assert.equal(arrivals.length, site.paths.length);
+  assertGapsAtLeast(arrivals, CRAWL_DELAY_MS);
+  // robotsd answered verdicts only: no slot, no report.
+  assert.equal(await reservations(baseUrl, "reserved"), 0);
+  assert.equal(await reservations(baseUrl, "deferred"), 0);
+  assert.deepEqual(sent, []);
+  assert.ok(crawl.paces.every(([, pace]) => pace === null));
+  assert.ok(crawl.answers.every(([, answer]) => answer.crawl_delay === 0.2));
+});
+
+test("a 429 with Retry-After is reported to robotsd, and the next fetch to the origin waits it out", async (t) => {
+  const site = await startPacedSite(t, {
+    robots: ROBOTS,
+    pages: 5,
+    script: { "/p/2": [{ status: 429, headers: { "retry-after": "1" } }] },
+  });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 4 },
+  });
+
+  // Crawlee retries the refused page (a 429 retires the session); it is fetched the second time.
+  assertCrawledEverything(crawl, site);
+  // Reported at once; the successes after it may be reported too (in batches, a second apart),
+  // since robotsd says the origin is slowed down.
+  assert.deepEqual(
+    sent.filter((report) => report.status !== 200),
+    [{ url: `${site.url}/p/2`, status: 429, retry_after: "1" }],
+  );
+  assert.equal(await reports(baseUrl, "retry_after"), 1);
+  const arrivals = await site.arrivals();
+  assert.equal(arrivals.length, site.paths.length + 1);
+  const refused = arrivals.findIndex((a) => a.status === 429);
+  assert.equal(arrivals[refused].path, "/p/2");
+  const next = arrivals[refused + 1];
+  const waited = next.at - arrivals[refused].at;
+  assert.ok(waited >= 1000, `${next.path} reached the site ${waited.toFixed(1)} ms after the 429, within its Retry-After: 1`);
+  assertGapsAtLeast(arrivals, PACED_FLOOR_MS);
+  // The slots after it: the origin slowed down (×2) for the whole fleet.
+  const after = crawl.paces.filter(([path]) => path !== "/").map(([, pace]) => pace.interval_source);
+  assert.ok(after.includes("pushback"), after.join());
+});
+
+test("a 5xx and a timeout are reported to robotsd as pushback", async (t) => {
+  const site = await startPacedSite(t, {
+    robots: ROBOTS,
+    pages: 3,
+    script: { "/p/0": [{ status: 500 }], "/p/1": ["hang"] },
+  });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 4, navigationTimeoutSecs: 1 },
+  });
+
+  // Both are retried by Crawlee, and fetched the second time.
+  assertCrawledEverything(crawl, site);
+  const pushbacks = sent.filter((report) => report.status === 500 || report.timeout);
+  assert.deepEqual(
+    pushbacks.sort((a, b) => a.url.localeCompare(b.url)),
+    [
+      { url: `${site.url}/p/0`, status: 500 },
+      { url: `${site.url}/p/1`, timeout: true },
+    ],
+  );
+  assert.equal(await reports(baseUrl, "pushback"), 1);
+  assert.equal(await reports(baseUrl, "timeout"), 1);
+  // While robotsd says the origin is slowed down, successes are reported too (in batches), to
+  // ease it: never a pushback twice.
+  assert.ok(sent.every((report) => report.timeout || report.status === 500 || report.status === 200));
+  assertGapsAtLeast(await site.arrivals(), PACED_FLOOR_MS);
+});
+
+test("slots robotsd puts off (--max-pace-wait) are asked for again, and everything is crawled", async (t) => {
+  const site = await startPacedSite(t, { robots: ROBOTS, pages: 12 });
+  await warmUp(t, site);
+  // 4 requests at once, 200 ms apart: the third's slot is 400 ms ahead, beyond 300 ms.
+  const baseUrl = await startRobotsd(t, "--max-pace-wait", "300ms");
+  const client = new RobotsdClient({ baseUrl });
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 4 },
+  });
+
+  assertCrawledEverything(crawl, site);
+  const arrivals = await site.arrivals();
+  assert.equal(arrivals.length, site.paths.length);
+  assertGapsAtLeast(arrivals, PACED_FLOOR_MS);
+  assert.ok((await reservations(baseUrl, "deferred")) > 0, "some slots were put off");
+  const late = pacingStats(client).lateSlots;
+  assert.equal(await reservations(baseUrl, "reserved"), site.paths.length + late, "one slot taken per fetch");
+  assert.ok(crawl.paces.every(([, pace]) => pace?.outcome === "reserved"));
+});
