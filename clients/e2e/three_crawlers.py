@@ -1,17 +1,26 @@
-"""Scrapy, Crawlee and a Go crawler crawl one site through one robotsd, at the same time.
+"""Scrapy, Crawlee and a Go crawler crawl one site through robotsd, at the same time.
 
 The fleet case robotsd exists for: three crawlers written in three languages, each through its
 framework's robotsd integration (clients/python's Scrapy middleware, clients/typescript's
-Crawlee hook, clients/go's Transport), start together on a cold cache. The test holds:
+Crawlee hook, clients/go's Transport), start together on a cold cache. First, through one
+robotsd, the test holds:
 
 - each crawler fetched exactly the pages robotsd allows (asked of robotsd in one batch, not
   written down here), and refused exactly the others;
 - every allowed page was fetched once by each crawler, and no disallowed page by any;
 - the site's robots.txt was fetched once, by robotsd, for the three together.
 
+Then politeness for the whole fleet (docs/politeness.md), as the site sees it: a site with
+`Crawl-delay: 1`, crawled by the three at once through two robotsd replicas sharing one
+redis-server. With pacing (the clients' default), the site's own log shows every two consecutive
+page fetches at least 0.95 s apart, across all three crawlers. The same crawl with pacing turned
+off in each client shows the problem pacing solves: each crawler keeps the crawl-delay for
+itself, and the site gets about three requests a second.
+
 Usage: python three_crawlers.py --robotsd-bin BIN --python PY   (run by .ci/client-checks.sh;
-PY is an interpreter with the Python client and Scrapy installed; `node` and `go` come from
-PATH, and clients/typescript must be built). Every check passes or raises.
+PY is an interpreter with the Python client and Scrapy installed; `node`, `go` and
+`redis-server` come from PATH, and clients/typescript must be built). Every check passes or
+raises.
 """
 
 import argparse
@@ -39,6 +48,12 @@ Disallow: /
 """
 
 
+SLOW_ROBOTS = """User-agent: *
+Disallow: /private/
+Crawl-delay: 1
+"""
+
+
 def site_paths():
     paths = ["/"] + [f"/p/{i}" for i in range(30)] + [f"/private/{i}" for i in range(10)]
     for i in range(5):
@@ -46,12 +61,20 @@ def site_paths():
     return paths
 
 
-class Site:
-    """A loopback site of 51 pages, the index linking to every other; counts each path's GETs."""
+def slow_site_paths():
+    """Seven pages a crawler may fetch (the index and six), and two it may not."""
+    return ["/"] + [f"/p/{i}" for i in range(6)] + ["/private/0", "/private/1"]
 
-    def __init__(self):
+
+class Site:
+    """A loopback site, the index linking to every other page; counts each path's GETs and logs
+    when each page request arrived."""
+
+    def __init__(self, robots=ROBOTS, paths=site_paths):
         self.hits = collections.Counter()
+        self.arrivals = []
         self.lock = threading.Lock()
+        self.paths = paths
         site = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -61,10 +84,13 @@ class Site:
                 path = self.path.split("?", 1)[0]
                 with site.lock:
                     site.hits[path] += 1
+                    if path != "/robots.txt":
+                        agent = self.headers.get("user-agent", "")
+                        site.arrivals.append((time.monotonic(), path, agent))
                 if path == "/robots.txt":
-                    body, kind = ROBOTS, "text/plain"
+                    body, kind = robots, "text/plain"
                 elif path == "/":
-                    body = "".join(f'<a href="{p}">{p}</a>\n' for p in site_paths()[1:])
+                    body = "".join(f'<a href="{p}">{p}</a>\n' for p in site.paths()[1:])
                     body, kind = f"<html><body>{body}</body></html>", "text/html"
                 else:
                     body, kind = f"<html><body>page {path}</body></html>", "text/html"
@@ -89,11 +115,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_robotsd(binary):
+def start_robotsd(binary, *extra):
     port = free_port()
     process = subprocess.Popen(
         [binary, "--listen", f"127.0.0.1:{port}", "--allow-private-networks",
-         "--operator-contact", "mailto:ci@robotsd.invalid"],
+         "--operator-contact", "mailto:ci@robotsd.invalid", *extra],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     base = f"http://127.0.0.1:{port}"
@@ -105,6 +131,113 @@ def start_robotsd(binary):
             time.sleep(0.05)
     process.kill()
     raise AssertionError("robotsd did not become ready")
+
+
+def start_redis():
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+         "--appendonly", "no"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    for _ in range(200):
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return process, f"redis://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError("redis-server did not start")
+
+
+def crawl(crawlers):
+    """Starts every crawler at once; the one line of JSON each printed, by name."""
+    cwd = {"go": CLIENTS / "go"}
+    running = {
+        name: subprocess.Popen(cmd, cwd=cwd.get(name), stdout=subprocess.PIPE, text=True)
+        for name, cmd in crawlers.items()
+    }
+    outputs = {}
+    for name, proc in running.items():
+        out, _ = proc.communicate(timeout=300)
+        assert proc.returncode == 0, f"{name} exited with {proc.returncode}"
+        lines = [line for line in out.splitlines() if line.strip()]
+        assert len(lines) == 1, f"{name} printed {out!r}, not one line of JSON"
+        outputs[name] = json.loads(lines[0])
+    return outputs
+
+
+def commands(python, robotsds, start, *extra):
+    """The three crawlers' command lines, each through one of `robotsds` in turn."""
+    def common(i):
+        return ["--robotsd", robotsds[i % len(robotsds)], "--start", start, *extra]
+    return {
+        "scrapy": [python, str(CLIENTS / "python/examples/scrapy_crawl.py"),
+                   *common(0), "--ua", "ScrapyExampleBot"],
+        "crawlee": ["node", str(CLIENTS / "typescript/examples/crawlee-crawl.mjs"),
+                    *common(1), "--ua", "CrawleeExampleBot"],
+        "go": ["go", "run", "./examples/crawl", *common(2), "--ua", "GoExampleBot"],
+    }
+
+
+def gaps(site):
+    times = sorted(t for t, _, _ in site.arrivals)
+    return [b - a for a, b in zip(times, times[1:])]
+
+
+def timeline(site):
+    """The site's log, for a failure's message: seconds since the first fetch, path, agent."""
+    arrivals = sorted(site.arrivals)
+    first = arrivals[0][0]
+    return "\n".join(f"{t - first:8.3f} {path} {agent[:40]}" for t, path, agent in arrivals)
+
+
+def fleet_politeness(args):
+    """Two replicas on one Redis; the three crawlers with pacing, then without."""
+    redis, redis_url = start_redis()
+    replicas = []
+    try:
+        replicas = [start_robotsd(args.robotsd_bin, "--redis-url", redis_url) for _ in range(2)]
+        urls = [base for _, base in replicas]
+        allowed = 7  # the index and six pages
+
+        paced = Site(SLOW_ROBOTS, slow_site_paths)
+        started = time.monotonic()
+        outputs = crawl(commands(args.python, urls, paced.url + "/"))
+        took = time.monotonic() - started
+        for name, got in outputs.items():
+            assert len(got["fetched"]) == allowed, f"{name} fetched {got['fetched']}"
+        assert len(paced.arrivals) == 3 * allowed, paced.arrivals
+        shortest = min(gaps(paced))
+        assert shortest >= 0.95, (
+            f"two page fetches {shortest:.3f} s apart with pacing:\n{timeline(paced)}")
+        print(f"paced through two replicas: {len(paced.arrivals)} page fetches in {took:.1f} s, "
+              f"every two at least {shortest:.3f} s apart (Crawl-delay: 1)")
+
+        unpaced = Site(SLOW_ROBOTS, slow_site_paths)
+        started = time.monotonic()
+        outputs = crawl(commands(args.python, urls, unpaced.url + "/", "--no-pace"))
+        took = time.monotonic() - started
+        for name, got in outputs.items():
+            assert len(got["fetched"]) == allowed, f"{name} fetched {got['fetched']}"
+        times = sorted(t for t, _, _ in unpaced.arrivals)
+        rate = (len(times) - 1) / (times[-1] - times[0])
+        busiest = max(sum(1 for t in times if start <= t < start + 1) for start in times)
+        shortest = min(gaps(unpaced))
+        # Each crawler keeps the crawl-delay alone, so together the site gets up to three
+        # requests a second where it asked for one.
+        assert busiest >= 2 and shortest < 0.5, (busiest, shortest, timeline(unpaced))
+        print(f"without pacing: {len(times)} page fetches in {took:.1f} s ({rate:.1f} a second), "
+              f"{busiest} within one second, two of them {shortest:.3f} s apart: what pacing "
+              "prevents")
+    finally:
+        for process, _ in replicas:
+            process.kill()
+            process.wait()
+        redis.kill()
+        redis.wait()
 
 
 def allowed_paths(robotsd, site, ua):
@@ -127,28 +260,10 @@ def main():
     site = Site()
     process, robotsd = start_robotsd(args.robotsd_bin)
     try:
-        common = ["--robotsd", robotsd, "--start", site.url + "/"]
-        crawlers = {
-            "scrapy": [args.python, str(CLIENTS / "python/examples/scrapy_crawl.py"),
-                       *common, "--ua", "ScrapyExampleBot"],
-            "crawlee": ["node", str(CLIENTS / "typescript/examples/crawlee-crawl.mjs"),
-                        *common, "--ua", "CrawleeExampleBot"],
-            "go": ["go", "run", "./examples/crawl", *common, "--ua", "GoExampleBot"],
-        }
-        cwd = {"go": CLIENTS / "go"}
         # All three start on a cold cache at once: robotsd's single flight, not its cache
         # alone, is what keeps robots.txt to one fetch.
-        running = {
-            name: subprocess.Popen(cmd, cwd=cwd.get(name), stdout=subprocess.PIPE, text=True)
-            for name, cmd in crawlers.items()
-        }
-        outputs = {}
-        for name, proc in running.items():
-            out, _ = proc.communicate(timeout=300)
-            assert proc.returncode == 0, f"{name} exited with {proc.returncode}"
-            lines = [line for line in out.splitlines() if line.strip()]
-            assert len(lines) == 1, f"{name} printed {out!r}, not one line of JSON"
-            outputs[name] = json.loads(lines[0])
+        crawlers = commands(args.python, [robotsd], site.url + "/")
+        outputs = crawl(crawlers)
 
         everything = sorted(site_paths())
         for name in crawlers:
@@ -168,6 +283,7 @@ def main():
     finally:
         process.kill()
         process.wait()
+    fleet_politeness(args)
 
 
 if __name__ == "__main__":
