@@ -202,20 +202,20 @@ pub(crate) fn body_write(body: Option<&[u8]>, parsed: bool) -> BodyWrite {
 impl OriginCache {
     /// Takes the store's state for the origin if it is newer than this replica's: `true` when
     /// it did. Without a store, or when the store fails, nothing changes.
-    pub(super) async fn pull(&self, origin: &Origin, slot: &Arc<Slot>) -> bool {
-        let Some(fleet) = &self.fleet else {
-            return false;
-        };
+    pub(super) async fn pull(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+    ) -> Option<OriginState<Remembered>> {
+        let fleet = self.fleet.as_ref()?;
         slot.synced_ms
             .store(ms(self.clock.now()), Ordering::Relaxed);
         let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
         else {
-            return false;
+            return None;
         };
         // Parsed before the lock is taken: checks of this origin go on meanwhile.
-        let Some(mut state) = import(&record, body.as_deref()) else {
-            return false;
-        };
+        let mut state = import(&record, body.as_deref())?;
         let parsed_bytes = state
             .copy
             .as_ref()
@@ -223,31 +223,36 @@ impl OriginCache {
         {
             let mut local = slot.lock();
             if last_change(&state) <= last_change(&local) {
-                return false;
+                return None;
             }
             state.last_fetch = state.last_fetch.max(local.last_fetch);
-            *local = state;
+            *local = state.clone();
         }
         self.slots.settle(origin, slot, parsed_bytes).await;
-        true
+        Some(state)
     }
 
     /// Writes the slot's state to the store after this replica's fetch (best effort: a store
     /// that fails only means the others fetch for themselves).
-    async fn push(&self, origin: &Origin, slot: &Arc<Slot>, fetched: FetchedBody, fleet: &Fleet) {
+    /// `taken_in` is the state the fetch left, as it was before the cache decided whether to
+    /// keep its copy: a copy dropped for memory at once is still stored for the fleet.
+    async fn push(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        (fetched, taken_in): (FetchedBody, OriginState<Remembered>),
+        fleet: &Fleet,
+    ) -> OriginState<Remembered> {
         let body = match fetched {
-            FetchedBody::Refused => return,
+            FetchedBody::Refused => return taken_in,
             FetchedBody::Parsed(body) => Some(body),
             FetchedBody::None => None,
         };
-        let (record, parsed_copy) = {
-            let state = slot.lock();
-            let parsed = state
-                .copy
-                .as_ref()
-                .is_some_and(|c| matches!(c.rules, Rules::Parsed(_)));
-            (export(&state), parsed)
-        };
+        let parsed_copy = taken_in
+            .copy
+            .as_ref()
+            .is_some_and(|c| matches!(c.rules, Rules::Parsed(_)));
+        let record = export(&taken_in);
         let write = body_write(body.as_deref(), parsed_copy);
         let ttl = record_ttl(&self.policy);
         if fleet
@@ -259,6 +264,7 @@ impl OriginCache {
             slot.synced_ms
                 .store(ms(self.clock.now()), Ordering::Relaxed);
         }
+        taken_in
     }
 
     /// Whether the slot's state calls for a fetch now (nothing known, expired, a retry due).
@@ -288,11 +294,14 @@ impl OriginCache {
         slot: &Arc<Slot>,
         fleet: &Fleet,
         pulled: bool,
-    ) {
+    ) -> Option<OriginState<Remembered>> {
         // Another replica may have fetched since this one looked (a background refresh has not
         // looked at the store yet; a foreground miss just did).
-        if !pulled && self.pull(origin, slot).await && !self.fetch_due(slot) {
-            return;
+        if !pulled
+            && let Some(taken_in) = self.pull(origin, slot).await
+            && !self.fetch_due(slot)
+        {
+            return Some(taken_in);
         }
         let key = origin.key();
         let token = format!("{:032x}", rand::random::<u128>());
@@ -313,20 +322,25 @@ impl OriginCache {
                         self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
                     }
                     // The previous holder stored its result before releasing the lease.
-                    if !self.pull(origin, slot).await || self.fetch_due(slot) {
-                        let fetched = self.fetch_now(origin, slot).await;
-                        self.push(origin, slot, fetched, fleet).await;
-                    }
+                    let taken_in = match self.pull(origin, slot).await {
+                        Some(pulled) if !self.fetch_due(slot) => pulled,
+                        _ => {
+                            let fetched = self.fetch_now(origin, slot).await;
+                            self.push(origin, slot, fetched, fleet).await
+                        }
+                    };
                     // If this fails, the lease expires by itself.
                     let _ = fleet.store.release(key, &token).await;
-                    return;
+                    return Some(taken_in);
                 }
                 Ok(false) if tokio::time::Instant::now() < deadline => {
                     waited = true;
                     tokio::time::sleep(fleet.config.poll_interval).await;
-                    if self.pull(origin, slot).await && !self.fetch_due(slot) {
+                    if let Some(taken_in) = self.pull(origin, slot).await
+                        && !self.fetch_due(slot)
+                    {
                         self.stats.leases_waited.fetch_add(1, Ordering::Relaxed);
-                        return;
+                        return Some(taken_in);
                     }
                 }
                 Ok(false) | Err(_) => break,
@@ -336,7 +350,7 @@ impl OriginCache {
             self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
         }
         let fetched = self.fetch_now(origin, slot).await;
-        self.push(origin, slot, fetched, fleet).await;
+        Some(self.push(origin, slot, fetched, fleet).await)
     }
 
     /// Compares a fresh entry with the store once per `sync_interval`, in the background: the

@@ -15,12 +15,13 @@ mod kept_body;
 pub mod policy;
 mod refresh;
 mod slots;
+mod snapshot;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crate::clock::{Clock, Timestamp, TokioClock};
+use crate::clock::{Clock, TokioClock};
 use crate::destination::DestinationError;
 use crate::fetch::{
     FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, UnreachableReason,
@@ -30,8 +31,10 @@ use crate::store::Store;
 use fleet::Fleet;
 pub use fleet::FleetConfig;
 pub use kept_body::KeptBody;
-use policy::{BackoffBasis, Decision, FetchResult, PolicyConfig, Rules};
+use policy::{Decision, FetchResult, OriginState, PolicyConfig, Rules};
 use slots::{Slot, Slots};
+pub use snapshot::{BackoffInfo, Basis, CopyInfo, Snapshot};
+use snapshot::{snapshot_of, unreachable_after_fetch};
 
 /// Cache settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,76 +81,6 @@ impl Lookup {
             Lookup::Shared => "shared",
         }
     }
-}
-
-/// What a check answers from, as the cache held it at that moment.
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    /// How the cache was used.
-    pub lookup: Lookup,
-    /// What to answer from.
-    pub basis: Basis,
-    /// The fetch the rules came from (the last good copy's, in backoff), if any.
-    pub copy: Option<CopyInfo>,
-    /// The current run of failures, if any.
-    pub backoff: Option<BackoffInfo>,
-}
-
-/// What to answer from.
-#[derive(Debug, Clone)]
-pub enum Basis {
-    /// Rules (a parsed file, or "no robots.txt"), from a current or stale copy.
-    Copy(Rules),
-    /// In backoff, per the §5 table; `rules` is the last good copy's for
-    /// [`BackoffBasis::LastGoodCopy`].
-    Backoff {
-        /// Which row of the table.
-        basis: BackoffBasis,
-        /// The last good copy's rules, for that row.
-        rules: Option<Rules>,
-    },
-    /// The last fetch was refused on the way (a redirect to a destination robotsd will not
-    /// contact): the check is an error, not a verdict.
-    Refused(DestinationError),
-    /// The copy was dropped for memory within the shortest lifetime of its fetch, and the origin
-    /// is not fetched again before that has passed: the check is an error, not a verdict.
-    Dropped {
-        /// How long until the origin may be fetched again.
-        retry_after: Duration,
-    },
-}
-
-/// The fetch behind a copy.
-#[derive(Debug, Clone)]
-pub struct CopyInfo {
-    /// When it was fetched.
-    pub fetched_at: Timestamp,
-    /// When it expires.
-    pub expires_at: Timestamp,
-    /// Why there is no robots.txt, when there is none.
-    pub no_robots: Option<NoRobotsReason>,
-    /// What the fetch observed (shared: every answer from this copy points at it).
-    pub meta: Arc<FetchMeta>,
-    /// The robots.txt as fetched, when it was parsed.
-    pub body: Option<KeptBody>,
-}
-
-/// A run of failures.
-#[derive(Debug, Clone)]
-pub struct BackoffInfo {
-    /// The first failure.
-    pub since: Timestamp,
-    /// Failures in a row.
-    pub failures: u32,
-    /// No request before this.
-    pub next_retry: Timestamp,
-    /// When the answer's basis ends if the failures go on (the policy's windows); `None`
-    /// once both windows have passed.
-    pub until: Option<Timestamp>,
-    /// What the last failed fetch observed.
-    pub last: Arc<FetchMeta>,
-    /// Why the last fetch failed.
-    pub reason: String,
 }
 
 /// What the cache remembers of a fetch: the fetch layer's facts, plus the parts the policy
@@ -301,14 +234,7 @@ impl OriginCache {
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
         let slot = self.slots.get_or_insert(origin).await;
         if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
-            // A copy dropped for memory may still be in the shared store.
-            if matches!(snapshot.basis, Basis::Dropped { .. })
-                && self.pull(origin, &slot).await
-                && let Some(pulled) = self.answer_from_state(origin, &slot, Lookup::Shared)
-            {
-                return pulled;
-            }
-            return snapshot;
+            return self.unless_dropped(origin, &slot, snapshot).await;
         }
         // Nothing known: one check fetches, the others wait for it.
         let (fetching, coalesced) = match Arc::clone(&slot.fetching).try_lock_owned() {
@@ -321,23 +247,62 @@ impl OriginCache {
             Lookup::Hit
         };
         if let Some(snapshot) = self.answer_from_state(origin, &slot, lookup) {
-            return snapshot;
+            return self.unless_dropped(origin, &slot, snapshot).await;
         }
         // Another replica may have fetched it: its result, if the store has one, is answered.
-        if self.pull(origin, &slot).await
-            && let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Shared)
+        if let Some(pulled) = self.pull(origin, &slot).await
+            && let Some(snapshot) = self.answer_taken_in(origin, &slot, &pulled, Lookup::Shared)
         {
             return snapshot;
         }
         // The store was just read above: the fetch need not read it again.
-        self.fetch_detached(origin, &slot, fetching, true).await;
+        let taken_in = self.fetch_detached(origin, &slot, fetching, true).await;
         let lookup = if coalesced {
             Lookup::Coalesced
         } else {
             Lookup::Miss
         };
-        self.answer_from_state(origin, &slot, lookup)
-            .unwrap_or_else(|| unreachable_after_fetch(lookup))
+        match &taken_in {
+            Some(state) => self.answer_taken_in(origin, &slot, state, lookup),
+            None => self.answer_from_state(origin, &slot, lookup),
+        }
+        .unwrap_or_else(|| unreachable_after_fetch(lookup))
+    }
+
+    /// `snapshot`, unless it says the copy was dropped for memory and the shared store still
+    /// holds it: then the store's copy.
+    async fn unless_dropped(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        snapshot: Snapshot,
+    ) -> Snapshot {
+        if matches!(snapshot.basis, Basis::Dropped { .. })
+            && let Some(pulled) = self.pull(origin, slot).await
+            && let Some(answer) = self.answer_taken_in(origin, slot, &pulled, Lookup::Shared)
+        {
+            return answer;
+        }
+        snapshot
+    }
+
+    /// Answers from the slot after a fetch or a pull took `taken_in` into it; or from
+    /// `taken_in` itself when the cache has dropped it since (a full cache of origins asked as
+    /// often does not admit a new one, and drops it as soon as it is inserted): the check that
+    /// fetched, or read the store, answers from what it has in hand rather than refusing.
+    fn answer_taken_in(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        taken_in: &OriginState<Remembered>,
+        lookup: Lookup,
+    ) -> Option<Snapshot> {
+        match self.answer_from_state(origin, slot, lookup) {
+            Some(snapshot) if !matches!(snapshot.basis, Basis::Dropped { .. }) => Some(snapshot),
+            other => snapshot_of(taken_in, self.clock.now(), lookup, &self.policy)
+                .map(|(snapshot, _)| snapshot)
+                .or(other),
+        }
     }
 
     /// Answers from the slot's state if the policy allows it, starting a background refresh
@@ -350,74 +315,7 @@ impl OriginCache {
     ) -> Option<Snapshot> {
         let now = self.clock.now();
         let state = slot.lock();
-        let (snapshot, refresh) = match state.decide(now, &self.policy) {
-            Decision::Fetch => return None,
-            Decision::Copy { copy, stale } => (
-                Snapshot {
-                    lookup: if stale && lookup == Lookup::Hit {
-                        Lookup::Stale
-                    } else {
-                        lookup
-                    },
-                    basis: Basis::Copy(copy.rules.clone()),
-                    copy: Some(copy_info(copy)),
-                    backoff: None,
-                },
-                stale,
-            ),
-            Decision::Backoff {
-                backoff,
-                basis,
-                until,
-                copy,
-                retry_due,
-            } => (
-                Snapshot {
-                    lookup,
-                    basis: Basis::Backoff {
-                        basis,
-                        rules: copy.map(|c| c.rules.clone()),
-                    },
-                    copy: copy.map(copy_info),
-                    backoff: Some(BackoffInfo {
-                        since: backoff.since,
-                        failures: backoff.failures,
-                        next_retry: backoff.next_retry,
-                        until,
-                        last: Arc::clone(&backoff.last.meta),
-                        reason: match &backoff.last.detail {
-                            Detail::Failed(reason) => reason.clone(),
-                            _ => String::new(),
-                        },
-                    }),
-                },
-                retry_due,
-            ),
-            Decision::Cooling { until } => (
-                Snapshot {
-                    lookup,
-                    basis: Basis::Dropped {
-                        retry_after: until.saturating_duration_since(now),
-                    },
-                    copy: None,
-                    backoff: None,
-                },
-                false,
-            ),
-            Decision::Refused { refusal, stale } => (
-                Snapshot {
-                    lookup,
-                    basis: match &refusal.meta.detail {
-                        Detail::Refused(error) => Basis::Refused(error.clone()),
-                        // Only a refused fetch makes a refusal.
-                        _ => unreachable_basis(),
-                    },
-                    copy: None,
-                    backoff: None,
-                },
-                stale,
-            ),
-        };
+        let (snapshot, refresh) = snapshot_of(&state, now, lookup, &self.policy)?;
         drop(state);
         if refresh {
             self.refresh_in_background(origin, slot);
@@ -437,19 +335,19 @@ impl OriginCache {
         slot: &Arc<Slot>,
         fetching: tokio::sync::OwnedMutexGuard<()>,
         pulled: bool,
-    ) {
+    ) -> Option<OriginState<Remembered>> {
         let fetch = {
             let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
             tokio::spawn(async move {
                 let _fetching = fetching;
-                cache.fetch_into(&origin, &slot, pulled).await;
+                cache.fetch_into(&origin, &slot, pulled).await
             })
         };
-        if let Err(error) = fetch.await
-            && error.is_panic()
-        {
+        match fetch.await {
+            Ok(taken_in) => taken_in,
             // A bug in the fetch: fail this check as before, rather than answer from nothing.
-            std::panic::resume_unwind(error.into_panic());
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(_) => None,
         }
     }
 
@@ -484,18 +382,28 @@ impl OriginCache {
     /// in. The caller holds `fetching`.
     /// `pulled`: the store was read just before (a foreground miss), so it is not read again
     /// before the lease is taken.
-    async fn fetch_into(&self, origin: &Origin, slot: &Arc<Slot>, pulled: bool) {
+    /// Returns the state taken in (as it was before the cache decided whether to keep its
+    /// copy), if any.
+    async fn fetch_into(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        pulled: bool,
+    ) -> Option<OriginState<Remembered>> {
         match &self.fleet {
             Some(fleet) => self.fetch_shared(origin, slot, fleet, pulled).await,
-            None => {
-                self.fetch_now(origin, slot).await;
-            }
+            None => Some(self.fetch_now(origin, slot).await.1),
         }
     }
 
     /// Fetches the origin's robots.txt and takes the outcome in; returns the body of a parsed
-    /// file, for the store. The caller holds `fetching`.
-    async fn fetch_now(&self, origin: &Origin, slot: &Arc<Slot>) -> FetchedBody {
+    /// file, for the store, and the state taken in, as it was before the cache decided whether
+    /// to keep its copy. The caller holds `fetching`.
+    async fn fetch_now(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+    ) -> (FetchedBody, OriginState<Remembered>) {
         self.stats.fetches.fetch_add(1, Ordering::Relaxed);
         self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
         let outcome = self.fetcher.fetch(&origin.robots_url()).await;
@@ -514,14 +422,15 @@ impl OriginCache {
             _ => 0,
         };
         let now = self.clock.now();
-        {
+        let taken_in = {
             let mut state = slot.lock();
             let was_in_backoff = state.backoff.is_some();
             state.apply(result, now, rand::random::<f64>(), &self.policy);
             fetch_log::fetched(origin, was_in_backoff, &state, now);
-        }
+            state.clone()
+        };
         self.slots.settle(origin, slot, parsed_bytes).await;
-        fetched
+        (fetched, taken_in)
     }
 }
 
@@ -544,40 +453,6 @@ fn copy_weight(rules: &Rules, remembered: &Remembered) -> usize {
     match rules {
         Rules::Parsed(robots) => robots.heap_size() + body,
         Rules::NoRobots => 0,
-    }
-}
-
-fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
-    CopyInfo {
-        fetched_at: copy.fetched_at,
-        expires_at: copy.expires_at,
-        no_robots: match copy.meta.detail {
-            Detail::NoRobots(reason) => Some(reason),
-            _ => None,
-        },
-        meta: Arc::clone(&copy.meta.meta),
-        body: match &copy.meta.detail {
-            Detail::Parsed(body) => Some(body.clone()),
-            _ => None,
-        },
-    }
-}
-
-/// A fetch always leaves the state answerable; this is only the type system's fallback.
-fn unreachable_after_fetch(lookup: Lookup) -> Snapshot {
-    Snapshot {
-        lookup,
-        basis: unreachable_basis(),
-        copy: None,
-        backoff: None,
-    }
-}
-
-/// The most cautious answer, for states the types allow but the cache never builds.
-fn unreachable_basis() -> Basis {
-    Basis::Backoff {
-        basis: BackoffBasis::DisallowAll,
-        rules: None,
     }
 }
 

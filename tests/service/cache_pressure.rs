@@ -220,3 +220,23 @@ async fn evictions_are_counted_exactly() {
         "{evictions} evictions, {entries} left"
     );
 }
+
+#[tokio::test]
+async fn the_check_that_fetched_answers_even_if_the_full_cache_drops_its_copy_at_once() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    sites.churn(&checker, 0, 20).await;
+    // Full of origins asked once, the cache admits a new one only in place of one asked less:
+    // many of these are dropped as soon as they are inserted. Each check that fetched still
+    // answers from the file it fetched, rather than refuse with cache-full.
+    let checks = (20..80).map(|n| {
+        let (checker, url) = (&checker, sites.url(&format!("big{n}.test"), "/x"));
+        async move { (n, checker.check(&url, &["bot"]).await) }
+    });
+    for (n, result) in futures_util::future::join_all(checks).await {
+        if let Err(error) = result {
+            panic!("big{n}.test: {error}");
+        }
+        assert_eq!(sites.fetches(&format!("big{n}.test")), 1, "big{n}");
+    }
+}

@@ -156,3 +156,56 @@ async fn a_miss_answered_from_redis_costs_one_round_trip() {
     );
     assert_eq!(site.hits(), 1);
 }
+
+/// A replica whose cache is far too small for the origins it is asked about, as at a million
+/// origins: a copy its cache drops (or does not admit, right after the fetch) is read back from
+/// Redis, so no check answers `cache-full`, and no origin is fetched twice.
+#[tokio::test]
+async fn a_full_cache_answers_from_redis_what_it_dropped() {
+    let redis = RedisServer::start().await;
+    let url = redis.url();
+    let replica = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--redis-url",
+            &url,
+            "--cache-capacity",
+            "32KiB",
+        ],
+        true,
+    )
+    .await;
+    // About a kilobyte of rules each: the cache holds a few dozen of the 150.
+    let rules: String = (0..40).fold(RULES.to_owned(), |mut rules, n| {
+        rules.push_str(&format!("Disallow: /section-{n}/archive\n"));
+        rules
+    });
+    let mut sites = Vec::new();
+    for _ in 0..150 {
+        let rules = rules.clone();
+        sites.push(origin(move || ok(&rules)).await);
+    }
+    let client = reqwest::Client::new();
+    let urls: Vec<String> = sites.iter().map(|site| site.url("/private/x")).collect();
+    for round in 0..3 {
+        let body = serde_json::json!({"ua": "bot", "urls": urls});
+        let response = client
+            .post(replica.url("/v1/check"))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .expect("robotsd answered");
+        assert_eq!(response.status(), 200);
+        let answer = json_of(response).await;
+        let results = answer["results"].as_array().expect("results");
+        for result in results {
+            assert_eq!(result["allowed"], false, "round {round}: {result}");
+        }
+    }
+    let evictions = replica.metric("robotsd_cache_evictions_total").await;
+    assert!(evictions > 0.0, "the cache never filled up");
+    for (n, site) in sites.iter().enumerate() {
+        assert_eq!(site.hits(), 1, "origin {n} fetched {} times", site.hits());
+    }
+}
