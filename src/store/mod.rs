@@ -13,6 +13,7 @@ mod memory;
 pub mod record;
 mod recovery;
 mod redis_pace;
+mod redis_record;
 mod redis_store;
 
 use std::sync::atomic::AtomicBool;

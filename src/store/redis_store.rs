@@ -1,8 +1,9 @@
 //! [`RedisStore`]: the shared store on Redis, Valkey or a Redis Cluster, through redis-rs.
 //!
-//! Per origin, two keys share a hash tag, so that a cluster keeps them in one slot:
-//! `robotsd:{<origin>}:record`, a hash of `v` (schema version), `m` (metadata, JSON) and `b`
-//! (the deflated body), and `robotsd:{<origin>}:lease`, the fetch lease's token. A standalone
+//! Per origin, keys share a hash tag, so that a cluster keeps them in one slot: the record,
+//! `robotsd:{<origin>}:rec`, one string of the schema version, the metadata (JSON) and the
+//! deflated body ([`super::redis_record`]), and `robotsd:{<origin>}:lease`, the fetch lease's
+//! token. A standalone
 //! server is reached through redis-rs's `ConnectionManager`, which reconnects by itself; a
 //! cluster through its async cluster connection, made on first use and made again after a
 //! failure. Neither is needed at start: robotsd starts, and answers, with the store down.
@@ -19,6 +20,7 @@ use tokio::sync::Mutex;
 
 use super::record::MAX_META_BYTES;
 use super::redis_pace::{self, Scripts};
+use super::redis_record::{self, hashed_record_key, record_key};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
 use crate::pacing::policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
@@ -144,15 +146,6 @@ impl std::fmt::Debug for RedisStore {
     }
 }
 
-/// Returns the three fields unless one is larger than its limit (then `"too_large"`), so that
-/// an oversized value is never transferred.
-const LOAD: &str = r"
-local m = redis.call('HSTRLEN', KEYS[1], 'm')
-local b = redis.call('HSTRLEN', KEYS[1], 'b')
-if m > tonumber(ARGV[1]) or b > tonumber(ARGV[2]) then return 'too_large' end
-return redis.call('HMGET', KEYS[1], 'v', 'm', 'b')
-";
-
 /// Deletes the lease only if the caller's token still holds it.
 const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -171,8 +164,15 @@ pub(super) fn eval(script: &str, key: String) -> redis::Cmd {
     command
 }
 
-fn record_key(origin: &str) -> String {
-    format!("robotsd:{{{origin}}}:record")
+/// `EVAL script 2 record-key hashed-record-key`: the record scripts touch both keys.
+fn eval_record(script: &str, origin: &str) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command
+        .arg(script)
+        .arg(2)
+        .arg(record_key(origin))
+        .arg(hashed_record_key(origin));
+    command
 }
 
 fn lease_key(origin: &str) -> String {
@@ -246,20 +246,17 @@ impl RedisStore {
         })
     }
 
-    /// Sends a command or a pipeline on a connection; a cluster connection that failed is
-    /// dropped, so that the next call makes a new one.
-    async fn query(&self, request: Request<'_>) -> Result<redis::Value, StoreError> {
+    /// Sends a command on a connection; a cluster connection that failed is dropped, so that
+    /// the next call makes a new one.
+    async fn query(&self, command: &redis::Cmd) -> Result<redis::Value, StoreError> {
         async fn on(
-            request: Request<'_>,
+            command: &redis::Cmd,
             connection: &mut impl ConnectionLike,
         ) -> redis::RedisResult<redis::Value> {
-            match request {
-                Request::Command(command) => command.query_async(connection).await,
-                Request::Pipeline(pipeline) => pipeline.query_async(connection).await,
-            }
+            command.query_async(connection).await
         }
         match &*self.connection {
-            Connection::Single(manager) => on(request, &mut manager.clone()).await.map_err(failed),
+            Connection::Single(manager) => on(command, &mut manager.clone()).await.map_err(failed),
             Connection::Cluster(cluster) => {
                 // The connection is multiplexed: calls share a clone of it, and only making it is
                 // done under the lock (once, however many calls wait).
@@ -278,7 +275,7 @@ impl RedisStore {
                         }
                     }
                 };
-                let result = on(request, &mut connection).await;
+                let result = on(command, &mut connection).await;
                 if let Err(error) = &result
                     && (error.is_io_error() || error.is_connection_dropped())
                 {
@@ -299,16 +296,9 @@ impl RedisStore {
         &self,
         command: &redis::Cmd,
     ) -> Result<T, StoreError> {
-        let value = self.query(Request::Command(command)).await?;
+        let value = self.query(command).await?;
         redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
     }
-}
-
-/// What [`RedisStore::query`] sends.
-#[derive(Clone, Copy)]
-enum Request<'a> {
-    Command(&'a redis::Cmd),
-    Pipeline(&'a redis::Pipeline),
 }
 
 impl SharedStore for RedisStore {
@@ -318,35 +308,9 @@ impl SharedStore for RedisStore {
         max_body_bytes: usize,
     ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
         async move {
-            let mut command = eval(LOAD, record_key(origin));
+            let mut command = eval_record(redis_record::LOAD, origin);
             command.arg(MAX_META_BYTES).arg(max_body_bytes);
-            let value: redis::Value = self.run(&command).await?;
-            let fields: Vec<Option<Vec<u8>>> = match value {
-                redis::Value::SimpleString(s) if s == "too_large" => {
-                    return Err(StoreError::TooLarge);
-                }
-                redis::Value::BulkString(s) if s == b"too_large" => {
-                    return Err(StoreError::TooLarge);
-                }
-                other => {
-                    redis::from_redis_value(other).map_err(|e| StoreError::Failed(e.to_string()))?
-                }
-            };
-            match fields.as_slice() {
-                [None, None, None] => Ok(None),
-                [Some(version), Some(meta), body] => Ok(Some(Encoded {
-                    version: String::from_utf8_lossy(version).into_owned(),
-                    meta: meta.clone(),
-                    body: body.clone().unwrap_or_default(),
-                })),
-                // A record without its version or metadata cannot be read: like garbage, it is
-                // skipped and later replaced.
-                _ => Ok(Some(Encoded {
-                    version: String::new(),
-                    meta: Vec::new(),
-                    body: Vec::new(),
-                })),
-            }
+            redis_record::loaded(self.query(&command).await?)
         }
         .boxed()
     }
@@ -360,29 +324,18 @@ impl SharedStore for RedisStore {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
-            let key = record_key(origin);
-            let mut pipeline = redis::pipe();
-            pipeline.atomic();
-            pipeline
-                .cmd("HSET")
-                .arg(&key)
-                .arg("v")
-                .arg(version)
-                .arg("m")
-                .arg(meta)
-                .ignore();
-            match body {
-                BodyWrite::Set(body) => {
-                    pipeline.cmd("HSET").arg(&key).arg("b").arg(body).ignore();
-                }
-                BodyWrite::Remove => {
-                    pipeline.cmd("HDEL").arg(&key).arg("b").ignore();
-                }
-                BodyWrite::Keep => {}
-            }
-            let ttl_ms = millis(ttl);
-            pipeline.cmd("PEXPIRE").arg(&key).arg(ttl_ms).ignore();
-            self.query(Request::Pipeline(&pipeline)).await.map(drop)
+            let (mode, body): (&str, &[u8]) = match body {
+                BodyWrite::Set(body) => ("set", body),
+                BodyWrite::Keep => ("keep", b""),
+                BodyWrite::Remove => ("remove", b""),
+            };
+            let mut command = eval_record(redis_record::SAVE, origin);
+            command
+                .arg(redis_record::frame(version, meta))
+                .arg(mode)
+                .arg(body)
+                .arg(millis(ttl));
+            self.query(&command).await.map(drop)
         }
         .boxed()
     }
@@ -508,10 +461,6 @@ mod tests {
 
     #[test]
     fn an_origin_s_keys_share_a_hash_tag() {
-        assert_eq!(
-            record_key("https://example.com:8443"),
-            "robotsd:{https://example.com:8443}:record"
-        );
         assert_eq!(
             lease_key("https://example.com:8443"),
             "robotsd:{https://example.com:8443}:lease"

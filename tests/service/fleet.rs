@@ -79,8 +79,14 @@ impl Backend {
     /// A replica whose connections are up: its first check (of an origin of its own) made them,
     /// so that a slow first connection on a loaded machine cannot pass for a store that is down.
     async fn replica(&self) -> Replica {
+        self.replica_with(&[]).await
+    }
+
+    /// A replica with flags of its own beside the backend's.
+    async fn replica_with(&self, extra: &[&str]) -> Replica {
         let args = self.args();
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+        args.extend(extra);
         let replica = Replica(Robotsd::start(&args, false).await);
         let warm_up = origin(|| ok(RULES)).await;
         replica.check(&warm_up.url("/")).await;
@@ -154,6 +160,8 @@ on_every_backend!(
     a_restarted_replica_neither_refetches_nor_forgets_a_backoff,
     when_a_replica_is_killed_holding_the_lease_exactly_one_other_fetches_after_it_expires,
     garbage_and_future_schema_records_are_ignored_and_replaced,
+    a_record_an_earlier_build_kept_as_a_hash_is_read,
+    a_backoff_keeps_the_last_good_copy_for_the_fleet,
 );
 
 async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
@@ -249,20 +257,44 @@ async fn when_a_replica_is_killed_holding_the_lease_exactly_one_other_fetches_af
 }
 
 async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Backend) {
-    for (version, meta) in [("2", "{\"copy\":{\"some\":\"future\"}}"), ("1", "not json")] {
+    // Unreadable records in both layouts: the string of this build, and the hash of earlier
+    // ones (read until replaced). Each: the key's suffix, the command, its arguments after the key.
+    let future = "{\"copy\":{\"some\":\"future\"}}";
+    let records = [
+        (
+            "record",
+            "HSET",
+            vec!["v", "2", "m", future, "b", "garbage"],
+        ),
+        (
+            "record",
+            "HSET",
+            vec!["v", "1", "m", "not json", "b", "garbage"],
+        ),
+        ("rec", "SET", vec!["2\n2\n{}garbage"]),
+        ("rec", "SET", vec!["1\n8\nnot json"]),
+        ("rec", "SET", vec!["garbage"]),
+    ];
+    for (suffix, command, args) in records {
         let server = origin(|| ok(RULES)).await;
-        let key = format!("robotsd:{{{}}}:record", server.base());
-        backend.raw(&["HSET", &key, "v", version, "m", meta, "b", "garbage"]);
+        let key = format!("robotsd:{{{}}}:{suffix}", server.base());
+        backend.raw(&[&[command, key.as_str()][..], &args].concat());
         let replica = backend.replica().await;
         assert_eq!(
             replica.check(&server.url("/private")).await["reason"],
             "matched_rule"
         );
         assert_eq!(server.hits(), 1, "the unreadable record was not used");
-        assert_eq!(
-            backend.raw(&["HGET", &key, "v"]),
-            "1",
+        let record = format!("robotsd:{{{}}}:rec", server.base());
+        assert!(
+            backend.raw(&["GET", &record]).starts_with("1\n"),
             "and it was replaced"
+        );
+        let hash = format!("robotsd:{{{}}}:record", server.base());
+        assert_eq!(
+            backend.raw(&["EXISTS", &hash]),
+            "0",
+            "an earlier build's hash is gone"
         );
         // Another replica now shares the replacement.
         let other = backend.replica().await;
@@ -271,4 +303,75 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
         assert_eq!(answer["robots"]["cache"], "shared");
         assert_eq!(server.hits(), 1);
     }
+}
+
+/// A rolling upgrade: what a replica of an earlier build stored (a hash) is read by this one.
+async fn a_record_an_earlier_build_kept_as_a_hash_is_read(backend: &Backend) {
+    // A 404: a record of metadata alone, which redis-cli carries as text.
+    let server = origin(|| status(404)).await;
+    let first = backend.replica().await;
+    assert_eq!(
+        first.check(&server.url("/x")).await["reason"],
+        "no_robots_txt"
+    );
+    let record = format!("robotsd:{{{}}}:rec", server.base());
+    let value = backend.raw(&["GET", &record]);
+    let mut frame = value.splitn(3, '\n');
+    let (version, _length, meta) = (frame.next().unwrap(), frame.next(), frame.next().unwrap());
+    let hash = format!("robotsd:{{{}}}:record", server.base());
+    backend.raw(&["HSET", &hash, "v", version, "m", meta]);
+    backend.raw(&["DEL", &record]);
+
+    let upgraded = backend.replica().await;
+    let answer = upgraded.check(&server.url("/x")).await;
+    assert_eq!(answer["reason"], "no_robots_txt");
+    assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
+    assert_eq!(server.hits(), 1, "read from the hash, not fetched again");
+}
+
+/// A failed refresh stores the backoff and keeps the stored body of the last good copy: another
+/// replica answers from those rules without a fetch.
+async fn a_backoff_keeps_the_last_good_copy_for_the_fleet(backend: &Backend) {
+    // Lifetimes and a first backoff window of a second: the last good copy is answered a second
+    // after the first failure (SEMANTICS.md §5).
+    let short = [
+        "--min-lifetime",
+        "1s",
+        "--default-lifetime",
+        "1s",
+        "--disallow-window",
+        "1s",
+    ];
+    let server = origin(|| ok(RULES)).await;
+    let first = backend.replica_with(&short).await;
+    assert_eq!(
+        first.check(&server.url("/private")).await["reason"],
+        "matched_rule"
+    );
+    server.set_reply(|| status(503));
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // The expired copy is answered while one refresh runs; it fails.
+    assert_eq!(first.check(&server.url("/private")).await["allowed"], false);
+    assert!(
+        eventually(|| server.hits() == 2).await,
+        "the refresh was not sent"
+    );
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let backoff_stored = || async {
+        let other = backend.replica_with(&short).await;
+        other.check(&server.url("/private/x")).await
+    };
+    let mut answer = backoff_stored().await;
+    for _ in 0..20 {
+        if answer["robots"]["backoff"].is_object() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        answer = backoff_stored().await;
+    }
+    assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
+    assert_eq!(answer["robots"]["backoff"]["failures"], 1, "{answer}");
+    assert_eq!(answer["reason"], "last_good_copy", "{answer}");
+    assert_eq!(answer["rule"]["pattern"], "/private", "{answer}");
+    assert_eq!(server.hits(), 2, "nobody else fetched");
 }
