@@ -4,8 +4,9 @@
 //! Earlier builds kept the record as a hash (`robotsd:{<origin>}:record`, fields `v`, `m`, `b`).
 //! Its values pass Redis's 64-byte listpack limit, so Redis stored each one as a hash table:
 //! about 400 bytes of overhead an origin, measured at 1M origins where a whole record took
-//! 1.38 KB (BENCHMARKS.md). A string costs Redis one key. Such a hash is still read until the
-//! origin's next write, which replaces it, so a rolling upgrade keeps what the fleet knows.
+//! 1.38 KB (BENCHMARKS.md). A string costs Redis one key: 1.12 KB an origin. Such a hash is
+//! still read until the origin's next write, which replaces it, so a rolling upgrade keeps what
+//! the fleet knows.
 
 use super::StoreError;
 use super::record::{Encoded, MAX_META_BYTES};
