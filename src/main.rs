@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use robotsd::cli::{Cli, run};
 
 /// Every request allocates and frees a few dozen small blocks (query, URL, answer, JSON body,
@@ -12,7 +11,7 @@ use robotsd::cli::{Cli, run};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let code = run(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::config::{LogFormat, ServeArgs};
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
 pub use eval::{EvalError, EvalRequest, EvalResult, GroupJson, RuleJson, evaluate_request};
 
@@ -25,6 +25,40 @@ pub struct Cli {
     /// Settings for serving without the `serve` subcommand.
     #[command(flatten)]
     pub serve: crate::config::ServeArgs,
+}
+
+impl Cli {
+    /// Parses the process's arguments and `ROBOTSD_*` variables, exiting with clap's message
+    /// on an error. A variable set to the empty string counts as unset, as twelve-factor
+    /// services read them: Helm and Compose render an unset value as an empty one.
+    pub fn parse_args() -> Cli {
+        let matches = empty_env_unset(Cli::command()).get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+    }
+}
+
+/// `command` with every argument whose variable is set to the empty string reading it as unset
+/// (clap reads each variable when the argument is built, and would take the empty value).
+fn empty_env_unset(command: clap::Command) -> clap::Command {
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    let mut command = command.mut_args(|arg| {
+        let empty = arg
+            .get_env()
+            .and_then(std::env::var_os)
+            .is_some_and(|value| value.is_empty());
+        if empty {
+            arg.env(clap::builder::Resettable::Reset)
+        } else {
+            arg
+        }
+    });
+    for name in names {
+        command = command.mut_subcommand(name, empty_env_unset);
+    }
+    command
 }
 
 /// The subcommands.

@@ -259,3 +259,61 @@ fn eval_decodes_percent_escapes_when_asked() {
     );
     let _ = std::fs::remove_file(file);
 }
+
+/// Helm and Compose render an unset value as an empty string: every `ROBOTSD_*` variable set
+/// to "" reads as unset, and robotsd starts with the defaults.
+#[tokio::test]
+async fn every_variable_set_to_an_empty_string_reads_as_unset() {
+    let help = robotsd(&["serve", "--help"], "");
+    let help = String::from_utf8_lossy(&help.stdout);
+    let names: std::collections::BTreeSet<&str> = help
+        .split("[env: ")
+        .skip(1)
+        .filter_map(|rest| rest.split('=').next())
+        .collect();
+    assert!(names.len() >= 50, "{names:?}");
+    let port = crate::support::free_port();
+    let admin = crate::support::free_port();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_robotsd"));
+    for name in &names {
+        command.env(name, "");
+    }
+    let mut child = command
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(["--admin-listen", &format!("127.0.0.1:{admin}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("robotsd starts");
+    let client = reqwest::Client::new();
+    let mut metrics = None;
+    for _ in 0..200 {
+        if let Ok(response) = client
+            .get(format!("http://127.0.0.1:{admin}/metrics"))
+            .send()
+            .await
+        {
+            metrics = Some(response.text().await.expect("metrics"));
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+            panic!("robotsd exited ({status}): {stderr}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let metrics = metrics.expect("robotsd answered");
+    // The defaults: a 256 MiB cache, and no shared store (ROBOTSD_REDIS_URL="" is none).
+    assert!(
+        metrics.contains("robotsd_cache_capacity_bytes 268435456"),
+        "{metrics}"
+    );
+    assert!(
+        !metrics.contains("robotsd_store_up"),
+        "a store was configured"
+    );
+}

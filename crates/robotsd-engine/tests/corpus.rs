@@ -38,6 +38,8 @@ const AGENTS: &[&[&str]] = &[
 /// `ROBOTSD_SHARED_DIR` names one.
 fn data_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
+        // Empty means unset, as for every ROBOTSD_* variable.
+        .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data"))
 }

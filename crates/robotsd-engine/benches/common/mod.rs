@@ -6,6 +6,8 @@ use std::path::PathBuf;
 /// `../shared` beside the checkout, or `ROBOTSD_SHARED_DIR`.
 pub fn shared_dir() -> PathBuf {
     std::env::var_os("ROBOTSD_SHARED_DIR")
+        // Empty means unset, as for every ROBOTSD_* variable.
+        .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"))
 }
