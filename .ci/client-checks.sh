@@ -4,7 +4,8 @@
 # standard library only: no Go module is downloaded), the Python client and Scrapy middleware
 # (.ci/client-python-checks.sh), the TypeScript client and Crawlee integration
 # (.ci/client-typescript-checks.sh), then the three frameworks crawling one site through one
-# robotsd together (clients/e2e/three_crawlers.py). Installs the toolchains it needs itself.
+# robotsd together, then a Crawl-delay: 1 site through two replicas sharing a redis-server
+# (clients/e2e/three_crawlers.py). Installs the toolchains and servers it needs itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,14 @@ step() { printf '\n== %s\n' "$*"; }
 # shellcheck source=.ci/robotsd-bin.sh
 source .ci/robotsd-bin.sh
 bin=$(robotsd_bin)
+
+step "redis-server: Debian's, for the end-to-end fleet crawl"
+if ! command -v redis-server >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends redis-server
+fi
+redis-server --version
 
 step "go: Debian's golang-go"
 if ! command -v go >/dev/null 2>&1; then
