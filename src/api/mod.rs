@@ -331,7 +331,7 @@ fn read_json<T: serde::de::DeserializeOwned>(
 }
 
 /// The OpenAPI description of the `percent_decoding` parameter.
-const PERCENT_DECODING_PARAM: &str = "How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (Google's reference: not decoded, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (decoded in the URL and the rules, as RFC 9309 §2.2.2 says). Default: the server's `--percent-decoding`, itself `google` unless set.";
+const PERCENT_DECODING_PARAM: &str = "How the URL and the rules compare: `google` (Google's reference: escapes compared as text, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (RFC 9309's one form: escapes of unreserved characters decoded, `%2A` and `%24` in a rule matching the URL's `*` and `$`, and the query's `:` `/` `?` `@` compared encoded). Default: the server's `--percent-decoding`, itself `google` unless set.";
 
 /// Many checks at once, answered in order; a bad item gets an error in its slot.
 #[utoipa::path(

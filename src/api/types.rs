@@ -442,9 +442,10 @@ pub struct EvaluateRequest {
     pub url: Option<String>,
     /// Several URLs.
     pub urls: Option<Vec<String>>,
-    /// How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (not decoded,
-    /// as Google's reference) or `rfc9309` (decoded, as RFC 9309 §2.2.2). Default: the server's
-    /// `--percent-decoding`.
+    /// How the URL and the rules compare: `google` (escapes compared as text, as Google's
+    /// reference) or `rfc9309` (RFC 9309's one form: unreserved escapes decoded, `%2A` and `%24`
+    /// matching the URL's `*` and `$`, the query's general delimiters compared encoded).
+    /// Default: the server's `--percent-decoding`.
     #[serde(default)]
     pub percent_decoding: Option<PercentDecodingName>,
     /// `parsed`: also answer with the parsed file (groups, sitemaps, per-line diagnostics), as
@@ -475,13 +476,14 @@ pub struct EvaluateResponse {
     pub cut_at_bytes: Option<usize>,
 }
 
-/// How percent-encoded unreserved characters compare.
+/// How the URL and the rules compare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PercentDecodingName {
-    /// As Google's reference: nothing decoded.
+    /// As Google's reference: escapes compared as text.
     Google,
-    /// As RFC 9309 §2.2.2: escapes of unreserved characters decoded.
+    /// As RFC 9309 §2.2.2 and §2.2.3: one form for both sides (unreserved escapes decoded, `%2A`
+    /// and `%24` matching the URL's `*` and `$`, the query's general delimiters encoded).
     Rfc9309,
 }
 

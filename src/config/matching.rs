@@ -10,7 +10,9 @@ pub enum DecodingName {
     /// Google's reference: nothing is decoded (`/%70rivate` is not `/private`).
     #[default]
     Google,
-    /// RFC 9309 §2.2.2: `%xx` escapes of unreserved characters are decoded in paths and rules.
+    /// RFC 9309 §2.2.2 and §2.2.3: paths and rules in one form (escapes of unreserved characters
+    /// decoded, `%2A` and `%24` match the URL's `*` and `$`, the query's `:` `/` `?` `@`
+    /// compared encoded).
     Rfc9309,
 }
 

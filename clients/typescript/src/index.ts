@@ -43,7 +43,7 @@ export type Parsed = Schemas["ParsedJson"];
 export type Reason = Schemas["Reason"];
 /** `allow` or `disallow`. */
 export type Verdict = Schemas["Verdict"];
-/** How percent-encoded unreserved characters compare: `google` (the default) or `rfc9309`. */
+/** How the URL and the rules compare: `google` (the default, Google's reference) or `rfc9309` (RFC 9309's one form). */
 export type PercentDecoding = Schemas["PercentDecodingName"];
 /**
  * A fetch slot (`pace` of an answer asked with `pace: true`): wait `wait_ms`, then fetch

@@ -556,7 +556,7 @@ export interface components {
             sitemaps: components["schemas"]["SitemapJson"][];
         };
         /**
-         * @description How percent-encoded unreserved characters compare.
+         * @description How the URL and the rules compare.
          * @enum {string}
          */
         PercentDecodingName: "google" | "rfc9309";
@@ -935,7 +935,7 @@ export interface operations {
                  */
                 view?: string;
                 /**
-                 * @description How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (Google's reference: not decoded, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (decoded in the URL and the rules, as RFC 9309 §2.2.2 says). Default: the server's `--percent-decoding`, itself `google` unless set.
+                 * @description How the URL and the rules compare: `google` (Google's reference: escapes compared as text, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (RFC 9309's one form: escapes of unreserved characters decoded, `%2A` and `%24` in a rule matching the URL's `*` and `$`, and the query's `:` `/` `?` `@` compared encoded). Default: the server's `--percent-decoding`, itself `google` unless set.
                  * @example rfc9309
                  */
                 percent_decoding?: string;
@@ -1034,7 +1034,7 @@ export interface operations {
                  */
                 view?: string;
                 /**
-                 * @description How percent-encoded unreserved characters (`%70` for `p`) compare: `google` (Google's reference: not decoded, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (decoded in the URL and the rules, as RFC 9309 §2.2.2 says). Default: the server's `--percent-decoding`, itself `google` unless set.
+                 * @description How the URL and the rules compare: `google` (Google's reference: escapes compared as text, so `Disallow: /private` does not match `/%70rivate`) or `rfc9309` (RFC 9309's one form: escapes of unreserved characters decoded, `%2A` and `%24` in a rule matching the URL's `*` and `$`, and the query's `:` `/` `?` `@` compared encoded). Default: the server's `--percent-decoding`, itself `google` unless set.
                  * @example rfc9309
                  */
                 percent_decoding?: string;

@@ -1,17 +1,27 @@
-//! RFC 9309's percent-decoding, as an opt-in matching mode (`docs/engine.md`, "Where Google and
+//! RFC 9309's matching form, as an opt-in mode (`docs/behaviour.md`, "Where Google and
 //! RFC 9309 differ").
 //!
-//! RFC 9309 §2.2.2: a percent-encoded octet of an unreserved character (`A–Z a–z 0–9 - . _ ~`)
-//! is decoded before comparison, in the URL's path and in the rule's path alike, so that
-//! `/%70rivate` is `/private`; every other escape stays encoded (so `%2F` is not `/`, `%2A` is
-//! not a wildcard and `%24` is not an anchor). Google's reference decodes nothing, and that stays
-//! the default: [`PercentDecoding::Google`].
+//! RFC 9309 §2.2.2 and §2.2.3 compare the URL's path and a rule's pattern in one form, whichever
+//! way each side wrote a character:
+//!
+//! - a percent-encoded unreserved character (`A–Z a–z 0–9 - . _ ~`) is decoded, so that
+//!   `/%70rivate` is `/private`; every other escape stays encoded, hex upper-cased (`%2F` is not
+//!   `/`), and bytes outside ASCII are encoded (table 3);
+//! - `*` and `$` written in the URL are characters, which a pattern names as `%2A` and `%24`
+//!   (table 5): the URL's are encoded, and a pattern's `$` that is not its last byte (Google's
+//!   reference reads it as a character too) as well; a pattern's `*` and final `$` stay operators;
+//! - in the query, after the first `?`, the general delimiters `:` `/` `?` `@` `[` `]` are data,
+//!   compared encoded on both sides, so that `?baz=https://foo.bar` is
+//!   `?baz=https%3A%2F%2Ffoo.bar` (table 3). The sub-delimiters (`=`, `&`, …) structure the
+//!   query and stay as written.
+//!
+//! Google's reference decodes nothing, and that stays the default: [`PercentDecoding::Google`].
 //!
 //! The parsed file keeps Google's form of each pattern. In the RFC mode the path is brought to the
-//! RFC form, and when no pattern of the file holds an encoded unreserved octet (nearly every file)
-//! Google's form *is* the RFC form, so the same rule index answers. Otherwise the set's rules are
-//! tried one by one with their patterns decoded: linear in the rules, for the rare file and the
-//! caller who asked for it, and nothing is kept.
+//! RFC form, and when no pattern of the file changes in the RFC form (nearly every file) Google's
+//! form *is* the RFC form, so the same rule index answers. Otherwise the set's rules are tried one
+//! by one in their RFC form: linear in the rules, for the rare file and the caller who asked for
+//! it, and nothing is kept.
 
 use std::borrow::Cow;
 
@@ -20,7 +30,7 @@ use super::index::Best;
 use super::pattern;
 use super::robots_txt::{RobotsTxt, index_htm_directory};
 
-/// How percent-encoded unreserved characters in paths and rules are compared.
+/// How paths and rules are compared: as Google's reference, or in RFC 9309's one form.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
@@ -28,7 +38,7 @@ pub enum PercentDecoding {
     /// As Google's reference: nothing is decoded (`/%70rivate` is not `/private`).
     #[default]
     Google,
-    /// As RFC 9309 §2.2.2: escapes of unreserved characters are decoded on both sides.
+    /// As RFC 9309 §2.2.2 and §2.2.3: both sides in one form (the module's rules).
     Rfc9309,
 }
 
@@ -90,35 +100,99 @@ fn escaped_octet(value: &[u8], i: usize) -> Option<u8> {
 }
 
 /// Whether `value` holds an escape of an unreserved character.
-pub(crate) fn has_encoded_unreserved(value: &[u8]) -> bool {
+fn has_encoded_unreserved(value: &[u8]) -> bool {
     memchr::memchr_iter(b'%', value).any(|i| escaped_octet(value, i).is_some_and(is_unreserved))
 }
 
-/// The RFC 9309 form of a path or pattern: Google's normalisation (escapes upper-cased, bytes
-/// ≥ 0x80 encoded), then escapes of unreserved characters decoded. Borrowed when unchanged.
-pub(crate) fn rfc_form(value: &[u8]) -> Cow<'_, [u8]> {
+/// Which side of a comparison a value is: the URL's path, or a rule's pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The URL's path, params and query: every character is a character.
+    Url,
+    /// A rule's pattern: `*` and a final `$` are operators.
+    Pattern,
+}
+
+/// General delimiters that are data in a query, compared encoded.
+fn is_query_delimiter(byte: u8) -> bool {
+    matches!(byte, b':' | b'/' | b'?' | b'@' | b'[' | b']')
+}
+
+/// Whether the RFC form of `normal` (in Google's normal form) differs from it.
+fn rewritten(normal: &[u8], side: Side) -> bool {
+    let characters = match side {
+        Side::Url => memchr::memchr2(b'*', b'$', normal).is_some(),
+        Side::Pattern => {
+            let end = normal.len().saturating_sub(1);
+            memchr::memchr(b'$', &normal[..end]).is_some()
+        }
+    };
+    let query = memchr::memchr(b'?', normal)
+        .is_some_and(|start| normal[start + 1..].iter().copied().any(is_query_delimiter));
+    characters || query || has_encoded_unreserved(normal)
+}
+
+/// Whether a pattern (in Google's normal form, as the parsed file keeps it) changes in the RFC
+/// form: when none of a file's does, the rule index answers in the RFC mode too.
+pub(crate) fn pattern_rewritten(pattern: &[u8]) -> bool {
+    rewritten(pattern, Side::Pattern)
+}
+
+/// The RFC 9309 form of a path or pattern (the module's rules). Borrowed when unchanged.
+pub(crate) fn rfc_form(value: &[u8], side: Side) -> Cow<'_, [u8]> {
     let normal = escape_pattern(value);
-    if !has_encoded_unreserved(&normal) {
+    if !rewritten(&normal, side) {
         return normal;
     }
-    let mut out = Vec::with_capacity(normal.len());
+    let encode = |out: &mut Vec<u8>, byte: u8| {
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        out.extend_from_slice(&[
+            b'%',
+            HEX[usize::from(byte >> 4)],
+            HEX[usize::from(byte & 15)],
+        ]);
+    };
+    let last = normal.len() - 1;
+    let mut out = Vec::with_capacity(normal.len() + 8);
+    let mut in_query = false;
     let mut i = 0;
     while i < normal.len() {
-        match escaped_octet(&normal, i) {
-            Some(octet) if is_unreserved(octet) => {
+        if let Some(octet) = escaped_octet(&normal, i) {
+            if is_unreserved(octet) {
                 out.push(octet);
-                i += 3;
+            } else {
+                out.extend_from_slice(&normal[i..i + 3]);
             }
-            _ => {
-                out.push(normal[i]);
-                i += 1;
-            }
+            i += 3;
+            continue;
         }
+        let byte = normal[i];
+        match byte {
+            b'*' if side == Side::Url => encode(&mut out, byte),
+            b'$' if side == Side::Url || i != last => encode(&mut out, byte),
+            _ if in_query && is_query_delimiter(byte) => encode(&mut out, byte),
+            b'?' => {
+                in_query = true;
+                out.push(byte);
+            }
+            _ => out.push(byte),
+        }
+        i += 1;
     }
     Cow::Owned(out)
 }
 
 impl RobotsTxt {
+    /// Whether some pattern of the file changes in the RFC form, so that the RFC mode scans the
+    /// rules instead of asking the index (worked out once per parsed file).
+    pub(crate) fn rfc_needs_scan(&self) -> bool {
+        *self.rfc_rewritten.get_or_init(|| {
+            self.rules
+                .iter()
+                .any(|rule| pattern_rewritten(rule.pattern(&self.arena)))
+        })
+    }
+
     /// The best rule of a set for a path in RFC form, each pattern brought to RFC form first:
     /// the same precedence as the index (longest pattern, `allow` on ties, earliest line), with
     /// lengths counted after decoding.
@@ -129,7 +203,7 @@ impl RobotsTxt {
             if rule.pattern_len == 0 {
                 continue;
             }
-            let pattern = rfc_form(rule.pattern(&self.arena));
+            let pattern = rfc_form(rule.pattern(&self.arena), Side::Pattern);
             if pattern::matches(path, &pattern) {
                 let found = Best::new(pattern.len(), rule.is_allow(), rule.line(), id, false);
                 best = Best::max(best, Some(found));
@@ -152,24 +226,71 @@ impl RobotsTxt {
 mod tests {
     use super::*;
 
+    fn url(value: &str) -> String {
+        String::from_utf8(rfc_form(value.as_bytes(), Side::Url).into_owned()).unwrap()
+    }
+
+    fn pattern(value: &str) -> String {
+        String::from_utf8(rfc_form(value.as_bytes(), Side::Pattern).into_owned()).unwrap()
+    }
+
     #[test]
     fn decodes_only_unreserved_escapes() {
-        assert_eq!(&*rfc_form(b"/%70rivate"), b"/private");
-        assert_eq!(&*rfc_form(b"/foo/bar/%62%61%7A"), b"/foo/bar/baz");
-        assert_eq!(&*rfc_form(b"/%7e%2d%2E%5f"), b"/~-._");
-        // Reserved and other characters stay encoded, with upper-cased hex.
-        assert_eq!(&*rfc_form(b"/a%2fb%2A%24%25%20"), b"/a%2Fb%2A%24%25%20");
-        assert_eq!(&*rfc_form("/ツ".as_bytes()), b"/%E3%83%84");
-        // Not escapes.
-        assert_eq!(&*rfc_form(b"/%zz%4"), b"/%zz%4");
-        assert!(matches!(rfc_form(b"/plain/path"), Cow::Borrowed(_)));
+        for form in [url, pattern] {
+            assert_eq!(form("/%70rivate"), "/private");
+            assert_eq!(form("/foo/bar/%62%61%7A"), "/foo/bar/baz");
+            assert_eq!(form("/%7e%2d%2E%5f"), "/~-._");
+            // Reserved and other characters stay encoded, with upper-cased hex.
+            assert_eq!(form("/a%2fb%2A%24%25%20"), "/a%2Fb%2A%24%25%20");
+            assert_eq!(form("/ツ"), "/%E3%83%84");
+            // Not escapes.
+            assert_eq!(form("/%zz%4"), "/%zz%4");
+        }
+        assert!(matches!(
+            rfc_form(b"/plain/path", Side::Url),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            rfc_form(b"/*.pdf$", Side::Pattern),
+            Cow::Borrowed(_)
+        ));
+    }
+
+    #[test]
+    fn star_and_dollar_are_characters_in_urls_and_operators_in_patterns() {
+        assert_eq!(url("/a*b$"), "/a%2Ab%24");
+        assert_eq!(pattern("/a*b$"), "/a*b$");
+        // A `$` before the end of a pattern is a character, as in Google's reference.
+        assert_eq!(pattern("/a$b$"), "/a%24b$");
+    }
+
+    #[test]
+    fn general_delimiters_in_the_query_compare_encoded() {
+        for form in [url, pattern] {
+            assert_eq!(
+                form("/foo/bar?baz=https://foo.bar"),
+                "/foo/bar?baz=https%3A%2F%2Ffoo.bar"
+            );
+            assert_eq!(
+                form("/foo/bar?baz=https%3a%2f%2ffoo.bar"),
+                "/foo/bar?baz=https%3A%2F%2Ffoo.bar"
+            );
+            assert_eq!(form("/a/b?c=d&e=f?g@h[i]"), "/a/b?c=d&e=f%3Fg%40h%5Bi%5D");
+            // The path's own delimiters are left alone, and so is an encoded `?` there.
+            assert_eq!(form("/a:b/c@d%3Fe"), "/a:b/c@d%3Fe");
+        }
     }
 
     #[test]
     fn decoding_is_not_repeated() {
         // `%2541` is an encoded `%` followed by `41`, not an `A`.
-        assert_eq!(&*rfc_form(b"/%2541"), b"/%2541");
-        assert_eq!(&*rfc_form(&rfc_form(b"/%2541")), b"/%2541");
+        assert_eq!(url("/%2541"), "/%2541");
+        assert_eq!(url(&url("/%2541")), "/%2541");
+        // Nor is encoding: the RFC form of an RFC form is itself.
+        for value in ["/a*b$?x=y:z/%41", "/p$q?r=s/t$"] {
+            assert_eq!(url(&url(value)), url(value));
+            assert_eq!(pattern(&pattern(value)), pattern(value));
+        }
     }
 
     #[test]

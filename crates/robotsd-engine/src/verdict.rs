@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use super::diagnostics::{Diagnostic, ParseStats};
 use super::index::{Best, RuleIndex};
-use super::percent::{PercentDecoding, rfc_form};
+use super::percent::{PercentDecoding, Side, rfc_form};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
 use super::usage::{Usage, UsageEntry, UsageLine};
@@ -334,8 +334,8 @@ impl RobotsTxt {
         match decoding {
             PercentDecoding::Google => self.check_path(agents, path),
             PercentDecoding::Rfc9309 => {
-                let path = rfc_form(path.as_bytes());
-                if self.encoded_unreserved {
+                let path = rfc_form(path.as_bytes(), Side::Url);
+                if self.rfc_needs_scan() {
                     self.decide(agents, &path, RobotsTxt::best_in_set_rfc)
                 } else {
                     // Every pattern's Google form is its RFC form: the index answers.

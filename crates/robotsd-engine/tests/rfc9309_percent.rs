@@ -31,35 +31,187 @@ fn the_issue_case_a_percent_encoded_p_is_a_p() {
     assert!(!allowed(robots, "https://a.test/private/x", RFC));
 }
 
+/// Whether a file with the one rule `disallow: {pattern}` disallows `path` in the RFC mode.
+fn rfc_disallows(pattern: &str, path: &str) -> bool {
+    let robots = format!("user-agent: *\ndisallow: {pattern}\n");
+    !allowed(&robots, &format!("https://www.example.com{path}"), RFC)
+}
+
+// RFC 9309 §2.2.2, table 3: each path, written either way, matches the rule written either way.
+
 #[test]
-fn rfc_9309_table_plain_path_with_query() {
-    let robots = "user-agent: *\ndisallow: /foo/bar?baz=quz\n";
-    assert!(!allowed(robots, "https://a.test/foo/bar?baz=quz", RFC));
-    assert!(allowed(robots, "https://a.test/foo/bar?baz=other", RFC));
+fn table_3_row_1_a_plain_query_matches_itself() {
+    assert!(rfc_disallows("/foo/bar?baz=quz", "/foo/bar?baz=quz"));
+    assert!(!rfc_disallows("/foo/bar?baz=quz", "/foo/bar?baz=other"));
 }
 
 #[test]
-fn rfc_9309_table_utf8_path_matches_its_encoded_form() {
-    for rule in ["/foo/bar/ツ", "/foo/bar/%E3%83%84", "/foo/bar/%e3%83%84"] {
-        let robots = format!("user-agent: *\ndisallow: {rule}\n");
-        for mode in [GOOGLE, RFC] {
-            assert!(
-                !allowed(&robots, "https://a.test/foo/bar/%E3%83%84", mode),
-                "{rule} {mode:?}"
-            );
-        }
+fn table_3_row_2_a_raw_query_rule_matches_the_encoded_url() {
+    assert!(rfc_disallows(
+        "/foo/bar?baz=https://foo.bar",
+        "/foo/bar?baz=https%3A%2F%2Ffoo.bar"
+    ));
+    assert!(rfc_disallows(
+        "/foo/bar?baz=https://foo.bar",
+        "/foo/bar?baz=https%3a%2f%2ffoo.bar"
+    ));
+}
+
+#[test]
+fn table_3_row_2_an_encoded_query_rule_matches_the_raw_url() {
+    assert!(rfc_disallows(
+        "/foo/bar?baz=https%3A%2F%2Ffoo.bar",
+        "/foo/bar?baz=https://foo.bar"
+    ));
+}
+
+#[test]
+fn table_3_row_2_each_form_matches_itself() {
+    for form in [
+        "/foo/bar?baz=https://foo.bar",
+        "/foo/bar?baz=https%3A%2F%2Ffoo.bar",
+    ] {
+        assert!(rfc_disallows(form, form), "{form}");
+    }
+    // Only the query's delimiters are data: the path's `/` is not its `%2F`.
+    assert!(!rfc_disallows("/foo/bar", "/foo%2Fbar"));
+}
+
+#[test]
+fn table_3_row_3_a_utf8_rule_matches_the_encoded_url() {
+    assert!(rfc_disallows("/foo/bar/ツ", "/foo/bar/%E3%83%84"));
+    assert!(rfc_disallows("/foo/bar/ツ", "/foo/bar/%e3%83%84"));
+}
+
+#[test]
+fn table_3_row_3_an_encoded_rule_matches_the_utf8_url() {
+    assert!(rfc_disallows("/foo/bar/%E3%83%84", "/foo/bar/ツ"));
+}
+
+#[test]
+fn table_3_row_4_an_encoded_utf8_rule_matches_itself_in_either_case() {
+    for rule in ["/foo/bar/%E3%83%84", "/foo/bar/%e3%83%84"] {
+        assert!(rfc_disallows(rule, "/foo/bar/%E3%83%84"), "{rule}");
+        assert!(rfc_disallows(rule, "/foo/bar/%e3%83%84"), "{rule}");
     }
 }
 
 #[test]
-fn rfc_9309_table_encoded_unreserved_rule_matches_the_decoded_path() {
+fn table_3_row_5_an_encoded_unreserved_rule_matches_the_decoded_url() {
+    assert!(rfc_disallows("/foo/bar/%62%61%7A", "/foo/bar/baz"));
+    assert!(rfc_disallows("/foo/bar/%62%61%7A", "/foo/bar/%62az"));
+    assert!(rfc_disallows("/foo/bar/%62%61%7A", "/foo/bar/%62%61%7a"));
+}
+
+#[test]
+fn table_3_row_5_a_decoded_rule_matches_the_encoded_url() {
+    assert!(rfc_disallows("/foo/bar/baz", "/foo/bar/%62%61%7A"));
+}
+
+#[test]
+fn table_3_google_mode_keeps_the_reference_s_answers() {
     let robots = "user-agent: *\ndisallow: /foo/bar/%62%61%7A\n";
-    assert!(!allowed(robots, "https://a.test/foo/bar/baz", RFC));
-    assert!(!allowed(robots, "https://a.test/foo/bar/%62az", RFC));
-    assert!(!allowed(robots, "https://a.test/foo/bar/%62%61%7a", RFC));
     assert!(allowed(robots, "https://a.test/foo/bar/baz", GOOGLE));
     // Google matches the escapes as text.
     assert!(!allowed(robots, "https://a.test/foo/bar/%62%61%7A", GOOGLE));
+    let robots = "user-agent: *\ndisallow: /foo/bar?baz=https://foo.bar\n";
+    assert!(allowed(
+        robots,
+        "https://a.test/foo/bar?baz=https%3A%2F%2Ffoo.bar",
+        GOOGLE
+    ));
+}
+
+// RFC 9309 §2.2.3, table 4: the special characters.
+
+#[test]
+fn table_4_row_1_a_comment_ends_the_line_or_is_the_line() {
+    let robots =
+        "user-agent: *\ndisallow: /\nallow: / # comment in line\n# comment on its own line\n";
+    assert!(allowed(robots, "https://a.test/any/path", RFC));
+    assert_eq!(
+        decided_by(robots, "https://a.test/any/path", RFC),
+        Some((Directive::Allow, "/".into(), 3))
+    );
+}
+
+#[test]
+fn table_4_row_2_a_dollar_ends_the_pattern() {
+    let robots = "user-agent: *\ndisallow: /\nallow: /this/path/exactly$\n";
+    assert!(allowed(robots, "https://a.test/this/path/exactly", RFC));
+    assert!(!allowed(
+        robots,
+        "https://a.test/this/path/exactly/more",
+        RFC
+    ));
+    assert!(!allowed(robots, "https://a.test/this/path/exactly?q", RFC));
+}
+
+#[test]
+fn table_4_row_3_a_star_is_any_characters() {
+    let robots = "user-agent: *\ndisallow: /\nallow: /this/*/exactly\n";
+    assert!(allowed(robots, "https://a.test/this/a/exactly", RFC));
+    assert!(allowed(robots, "https://a.test/this/a/b/exactly", RFC));
+    assert!(allowed(robots, "https://a.test/this//exactly", RFC));
+    assert!(!allowed(robots, "https://a.test/this/exactly", RFC));
+}
+
+// RFC 9309 §2.2.3, table 5: a rule names a special character of the URL percent-encoded.
+
+#[test]
+fn table_5_row_1_an_encoded_star_matches_the_url_s_star() {
+    assert!(rfc_disallows(
+        "/path/file-with-a-%2A.html",
+        "/path/file-with-a-*.html"
+    ));
+    assert!(rfc_disallows(
+        "/path/file-with-a-%2A.html",
+        "/path/file-with-a-%2A.html"
+    ));
+    assert!(rfc_disallows(
+        "/path/file-with-a-%2a.html",
+        "/path/file-with-a-*.html"
+    ));
+}
+
+#[test]
+fn table_5_row_1_an_encoded_star_is_no_wildcard() {
+    assert!(!rfc_disallows(
+        "/path/file-with-a-%2A.html",
+        "/path/file-with-a-x.html"
+    ));
+    // Unencoded, it is one.
+    assert!(rfc_disallows(
+        "/path/file-with-a-*.html",
+        "/path/file-with-a-x.html"
+    ));
+    assert!(rfc_disallows(
+        "/path/file-with-a-*.html",
+        "/path/file-with-a-*.html"
+    ));
+}
+
+#[test]
+fn table_5_row_2_an_encoded_dollar_matches_the_url_s_dollar() {
+    assert!(rfc_disallows("/path/foo-%24", "/path/foo-$"));
+    assert!(rfc_disallows("/path/foo-%24", "/path/foo-%24"));
+    assert!(rfc_disallows("/path/foo-%24", "/path/foo-$/more"));
+}
+
+#[test]
+fn table_5_row_2_an_encoded_dollar_is_no_anchor() {
+    assert!(!rfc_disallows("/path/foo-%24", "/path/foo-"));
+    // Unencoded and last, it is one: `/path/foo-` exactly.
+    assert!(rfc_disallows("/path/foo-$", "/path/foo-"));
+    assert!(!rfc_disallows("/path/foo-$", "/path/foo-$"));
+}
+
+#[test]
+fn a_dollar_before_the_end_of_a_pattern_is_a_character() {
+    // As in Google's reference: only a final `$` anchors.
+    assert!(rfc_disallows("/a$b", "/a$b"));
+    assert!(rfc_disallows("/a$b", "/a%24b"));
+    assert!(!rfc_disallows("/a$b", "/a"));
 }
 
 #[test]

@@ -140,7 +140,7 @@ fn committed_openapi_matches_the_code() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == generated,
-        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test service api::committed_openapi` and review the diff"
+        "openapi/openapi.json is out of date: run `UPDATE_OPENAPI=1 cargo test --test service committed_openapi` and review the diff"
     );
 }
 

@@ -190,10 +190,10 @@ Whether a slot was reserved.
 
 
 PercentDecodingName: TypeAlias = Annotated[
-    str, Meta(description="How percent-encoded unreserved characters compare.")
+    str, Meta(description="How the URL and the rules compare.")
 ]
 """
-How percent-encoded unreserved characters compare.
+How the URL and the rules compare.
 """
 
 

@@ -24,7 +24,6 @@ use super::diagnostics::{
 use super::escape::{escape_into, needs_escaping};
 use super::index::RuleIndex;
 use super::pattern::{self, Shape};
-use super::percent::has_encoded_unreserved;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
 use super::usage::{UsageBuilder, UsageSource, UsageTables};
@@ -173,9 +172,9 @@ pub struct RobotsTxt {
     /// value's length; it is stored right after the pattern.
     pub(crate) rewritten: Box<[(u32, u32)]>,
     pub(crate) diagnostics: Box<[DiagnosticData]>,
-    /// Some pattern holds an escape of an unreserved character, so that its RFC 9309 form
-    /// differs from Google's (see [`crate::percent`]).
-    pub(crate) encoded_unreserved: bool,
+    /// Whether some pattern's RFC 9309 form differs from Google's (see [`crate::percent`]):
+    /// worked out on the first check in that mode, so that parsing never pays for it.
+    pub(crate) rfc_rewritten: std::sync::OnceLock<bool>,
     /// The `Content-Usage` / `Content-Signal` lines, when there are any.
     pub(crate) usage: Option<Box<UsageTables>>,
     pub(crate) stats: super::diagnostics::ParseStats,
@@ -189,8 +188,6 @@ struct Builder {
     s: Box<Scratch>,
     /// The current group ended with a rule: the next `user-agent` starts a new group.
     group_has_rule: bool,
-    /// Some pattern holds an escape of an unreserved character (see [`crate::percent`]).
-    encoded_unreserved: bool,
     usage: UsageBuilder,
     stats: super::diagnostics::ParseStats,
 }
@@ -338,7 +335,6 @@ impl Builder {
     fn push_rule(&mut self, allow: bool, written: &[u8], line: u32) {
         let scan = scan_value(written);
         let differs = scan.maybe_escaped && needs_escaping(written);
-        self.encoded_unreserved |= scan.maybe_escaped && has_encoded_unreserved(written);
         let (start, pattern_len) = if differs {
             let start = to_u32(self.s.arena.len());
             escape_into(written, &mut self.s.arena);
@@ -480,7 +476,7 @@ impl Builder {
             crawl_delays: Box::from(&self.s.crawl_delays[..]),
             rewritten: Box::from(&self.s.rewritten[..]),
             diagnostics: Box::from(&self.s.diagnostics[..]),
-            encoded_unreserved: self.encoded_unreserved,
+            rfc_rewritten: std::sync::OnceLock::new(),
             usage: self.usage.finish(),
             stats: self.stats,
         }
@@ -495,7 +491,6 @@ impl RobotsTxt {
         let mut builder = Builder {
             s: scratch,
             group_has_rule: false,
-            encoded_unreserved: false,
             usage: UsageBuilder::default(),
             stats: super::diagnostics::ParseStats {
                 lines: 0,

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 pub(crate) use lines::{UsageBuilder, UsageLineData, UsageTables};
 
 use super::pattern;
-use super::percent::{PercentDecoding, rfc_form};
+use super::percent::{PercentDecoding, Side, rfc_form};
 use super::robots_txt::RobotsTxt;
 
 /// Which convention a preference line follows. The two vocabularies are never merged: both name
@@ -258,7 +258,7 @@ impl RobotsTxt {
         };
         let path = match decoding {
             PercentDecoding::Google => Cow::Borrowed(path),
-            PercentDecoding::Rfc9309 => rfc_form(path),
+            PercentDecoding::Rfc9309 => rfc_form(path, Side::Url),
         };
         let entries = |data: &'a UsageLineData, source| {
             tables.prefs[data.prefs.0 as usize..data.prefs.1 as usize]
@@ -318,7 +318,7 @@ impl RobotsTxt {
         }
         let pattern = match decoding {
             PercentDecoding::Google => Cow::Borrowed(pattern),
-            PercentDecoding::Rfc9309 => rfc_form(pattern),
+            PercentDecoding::Rfc9309 => rfc_form(pattern, Side::Pattern),
         };
         pattern::matches(path, &pattern).then_some(pattern.len())
     }
