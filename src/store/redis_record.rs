@@ -15,16 +15,20 @@ use super::record::{Encoded, MAX_META_BYTES};
 const HEADER_BYTES: usize = 32;
 
 /// Reads the record, the string or else an earlier build's hash, unless a part of it is larger
-/// than its limit (then `too_large`), so that an oversized value is never transferred.
+/// than its limit (then `too_large`), so that an oversized value is never transferred. A key of
+/// another type (written by hand) reads as an unreadable record, which the next write replaces,
+/// rather than as a failure of the store.
 /// KEYS: the string, the hash. ARGV: the metadata limit, the body limit.
 pub(super) const LOAD: &str = r"
-local n = redis.call('STRLEN', KEYS[1])
+local n = redis.pcall('STRLEN', KEYS[1])
+if type(n) ~= 'number' then return {'s', ''} end
 if n > 0 then
   if n > tonumber(ARGV[1]) + tonumber(ARGV[2]) + 32 then return 'too_large' end
   return {'s', redis.call('GET', KEYS[1])}
 end
-local m = redis.call('HSTRLEN', KEYS[2], 'm')
-local b = redis.call('HSTRLEN', KEYS[2], 'b')
+local m = redis.pcall('HSTRLEN', KEYS[2], 'm')
+local b = redis.pcall('HSTRLEN', KEYS[2], 'b')
+if type(m) ~= 'number' or type(b) ~= 'number' then return {'s', ''} end
 if m > tonumber(ARGV[1]) or b > tonumber(ARGV[2]) then return 'too_large' end
 local f = redis.call('HMGET', KEYS[2], 'v', 'm', 'b')
 return {'h', f[1], f[2], f[3]}

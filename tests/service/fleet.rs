@@ -274,6 +274,9 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
         ("rec", "SET", vec!["2\n2\n{}garbage"]),
         ("rec", "SET", vec!["1\n8\nnot json"]),
         ("rec", "SET", vec!["garbage"]),
+        // Keys of the other type.
+        ("rec", "HSET", vec!["v", "1"]),
+        ("record", "SET", vec!["garbage"]),
     ];
     for (suffix, command, args) in records {
         let server = origin(|| ok(RULES)).await;
@@ -285,6 +288,12 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
             "matched_rule"
         );
         assert_eq!(server.hits(), 1, "the unreadable record was not used");
+        // Read as a record to replace, not as a failing store.
+        let errors = replica
+            .0
+            .metric(r#"robotsd_store_operations_total{op="load",outcome="error"}"#)
+            .await;
+        assert_eq!(errors, 0.0, "{suffix} {command} {args:?}");
         let record = format!("robotsd:{{{}}}:rec", server.base());
         assert!(
             backend.raw(&["GET", &record]).starts_with("1\n"),
