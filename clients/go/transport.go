@@ -224,20 +224,22 @@ func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answ
 			at := time.Now().Add(wait)
 			// A Retry-After this Transport was answered holds its own requests back even if
 			// robotsd did not hear of it (and robotsd keeps its end to the millisecond only):
-			// past the slot, which is then given up, and another asked for after the hold.
-			held := t.local.heldFor(origin, time.Now())
-			if held <= wait {
-				if err := sleep(ctx, wait); err != nil {
-					return nil, err
-				}
-				if time.Since(at) <= slotLateness(time.Duration(pace.IntervalMS)*time.Millisecond) {
-					return answer, nil
-				}
-				// Woken late: the next slot, perhaps another worker's, is one interval after
-				// this one, and a late fetch would shorten that gap at the site.
-				continue
+			// past the slot, which is then given up unless that is within the lateness allowed.
+			if held := t.local.heldFor(origin, time.Now()); held > wait {
+				wait = held
 			}
-			wait = held
+			if time.Now().Add(wait).After(giveUp) {
+				return nil, &DeferredError{URL: target, Answer: answer}
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return nil, err
+			}
+			if time.Since(at) <= slotLateness(time.Duration(pace.IntervalMS)*time.Millisecond) {
+				return answer, nil
+			}
+			// Woken late: the next slot, perhaps another worker's, is one interval after this
+			// one, and a late fetch would shorten that gap at the site.
+			continue
 		}
 		if wait < minDeferredWait {
 			wait = minDeferredWait
