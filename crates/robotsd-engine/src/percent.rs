@@ -140,17 +140,32 @@ pub(crate) fn pattern_rewritten(pattern: &[u8]) -> bool {
 
 /// The RFC 9309 form of a path or pattern (the module's rules). Borrowed when unchanged.
 pub(crate) fn rfc_form(value: &[u8], side: Side) -> Cow<'_, [u8]> {
+    rfc_form_counted(value, side).0
+}
+
+/// The RFC 9309 form of a pattern, and its length for precedence: its octets as written once
+/// unreserved escapes are decoded. A character this form encodes only to compare it (a `$`
+/// before the end, a general delimiter in the query) counts as the one octet it was written
+/// as, so that where nothing is percent-encoded the two modes rank rules alike.
+pub(crate) fn rfc_pattern(pattern: &[u8]) -> (Cow<'_, [u8]>, usize) {
+    rfc_form_counted(pattern, Side::Pattern)
+}
+
+fn rfc_form_counted(value: &[u8], side: Side) -> (Cow<'_, [u8]>, usize) {
     let normal = escape_pattern(value);
     if !rewritten(&normal, side) {
-        return normal;
+        let len = normal.len();
+        return (normal, len);
     }
-    let encode = |out: &mut Vec<u8>, byte: u8| {
+    let mut added = 0;
+    let mut encode = |out: &mut Vec<u8>, byte: u8| {
         const HEX: &[u8; 16] = b"0123456789ABCDEF";
         out.extend_from_slice(&[
             b'%',
             HEX[usize::from(byte >> 4)],
             HEX[usize::from(byte & 15)],
         ]);
+        added += 2;
     };
     let last = normal.len() - 1;
     let mut out = Vec::with_capacity(normal.len() + 8);
@@ -179,7 +194,8 @@ pub(crate) fn rfc_form(value: &[u8], side: Side) -> Cow<'_, [u8]> {
         }
         i += 1;
     }
-    Cow::Owned(out)
+    let len = out.len() - added;
+    (Cow::Owned(out), len)
 }
 
 impl RobotsTxt {
@@ -203,9 +219,9 @@ impl RobotsTxt {
             if rule.pattern_len == 0 {
                 continue;
             }
-            let pattern = rfc_form(rule.pattern(&self.arena), Side::Pattern);
+            let (pattern, len) = rfc_pattern(rule.pattern(&self.arena));
             if pattern::matches(path, &pattern) {
-                let found = Best::new(pattern.len(), rule.is_allow(), rule.line(), id, false);
+                let found = Best::new(len, rule.is_allow(), rule.line(), id, false);
                 best = Best::max(best, Some(found));
             }
             // Google's `index.htm` extension, on the decoded pattern: `dir/` exactly.

@@ -207,6 +207,24 @@ fn table_5_row_2_an_encoded_dollar_is_no_anchor() {
 }
 
 #[test]
+fn a_character_encoded_only_to_compare_it_counts_as_written_for_precedence() {
+    // `/$*` is 3 octets as written, `/*/*` 4: the longer wins in both modes, although the first
+    // compares as `/%24*` (found by the property below).
+    let robots = "user-agent: *\ndisallow: /$*\ndisallow: /*/*\n";
+    for mode in [GOOGLE, RFC] {
+        assert_eq!(
+            decided_by(robots, "https://a.test/$/", mode),
+            Some((Directive::Disallow, "/*/*".into(), 3)),
+            "{mode:?}"
+        );
+    }
+    // The same in a query: `?u=a/b` is 6 octets, `?u=a` 4.
+    let robots = "user-agent: *\nallow: /x?u=a/b\ndisallow: /x?u=a\n";
+    let (directive, _, _) = decided_by(robots, "https://a.test/x?u=a%2Fb", RFC).expect("a rule");
+    assert_eq!(directive, Directive::Allow);
+}
+
+#[test]
 fn a_dollar_before_the_end_of_a_pattern_is_a_character() {
     // As in Google's reference: only a final `$` anchors.
     assert!(rfc_disallows("/a$b", "/a$b"));

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 pub(crate) use lines::{UsageBuilder, UsageLineData, UsageTables};
 
 use super::pattern;
-use super::percent::{PercentDecoding, Side, rfc_form};
+use super::percent::{PercentDecoding, Side, rfc_form, rfc_pattern};
 use super::robots_txt::RobotsTxt;
 
 /// Which convention a preference line follows. The two vocabularies are never merged: both name
@@ -316,11 +316,11 @@ impl RobotsTxt {
         if pattern.is_empty() {
             return Some(1);
         }
-        let pattern = match decoding {
-            PercentDecoding::Google => Cow::Borrowed(pattern),
-            PercentDecoding::Rfc9309 => rfc_form(pattern, Side::Pattern),
+        let (pattern, len) = match decoding {
+            PercentDecoding::Google => (Cow::Borrowed(pattern), pattern.len()),
+            PercentDecoding::Rfc9309 => rfc_pattern(pattern),
         };
-        pattern::matches(path, &pattern).then_some(pattern.len())
+        pattern::matches(path, &pattern).then_some(len)
     }
 }
 
