@@ -234,10 +234,12 @@ type Robots struct {
 
 // Parsed is a parsed robots.txt.
 type Parsed struct {
-	Groups      []GroupDetail `json:"groups"`
-	Sitemaps    []Sitemap     `json:"sitemaps"`
-	Diagnostics []Diagnostic  `json:"diagnostics"`
-	Lines       int           `json:"lines"`
+	Groups   []GroupDetail `json:"groups"`
+	Sitemaps []Sitemap     `json:"sitemaps"`
+	// Licenses are the License: lines (RSL 1.0), reported only.
+	Licenses    []License    `json:"licenses"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+	Lines       int          `json:"lines"`
 }
 
 // GroupDetail is one group of a parsed robots.txt.
@@ -268,6 +270,13 @@ type UsageLine struct {
 
 // Sitemap is a sitemap line.
 type Sitemap struct {
+	URL  string `json:"url"`
+	Line int    `json:"line"`
+}
+
+// License is a License: line (RSL 1.0): the URL of a license document that states on what
+// terms the site's content may be used.
+type License struct {
 	URL  string `json:"url"`
 	Line int    `json:"line"`
 }

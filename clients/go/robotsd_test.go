@@ -320,6 +320,7 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"AgentLineJson":    AgentLine{},
 		"UsageLineJson":    UsageLine{},
 		"SitemapJson":      Sitemap{},
+		"LicenseJson":      License{},
 		"DiagnosticJson":   Diagnostic{},
 	} {
 		documentedSet := map[string]bool{}

@@ -76,6 +76,16 @@ pub struct SitemapJson {
     pub line: u32,
 }
 
+/// A `License:` line (RSL 1.0): the URL of a license document that states on what terms the
+/// site's content may be used. Reported only: it changes no verdict and no group.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct LicenseJson {
+    /// The license document's URL as written.
+    pub url: String,
+    /// Its line.
+    pub line: u32,
+}
+
 /// What was found on a line of robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct DiagnosticJson {
@@ -117,6 +127,8 @@ pub struct ParsedJson {
     pub groups: Vec<GroupDetailJson>,
     /// The sitemaps.
     pub sitemaps: Vec<SitemapJson>,
+    /// The `License:` lines (RSL 1.0), wherever they are in the file.
+    pub licenses: Vec<LicenseJson>,
     /// Per-line findings (at most 1,024 kept).
     pub diagnostics: Vec<DiagnosticJson>,
     /// Number of lines.
@@ -165,6 +177,13 @@ impl From<&robots::RobotsTxt> for ParsedJson {
                 .map(|s| SitemapJson {
                     url: s.url.into_owned(),
                     line: s.line,
+                })
+                .collect(),
+            licenses: r
+                .licenses()
+                .map(|l| LicenseJson {
+                    url: l.url.into_owned(),
+                    line: l.line,
                 })
                 .collect(),
             diagnostics: r

@@ -17,8 +17,8 @@ pub use super::pace::{
     ReportTaken,
 };
 pub use super::parsed::{
-    AgentLineJson, DiagnosticJson, GroupDetailJson, ParsedJson, SitemapJson, UsageLineJson,
-    UsageSourceName,
+    AgentLineJson, DiagnosticJson, GroupDetailJson, LicenseJson, ParsedJson, SitemapJson,
+    UsageLineJson, UsageSourceName,
 };
 use super::problem::Problem;
 

@@ -451,6 +451,19 @@ export interface components {
          */
         IntervalSource: "crawl_delay" | "default" | "pushback";
         /**
+         * @description A `License:` line (RSL 1.0): the URL of a license document that states on what terms the
+         *     site's content may be used. Reported only: it changes no verdict and no group.
+         */
+        LicenseJson: {
+            /**
+             * Format: int32
+             * @description Its line.
+             */
+            line: number;
+            /** @description The license document's URL as written. */
+            url: string;
+        };
+        /**
          * @description How the answer was obtained from the cache.
          * @enum {string}
          */
@@ -547,6 +560,8 @@ export interface components {
             diagnostics: components["schemas"]["DiagnosticJson"][];
             /** @description The groups, in file order. */
             groups: components["schemas"]["GroupDetailJson"][];
+            /** @description The `License:` lines (RSL 1.0), wherever they are in the file. */
+            licenses: components["schemas"]["LicenseJson"][];
             /**
              * Format: int32
              * @description Number of lines.

@@ -3,13 +3,14 @@
 
 /// Keys Google knows but does not use; the reference reports them as "unused" rather than
 /// "unknown". Compared case-insensitively with the whole key.
-pub const UNSUPPORTED_KEYS: [&str; 12] = [
+pub const UNSUPPORTED_KEYS: [&str; 13] = [
     "clean-param",
     "content-signal",
     "content-usage",
     "crawl-delay",
     "domain",
     "host",
+    "license",
     "noarchive",
     "nofollow",
     "noindex",

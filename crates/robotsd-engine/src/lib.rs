@@ -36,6 +36,7 @@ mod agent;
 mod diagnostics;
 mod escape;
 mod index;
+mod license;
 pub mod pattern;
 mod percent;
 mod robots_txt;
@@ -50,6 +51,7 @@ pub use diagnostics::{
     Diagnostic, DiagnosticKind, MAX_DIAGNOSTICS, ParseStats, UNSUPPORTED_KEYS, is_unsupported_key,
 };
 pub use escape::escape_pattern;
+pub use license::License;
 pub use percent::{PercentDecoding, UnknownPercentDecoding};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;

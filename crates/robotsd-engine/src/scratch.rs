@@ -18,6 +18,7 @@ pub(crate) struct Scratch {
     pub(crate) agent_lines: Vec<AgentLineData>,
     pub(crate) groups: Vec<GroupData>,
     pub(crate) sitemaps: Vec<(Span, u32)>,
+    pub(crate) licenses: Vec<(Span, u32)>,
     /// Sparse, by group id: few groups have one.
     pub(crate) crawl_delays: Vec<(u32, CrawlDelay)>,
     /// Sparse, by rule id: the rules whose written value differs from the pattern.
@@ -130,6 +131,7 @@ impl Scratch {
         self.agent_lines.clear();
         self.groups.clear();
         self.sitemaps.clear();
+        self.licenses.clear();
         self.crawl_delays.clear();
         self.rewritten.clear();
         self.diagnostics.clear();
@@ -143,6 +145,7 @@ impl Scratch {
             + self.agent_lines.capacity() * size_of::<AgentLineData>()
             + self.groups.capacity() * size_of::<GroupData>()
             + self.sitemaps.capacity() * size_of::<(Span, u32)>()
+            + self.licenses.capacity() * size_of::<(Span, u32)>()
             + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
             + self.rewritten.capacity() * size_of::<(u32, u32)>()
             + self.patterns.capacity_bytes()

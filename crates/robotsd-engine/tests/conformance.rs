@@ -49,7 +49,9 @@ fn verdict_trials() -> Vec<Trial> {
     })];
     for case in loaded.unwrap_or_default() {
         let name = format!("verdict::{}", case_slug(&case));
-        trials.push(case_trial(name, case, check_verdict));
+        trials.push(case_trial(name, case.clone(), check_verdict));
+        let name = format!("verdict_with_license_lines::{}", case_slug(&case));
+        trials.push(case_trial(name, case, check_verdict_with_license_lines));
     }
     trials
 }
@@ -234,7 +236,53 @@ fn check_verdict(case: &Value) -> Outcome {
     verdict_agrees(case, &body, agent, url).map_err(|e| e + &inputs)
 }
 
+/// The same case with RSL `License:` lines added, one before the first line (after a BOM) and
+/// two after the last, with odd spacing: they are reported only, so the verdict is the same and
+/// the deciding rule one line further down.
+fn check_verdict_with_license_lines(case: &Value) -> Outcome {
+    let original = body(case)?;
+    let bom = if original.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let mut body = original[..bom].to_vec();
+    body.extend_from_slice(b"License: https://rsl.example/one.xml\n");
+    body.extend_from_slice(&original[bom..]);
+    body.extend_from_slice(b"\n  LICENSE :https://rsl.example/two.xml # terms\nlicense: /three\n");
+    let agent = field(case, "user_agent", Value::as_str)?;
+    let url = field(case, "url", Value::as_str)?;
+    let inputs = format!(
+        "\n  agent {agent:?}, url {url:?}, robots.txt {}",
+        show(&body)
+    );
+    let robots = RobotsTxt::parse(&body);
+    let licenses: Vec<(String, u32)> = robots
+        .licenses()
+        .map(|l| (l.url.into_owned(), l.line))
+        .collect();
+    same("licenses", licenses.len(), 3).map_err(|e| e + &inputs)?;
+    same(
+        "first license",
+        licenses[0].clone(),
+        ("https://rsl.example/one.xml".into(), 1),
+    )
+    .map_err(|e| e + &inputs)?;
+    verdict_agrees_shifted(case, &body, agent, url, 1).map_err(|e| e + &inputs)
+}
+
 fn verdict_agrees(case: &Value, body: &[u8], agent: &str, url: &str) -> Outcome {
+    verdict_agrees_shifted(case, body, agent, url, 0)
+}
+
+/// [`verdict_agrees`] on a body whose lines moved `shift` lines down.
+fn verdict_agrees_shifted(
+    case: &Value,
+    body: &[u8],
+    agent: &str,
+    url: &str,
+    shift: u32,
+) -> Outcome {
     let robots = RobotsTxt::parse(body);
     let verdict = robots.check(&[agent], url);
     same(
@@ -242,7 +290,10 @@ fn verdict_agrees(case: &Value, body: &[u8], agent: &str, url: &str) -> Outcome 
         verdict.allowed,
         field(case, "allowed", Value::as_bool)?,
     )?;
-    let oracle_line = field(case, "oracle_matching_line", Value::as_u64)? as u32;
+    let oracle_line = match field(case, "oracle_matching_line", Value::as_u64)? as u32 {
+        0 => 0,
+        line => line + shift,
+    };
     match verdict.rule {
         Some(rule) => same("deciding rule's line", rule.line(), oracle_line),
         None if oracle_line == 0 => Ok(()),

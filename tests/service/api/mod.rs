@@ -295,7 +295,12 @@ async fn load_beyond_the_concurrency_limit_is_shed_with_retry_after() {
 
 #[tokio::test]
 async fn get_robots_shows_what_robotsd_holds() {
-    let origin = origin(|| ok(&format!("{RULES}Sitemap: /s.xml\nunicorns: yes\n"))).await;
+    let origin = origin(|| {
+        ok(&format!(
+            "License: https://rsl.example/l.xml\n{RULES}Sitemap: /s.xml\nunicorns: yes\n"
+        ))
+    })
+    .await;
     let service = start(settings()).await;
     let (status, _, body) =
         get_json(&service.url(&format!("/v1/robots?url={}", encode(&origin.url("/"))))).await;
@@ -304,12 +309,17 @@ async fn get_robots_shows_what_robotsd_holds() {
     assert_eq!(body["origin"], origin.base());
     let groups = body["parsed"]["groups"].as_array().unwrap();
     assert_eq!(groups.len(), 2);
+    // A License: line (RSL) is reported with its line, and moves no rule but by its line.
     assert_eq!(
         groups[0]["rules"][0],
-        json!({"directive": "disallow", "pattern": "/private", "line": 2})
+        json!({"directive": "disallow", "pattern": "/private", "line": 3})
     );
     assert_eq!(groups[0]["crawl_delay"], 2.0);
     assert_eq!(body["parsed"]["sitemaps"][0]["url"], "/s.xml");
+    assert_eq!(
+        body["parsed"]["licenses"],
+        json!([{"url": "https://rsl.example/l.xml", "line": 1}])
+    );
     let kinds: Vec<_> = body["parsed"]["diagnostics"]
         .as_array()
         .unwrap()

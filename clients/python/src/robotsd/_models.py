@@ -173,6 +173,22 @@ Where the interval of a reservation came from.
 """
 
 
+class LicenseJson(Struct):
+    """
+    A `License:` line (RSL 1.0): the URL of a license document that states on what terms the
+    site's content may be used. Reported only: it changes no verdict and no group.
+    """
+
+    line: Annotated[int, Meta(description="Its line.", ge=0)]
+    """
+    Its line.
+    """
+    url: Annotated[str, Meta(description="The license document's URL as written.")]
+    """
+    The license document's URL as written.
+    """
+
+
 Lookup: TypeAlias = Annotated[
     str, Meta(description="How the answer was obtained from the cache.")
 ]
@@ -999,6 +1015,15 @@ class ParsedJson(Struct):
     ]
     """
     The groups, in file order.
+    """
+    licenses: Annotated[
+        list[LicenseJson],
+        Meta(
+            description="The `License:` lines (RSL 1.0), wherever they are in the file."
+        ),
+    ]
+    """
+    The `License:` lines (RSL 1.0), wherever they are in the file.
     """
     lines: Annotated[int, Meta(description="Number of lines.", ge=0)]
     """

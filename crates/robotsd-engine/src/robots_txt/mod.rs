@@ -166,6 +166,8 @@ pub struct RobotsTxt {
     pub(crate) agent_keys: Box<[AgentKey]>,
     pub(crate) global_set: Option<u32>,
     pub(crate) sitemaps: Box<[(Span, u32)]>,
+    /// RSL's `License:` lines (see [`crate::license`]).
+    pub(crate) licenses: Box<[(Span, u32)]>,
     /// The first valid `crawl-delay` of each group that has one, by group id.
     pub(crate) crawl_delays: Box<[(u32, CrawlDelay)]>,
     /// The rules whose written value differs from their pattern (by rule id), with the written
@@ -283,6 +285,9 @@ impl Builder {
                         self.crawl_delay(kv.value, number);
                     } else if let Some(source) = UsageSource::of_key(kv.key) {
                         self.usage_line(source, kv.value, number);
+                    } else if kv.key.eq_ignore_ascii_case(b"license") {
+                        let span = self.push_bytes(kv.value);
+                        self.s.licenses.push((span, number));
                     }
                 } else {
                     self.diagnose(number, DiagnosticKind::UnknownKey, Some(kv.key));
@@ -473,6 +478,7 @@ impl Builder {
             agent_keys: agent_keys.into_boxed_slice(),
             global_set,
             sitemaps: Box::from(&self.s.sitemaps[..]),
+            licenses: Box::from(&self.s.licenses[..]),
             crawl_delays: Box::from(&self.s.crawl_delays[..]),
             rewritten: Box::from(&self.s.rewritten[..]),
             diagnostics: Box::from(&self.s.diagnostics[..]),
@@ -552,6 +558,7 @@ impl RobotsTxt {
             + self.index_heap_size()
             + size_of_val(&*self.agent_keys)
             + size_of_val(&*self.sitemaps)
+            + size_of_val(&*self.licenses)
             + size_of_val(&*self.crawl_delays)
             + size_of_val(&*self.rewritten)
             + size_of_val(&*self.diagnostics)
