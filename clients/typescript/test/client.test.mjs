@@ -305,9 +305,12 @@ test("feedback tells robotsd what sites answered, and robotsd slows the origin d
   const [held, timedOut, scheme, both] = results;
   assert.ok(!isProblem(held) && !isProblem(timedOut));
   assert.equal(held.origin, site.url);
-  assert.equal(held.pace.slowdown, 2, "a 429 doubles the interval");
+  // The slowdown decays between two reports (half-life 60 s): 1.999 doubled is 3.998 a few
+  // milliseconds later.
+  const near = (actual, expected, why) => assert.ok(Math.abs(actual - expected) < 0.02, `${why}: ${actual}`);
+  near(held.pace.slowdown, 2, "a 429 doubles the interval");
   assert.ok(!Number.isNaN(Date.parse(held.pace.retry_after_until)), "and its Retry-After holds the origin");
-  assert.equal(timedOut.pace.slowdown, 4);
+  near(timedOut.pace.slowdown, 4, "a timeout doubles it again");
   assert.ok(isProblem(scheme));
   assert.equal(scheme.type, "urn:robotsd:problem:unsupported-scheme");
   assert.ok(isProblem(both), "a status or timeout: true, not both");
