@@ -33,6 +33,7 @@ pub mod hex;
 pub mod metrics;
 pub mod origin;
 pub mod pacing;
+pub mod rsl;
 pub mod server;
 pub mod store;
 pub mod ui;

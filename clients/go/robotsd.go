@@ -81,6 +81,79 @@ type Preference struct {
 type Usage struct {
 	ContentUsage  map[string]Preference `json:"content_usage"`
 	ContentSignal map[string]Preference `json:"content_signal"`
+	// RSL is present only when robotsd runs with --rsl and the robots.txt names a license.
+	RSL []RSLTerms `json:"rsl,omitempty"`
+}
+
+// RSLTerms is what one License: line of the robots.txt gives the URL: the terms of the
+// <content> elements of its RSL 1.0 document that cover the URL (State "covered"), or why there
+// are none: "not_covered", "fetch_failed", "invalid", "refused" or "not_fetched".
+type RSLTerms struct {
+	LicenseURL string       `json:"license_url"`
+	Line       int          `json:"line"`
+	State      string       `json:"state"`
+	Reason     *string      `json:"reason"`
+	Contents   []RSLContent `json:"contents"`
+	Source     *RSLSource   `json:"source"`
+}
+
+// RSLContent is a <content> element: its url pattern, its license server (when set, a license
+// must be obtained from it before use, even a free one) and the licenses it offers.
+type RSLContent struct {
+	URL       string       `json:"url"`
+	Line      int          `json:"line"`
+	Server    *string      `json:"server"`
+	Encrypted bool         `json:"encrypted"`
+	Lastmod   *string      `json:"lastmod"`
+	Licenses  []RSLLicense `json:"licenses"`
+}
+
+// RSLLicense is one <license>: what it permits and prohibits, and its payment (nil: free).
+type RSLLicense struct {
+	Permits   RSLScope    `json:"permits"`
+	Prohibits RSLScope    `json:"prohibits"`
+	Payment   *RSLPayment `json:"payment"`
+}
+
+// RSLScope lists the values of <permits> or <prohibits> elements by type.
+type RSLScope struct {
+	Usage []string `json:"usage"`
+	User  []string `json:"user"`
+	Geo   []string `json:"geo"`
+}
+
+// RSLPayment is a <payment>: its type as written (nil when the element has none).
+type RSLPayment struct {
+	Type     *string     `json:"type"`
+	Amounts  []RSLAmount `json:"amounts"`
+	Standard *string     `json:"standard"`
+	Custom   *string     `json:"custom"`
+}
+
+// RSLAmount is an <amount> and its ISO 4217 currency.
+type RSLAmount struct {
+	Value    string  `json:"value"`
+	Currency *string `json:"currency"`
+}
+
+// RSLSource is where a license document came from, as Source is for robots.txt.
+type RSLSource struct {
+	Status    *int        `json:"status"`
+	FetchedAt *string     `json:"fetched_at"`
+	ExpiresAt *string     `json:"expires_at"`
+	SHA256    *string     `json:"sha256"`
+	Bytes     *int        `json:"bytes"`
+	FinalURL  *string     `json:"final_url"`
+	Cache     string      `json:"cache"`
+	Backoff   *RSLBackoff `json:"backoff"`
+}
+
+// RSLBackoff is a run of failures to fetch a license document.
+type RSLBackoff struct {
+	Since     string `json:"since"`
+	Failures  int    `json:"failures"`
+	NextRetry string `json:"next_retry"`
+	LastError string `json:"last_error"`
 }
 
 // Backoff is a run of failures to fetch the origin's robots.txt.

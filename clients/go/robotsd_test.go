@@ -321,6 +321,14 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"UsageLineJson":    UsageLine{},
 		"SitemapJson":      Sitemap{},
 		"LicenseJson":      License{},
+		"RslJson":          RSLTerms{},
+		"RslContentJson":   RSLContent{},
+		"RslLicenseJson":   RSLLicense{},
+		"RslScopeJson":     RSLScope{},
+		"RslPaymentJson":   RSLPayment{},
+		"RslAmountJson":    RSLAmount{},
+		"RslSourceJson":    RSLSource{},
+		"RslBackoffJson":   RSLBackoff{},
 		"DiagnosticJson":   Diagnostic{},
 	} {
 		documentedSet := map[string]bool{}

@@ -10,6 +10,7 @@ mod params;
 mod parsed;
 pub mod problem;
 mod robots;
+mod rsl;
 pub mod types;
 
 use std::sync::Arc;

@@ -21,6 +21,10 @@ pub use super::parsed::{
     UsageLineJson, UsageSourceName,
 };
 use super::problem::Problem;
+pub use super::rsl::{
+    RslAmountJson, RslBackoffJson, RslContentJson, RslJson, RslLicenseJson, RslPaymentJson,
+    RslScopeJson, RslSourceJson,
+};
 
 /// `allow` or `disallow`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -149,17 +153,22 @@ pub struct UsageJson {
     /// `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
     /// `ai-train`), or null when no such line applies.
     pub content_signal: Option<BTreeMap<String, PreferenceJson>>,
+    /// RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file
+    /// order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rsl: Option<Vec<RslJson>>,
 }
 
 impl UsageJson {
-    /// The JSON of an answer's usage items; `None` when there are none.
-    pub fn of(items: &[UsageItem]) -> Option<UsageJson> {
-        if items.is_empty() {
+    /// The JSON of an answer's usage items and license reports; `None` when there are none.
+    pub fn of(items: &[UsageItem], rsl: &[crate::rsl::RslReport]) -> Option<UsageJson> {
+        if items.is_empty() && rsl.is_empty() {
             return None;
         }
         let mut usage = UsageJson {
             content_usage: None,
             content_signal: None,
+            rsl: (!rsl.is_empty()).then(|| rsl.iter().map(RslJson::from).collect()),
         };
         for item in items {
             let map = match item.source {
@@ -299,7 +308,7 @@ impl From<Answer> for CheckResponse {
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,
-            usage: UsageJson::of(&a.usage),
+            usage: UsageJson::of(&a.usage, &a.rsl),
             robots: a.source.map(Into::into),
             pace: super::pace::pace_member(&a.pace),
         }

@@ -163,6 +163,10 @@ pub struct Answer {
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
+    /// RSL license terms, one report per license URL the robots.txt names, with `--rsl` and
+    /// only for a URL that may be fetched; empty otherwise (never part of the verdict).
+    #[serde(skip)]
+    pub rsl: Vec<crate::rsl::RslReport>,
     /// The fetch slot, when the check asked for one.
     #[serde(skip)]
     pub pace: Paced,

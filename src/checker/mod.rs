@@ -18,6 +18,7 @@ use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
 use crate::pacing::policy::PaceConfig;
 use crate::pacing::{PaceView, Pacer};
+use crate::rsl::Licenses;
 use crate::user_agent::{UserAgentError, product_token};
 pub use answer::{
     AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Paced,
@@ -117,8 +118,19 @@ fn answer_from(
         crawl_delay_line: decided.crawl_delay_line,
         usage: decided.usage,
         source: Some(source),
+        rsl: Vec::new(),
         pace: Paced::NotAsked,
     })
+}
+
+/// The parsed robots.txt a snapshot answers from, when it names license documents.
+fn names_licenses(snapshot: &Snapshot) -> Option<Arc<RobotsTxt>> {
+    match interpret(snapshot).ok()?.ruling {
+        Ruling::Rules { robots, .. } if robots.licenses().next().is_some() => {
+            Some(Arc::clone(robots))
+        }
+        _ => None,
+    }
 }
 
 /// Checks URLs: origin → destination policy → cache → engine. Cheap to clone.
@@ -132,6 +144,8 @@ pub struct Checker {
     percent_decoding: PercentDecoding,
     /// Hands out fetch slots to checks that ask for one.
     pacer: Pacer,
+    /// RSL license terms, with `--rsl`.
+    licenses: Option<Licenses>,
 }
 
 /// How a check is answered besides its URL and agents.
@@ -161,7 +175,40 @@ impl Checker {
             destinations,
             percent_decoding: PercentDecoding::Google,
             pacer,
+            licenses: None,
         }
+    }
+
+    /// This checker reporting the RSL license terms of allowed URLs from `licenses` (`--rsl`).
+    pub fn with_licenses(mut self, licenses: Licenses) -> Checker {
+        self.licenses = Some(licenses);
+        self
+    }
+
+    /// The license terms, with `--rsl`.
+    pub fn licenses(&self) -> Option<&Licenses> {
+        self.licenses.as_ref()
+    }
+
+    /// The license reports for an allowed answer, when `--rsl` is on and the robots.txt names
+    /// licenses; `held_only` fetches nothing.
+    async fn attach_licenses(
+        &self,
+        answer: &mut Answer,
+        licensed: Option<(Arc<RobotsTxt>, Target)>,
+        held_only: bool,
+    ) {
+        if let (Some(licenses), Some((robots, target)), true) =
+            (&self.licenses, licensed, answer.allowed)
+        {
+            answer.rsl = licenses.reports(&robots, &target, held_only).await;
+        }
+    }
+
+    /// The robots.txt and target to report license terms from, when `--rsl` is on.
+    fn licensed(&self, snapshot: &Snapshot, target: &Target) -> Option<(Arc<RobotsTxt>, Target)> {
+        self.licenses.as_ref()?;
+        names_licenses(snapshot).map(|robots| (robots, target.clone()))
     }
 
     /// This checker with `pacer` handing out fetch slots.
@@ -243,7 +290,9 @@ impl Checker {
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
         let origin = options.pace.then(|| target.origin.key().to_string());
+        let licensed = self.licensed(&snapshot, &target);
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        self.attach_licenses(&mut answer, licensed, false).await;
         if let Some(origin) = origin {
             self.pace(&mut answer, &origin, options).await;
         }
@@ -265,7 +314,9 @@ impl Checker {
             return Ok(None);
         };
         let origin = target.origin.key().to_string();
+        let licensed = self.licensed(&snapshot, &target);
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        self.attach_licenses(&mut answer, licensed, true).await;
         self.pace(&mut answer, &origin, options).await;
         Ok(Some(answer))
     }
@@ -326,6 +377,7 @@ impl Checker {
             crawl_delay_line: decided.crawl_delay_line,
             usage: decided.usage,
             source: None,
+            rsl: Vec::new(),
             pace: Paced::NotAsked,
         })
     }

@@ -133,7 +133,7 @@ impl EvalResult {
             .map(UsageItem::from)
             .collect();
         EvalResult {
-            usage: UsageJson::of(&usage),
+            usage: UsageJson::of(&usage, &[]),
             ..EvalResult::new(id, url, &verdict)
         }
     }

@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching` and `pacing`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching`, `pacing` and `rsl`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -30,6 +30,7 @@ mod logging;
 mod matching;
 mod network;
 mod pacing;
+mod rsl;
 mod store;
 mod values;
 
@@ -49,6 +50,7 @@ pub use logging::{AccessLog, LogArgs, LogFormat, LogSettings};
 pub use matching::{DecodingName, MatchingArgs};
 pub use network::NetworkArgs;
 pub use pacing::{PacingArgs, PacingSettings};
+pub use rsl::{RslArgs, RslSettings};
 pub use store::{StoreArgs, StoreConfig};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
 
@@ -88,6 +90,9 @@ pub struct ServeArgs {
     /// Fleet-wide politeness.
     #[command(flatten)]
     pub pacing: PacingArgs,
+    /// RSL license terms.
+    #[command(flatten)]
+    pub rsl: RslArgs,
 }
 
 impl ServeArgs {
@@ -111,6 +116,7 @@ impl ServeArgs {
             percent_decoding: self.matching.percent_decoding.into(),
             ui: !self.access.no_ui,
             pacing: self.pacing.pacing_settings()?,
+            rsl: self.rsl.rsl_settings()?,
         })
     }
 }
@@ -149,6 +155,8 @@ pub struct Settings {
     pub ui: bool,
     /// Fleet-wide politeness.
     pub pacing: PacingSettings,
+    /// RSL license terms.
+    pub rsl: RslSettings,
 }
 
 impl Default for Settings {
@@ -168,6 +176,7 @@ impl Default for Settings {
             percent_decoding: robotsd_engine::PercentDecoding::Google,
             ui: true,
             pacing: PacingSettings::default(),
+            rsl: RslSettings::default(),
         }
     }
 }
@@ -175,7 +184,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 54] = [
+const FLAGS: [(&str, &str); 56] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -230,6 +239,8 @@ const FLAGS: [(&str, &str); 54] = [
     ("pacing.policy.max_wait", "--max-pace-wait"),
     ("pacing.policy.max_retry_after", "--max-retry-after"),
     ("pacing.capacity_bytes", "--pace-capacity"),
+    ("rsl.enabled", "--rsl"),
+    ("rsl.capacity_bytes", "--rsl-capacity"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).

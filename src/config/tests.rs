@@ -262,7 +262,8 @@ fn help_groups_the_flags_by_concern() {
                 "Shared store (a fleet of replicas)",
                 "API access",
                 "Matching",
-                "Fleet-wide politeness (pace=true)"
+                "Fleet-wide politeness (pace=true)",
+                "RSL licenses",
             ]
         ]
         .concat()

@@ -26,8 +26,12 @@ use crate::destination::{
 use robotsd_engine::RobotsTxt;
 
 mod config;
+mod outcome;
 
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, FetchConfigError};
+pub use outcome::{
+    DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, NoRobotsReason, UnreachableReason,
+};
 
 /// Why a [`Fetcher`] could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -35,161 +39,6 @@ pub enum FetcherError {
     /// The HTTP client rejected the configuration (an unusable proxy URL, a bad user agent).
     #[error("cannot build the HTTP client: {0}")]
     Client(#[from] reqwest::Error),
-}
-
-/// What one fetch observed, kept with the cached copy or the backoff for the answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FetchMeta {
-    /// The final HTTP status, when a response was received.
-    pub status: Option<u16>,
-    /// Decoded body bytes kept.
-    pub bytes: usize,
-    /// The body was cut at the size limit.
-    pub truncated: bool,
-    /// The URL the answer came from, after redirects.
-    pub final_url: Url,
-    /// Redirects followed.
-    pub redirects: u32,
-    /// When the fetch started (wall clock, for display).
-    pub fetched_at: SystemTime,
-    /// How long it took.
-    pub duration: Duration,
-}
-
-/// Why there is no robots.txt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoRobotsReason {
-    /// A 4xx status other than 429 (401 and 403 included).
-    Status(u16),
-    /// More redirects than allowed.
-    RedirectLimit,
-    /// A redirect back to a URL already visited.
-    RedirectLoop,
-    /// A redirect without a usable `Location`, or to a scheme other than http(s).
-    BadRedirect,
-}
-
-/// Why a robots.txt is unreachable.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum UnreachableReason {
-    /// 429 or a 5xx status.
-    Status(u16),
-    /// The whole fetch took longer than its limit.
-    Timeout,
-    /// Name resolution, connection or TLS failed.
-    Connect(String),
-    /// The connection failed while the body was read (reset, broken chunking, bad encoding).
-    Body(String),
-    /// Anything else the HTTP client reported.
-    Other(String),
-}
-
-impl std::fmt::Display for UnreachableReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            UnreachableReason::Status(code) => write!(f, "HTTP status {code}"),
-            UnreachableReason::Timeout => f.write_str("timed out"),
-            UnreachableReason::Connect(e) => write!(f, "could not connect: {e}"),
-            UnreachableReason::Body(e) => write!(f, "failed while reading the body: {e}"),
-            UnreachableReason::Other(e) => f.write_str(e),
-        }
-    }
-}
-
-/// The outcome of one fetch.
-#[derive(Debug, Clone)]
-pub enum FetchOutcome {
-    /// 2xx: the body, parsed.
-    Parsed {
-        /// The parsed file.
-        robots: Arc<RobotsTxt>,
-        /// The body it was parsed from (at most the size limit), for the shared store.
-        body: bytes::Bytes,
-        /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`).
-        max_age: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// No robots.txt: everything is allowed.
-    NoRobots {
-        /// Why.
-        reason: NoRobotsReason,
-        /// `Cache-Control: max-age` of the final response, if any.
-        max_age: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// Unreachable: the backoff rules apply.
-    Unreachable {
-        /// Why.
-        reason: UnreachableReason,
-        /// `Retry-After`, if sent.
-        retry_after: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// A destination on the way was refused by the destination policy; nothing was sent there.
-    Refused {
-        /// Which destination and why.
-        error: DestinationError,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-}
-
-/// The kind of a fetch's outcome: a closed set, for metrics and logs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FetchKind {
-    /// [`FetchOutcome::Parsed`].
-    Parsed,
-    /// [`FetchOutcome::NoRobots`].
-    NoRobots,
-    /// [`FetchOutcome::Unreachable`].
-    Unreachable,
-    /// [`FetchOutcome::Refused`].
-    Refused,
-}
-
-impl FetchKind {
-    /// Every kind, in label order.
-    pub const ALL: [FetchKind; 4] = [
-        FetchKind::Parsed,
-        FetchKind::NoRobots,
-        FetchKind::Unreachable,
-        FetchKind::Refused,
-    ];
-
-    /// The name used in metric labels and logs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FetchKind::Parsed => "parsed",
-            FetchKind::NoRobots => "no_robots",
-            FetchKind::Unreachable => "unreachable",
-            FetchKind::Refused => "refused",
-        }
-    }
-}
-
-impl FetchOutcome {
-    /// Which kind of outcome this is.
-    pub fn kind(&self) -> FetchKind {
-        match self {
-            FetchOutcome::Parsed { .. } => FetchKind::Parsed,
-            FetchOutcome::NoRobots { .. } => FetchKind::NoRobots,
-            FetchOutcome::Unreachable { .. } => FetchKind::Unreachable,
-            FetchOutcome::Refused { .. } => FetchKind::Refused,
-        }
-    }
-
-    /// What the fetch observed.
-    pub fn meta(&self) -> &FetchMeta {
-        match self {
-            FetchOutcome::Parsed { meta, .. }
-            | FetchOutcome::NoRobots { meta, .. }
-            | FetchOutcome::Unreachable { meta, .. }
-            | FetchOutcome::Refused { meta, .. } => meta,
-        }
-    }
 }
 
 /// Fetches robots.txt files. Cheap to clone; share one.
@@ -293,19 +142,56 @@ impl Fetcher {
 
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
     pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
+        match self.fetch_document(robots_url).await {
+            DocumentOutcome::Body {
+                body,
+                max_age,
+                meta,
+            } => FetchOutcome::Parsed {
+                robots: Arc::new(RobotsTxt::parse(&body)),
+                body,
+                max_age,
+                meta,
+            },
+            DocumentOutcome::Missing {
+                reason,
+                max_age,
+                meta,
+            } => FetchOutcome::NoRobots {
+                reason,
+                max_age,
+                meta,
+            },
+            DocumentOutcome::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            } => FetchOutcome::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            },
+            DocumentOutcome::Refused { error, meta } => FetchOutcome::Refused { error, meta },
+        }
+    }
+
+    /// Fetches any document (an RSL license, [`crate::rsl`]) the way a robots.txt is fetched:
+    /// every hop checked against the destination policy, the same time and size limits, and the
+    /// same classification of statuses. The body is left to the caller to parse.
+    pub async fn fetch_document(&self, url: &Url) -> DocumentOutcome {
         let started = tokio::time::Instant::now();
         let mut meta = FetchMeta {
             status: None,
             bytes: 0,
             truncated: false,
-            final_url: robots_url.clone(),
+            final_url: url.clone(),
             redirects: 0,
             fetched_at: self.clock.now().to_system(),
             duration: Duration::ZERO,
         };
         let outcome = match tokio::time::timeout(
             self.config.total_timeout,
-            self.follow(robots_url, &mut meta),
+            self.follow(url, &mut meta),
         )
         .await
         {
@@ -314,23 +200,22 @@ impl Fetcher {
         };
         meta.duration = started.elapsed();
         match outcome {
-            Ok(Done::Parsed(robots, body, max_age)) => FetchOutcome::Parsed {
-                robots,
+            Ok(Done::Body(body, max_age)) => DocumentOutcome::Body {
                 body,
                 max_age,
                 meta,
             },
-            Ok(Done::NoRobots(reason, max_age)) => FetchOutcome::NoRobots {
+            Ok(Done::NoRobots(reason, max_age)) => DocumentOutcome::Missing {
                 reason,
                 max_age,
                 meta,
             },
-            Err(Unreachable(reason, retry_after)) => FetchOutcome::Unreachable {
+            Err(Unreachable(reason, retry_after)) => DocumentOutcome::Unreachable {
                 reason,
                 retry_after,
                 meta,
             },
-            Ok(Done::Refused(error)) => FetchOutcome::Refused { error, meta },
+            Ok(Done::Refused(error)) => DocumentOutcome::Refused { error, meta },
         }
     }
 
@@ -401,8 +286,7 @@ impl Fetcher {
                 ));
             }
             let body = self.read_body(response, meta).await?;
-            let robots = Arc::new(RobotsTxt::parse(&body));
-            return Ok(Done::Parsed(robots, body.into(), freshness.max_age));
+            return Ok(Done::Body(body.into(), freshness.max_age));
         }
     }
 
@@ -436,7 +320,7 @@ impl Fetcher {
 }
 
 enum Done {
-    Parsed(Arc<RobotsTxt>, bytes::Bytes, Option<Duration>),
+    Body(bytes::Bytes, Option<Duration>),
     NoRobots(NoRobotsReason, Option<Duration>),
     Refused(DestinationError),
 }

@@ -31,6 +31,7 @@ use crate::config::Settings;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
 use crate::pacing::Pacer;
+use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
 use edge::{EdgeLayer, Guard, RouteLabels};
 use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
@@ -84,10 +85,23 @@ pub fn state_with_clock(
         pacer = pacer.with_store(store.clone());
         cache = cache.with_store(store, config.fleet.clone());
     }
+    let licenses = settings.rsl.enabled.then(|| {
+        // The robots.txt fetcher itself: the same destination policy, limits and user agent.
+        Licenses::new(LicenseCache::new(
+            settings.rsl.capacity_bytes,
+            cache.fetcher().clone(),
+            settings.cache.policy.clone(),
+            Arc::clone(cache.clock()),
+        ))
+    });
+    let mut checker = Checker::new(cache)
+        .with_percent_decoding(settings.percent_decoding)
+        .with_pacer(pacer);
+    if let Some(licenses) = licenses {
+        checker = checker.with_licenses(licenses);
+    }
     Ok(AppState::new(Shared {
-        checker: Checker::new(cache)
-            .with_percent_decoding(settings.percent_decoding)
-            .with_pacer(pacer),
+        checker,
         metrics,
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),

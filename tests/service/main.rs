@@ -2,7 +2,7 @@
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `cache_pressure::`, `cli::`, `connections::`,
 //! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `pacing::`, `percent_decoding::`,
-//! `redis_tls::`, `ssrf::`, `tester::`, `usage::`).
+//! `redis_tls::`, `rsl::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
 mod cache_pressure;
@@ -17,6 +17,7 @@ mod pacing;
 mod percent_decoding;
 mod redis_server;
 mod redis_tls;
+mod rsl;
 mod ssrf;
 mod support;
 mod tester;

@@ -33,6 +33,17 @@ export type Agent = Schemas["AgentJson"];
 export type Usage = Schemas["UsageJson"];
 /** One category's AI usage preference, and the line that set it. */
 export type Preference = Schemas["PreferenceJson"];
+/**
+ * What one `License:` line gives a URL (`usage.rsl`, with `--rsl`): the RSL 1.0 terms of the
+ * `<content>` elements that cover it (`state: "covered"`), or why there are none.
+ */
+export type RslTerms = Schemas["RslJson"];
+/** `covered`, `not_covered`, `fetch_failed`, `invalid`, `refused` or `not_fetched`. */
+export type RslState = Schemas["RslState"];
+/** An RSL `<content>`: its url pattern, license server and licenses. */
+export type RslContent = Schemas["RslContentJson"];
+/** An RSL `<license>`: permits, prohibits and payment. */
+export type RslLicense = Schemas["RslLicenseJson"];
 /** Where the robots.txt behind an answer came from, and how the cache served it. */
 export type RobotsSource = Schemas["RobotsSourceJson"];
 /** A run of failures to fetch an origin's robots.txt. */

@@ -713,6 +713,190 @@ export interface components {
              */
             status?: number | null;
         };
+        /** @description An `<amount>`. */
+        RslAmountJson: {
+            /** @description Its ISO 4217 `currency`, if given. */
+            currency?: string | null;
+            /** @description The amount as written. */
+            value: string;
+        };
+        /** @description A run of failures to fetch a license document. */
+        RslBackoffJson: {
+            /**
+             * Format: int32
+             * @description Failures in a row.
+             */
+            failures: number;
+            /** @description Why the last fetch failed. */
+            last_error: string;
+            /** @description No request before this (RFC 3339). */
+            next_retry: string;
+            /** @description The first failure of the run (RFC 3339). */
+            since: string;
+        };
+        /** @description A `<content>` element of an RSL document. */
+        RslContentJson: {
+            /** @description Whether the assets are encrypted (the license server holds the key). */
+            encrypted: boolean;
+            /** @description Its `lastmod`, as written. */
+            lastmod?: string | null;
+            /** @description The licenses offered for the content, in document order: any one of them may be taken. */
+            licenses: components["schemas"]["RslLicenseJson"][];
+            /**
+             * Format: int32
+             * @description The line of the `<content>` element in the document.
+             */
+            line: number;
+            /**
+             * @description Its license server: when not null, a license must be obtained from it before the content
+             *     is used, even a free one (RSL 1.0).
+             */
+            server?: string | null;
+            /** @description Its `url` pattern as written (a path or a full URL; RFC 9309 `*` and `$`). */
+            url: string;
+        };
+        /**
+         * @description What one `License:` line of the robots.txt gives the URL: the terms of the `<content>` of its
+         *     RSL document that covers the URL, or a typed state saying why there are none.
+         * @example {
+         *       "contents": [
+         *         {
+         *           "encrypted": false,
+         *           "lastmod": null,
+         *           "licenses": [
+         *             {
+         *               "payment": {
+         *                 "amounts": [],
+         *                 "custom": null,
+         *                 "standard": null,
+         *                 "type": "attribution"
+         *               },
+         *               "permits": {
+         *                 "geo": [],
+         *                 "usage": [
+         *                   "search"
+         *                 ],
+         *                 "user": []
+         *               },
+         *               "prohibits": {
+         *                 "geo": [],
+         *                 "usage": [
+         *                   "ai-train"
+         *                 ],
+         *                 "user": []
+         *               }
+         *             }
+         *           ],
+         *           "line": 2,
+         *           "server": null,
+         *           "url": "/"
+         *         }
+         *       ],
+         *       "license_url": "https://example.com/license.xml",
+         *       "line": 3,
+         *       "reason": null,
+         *       "source": {
+         *         "backoff": null,
+         *         "bytes": 412,
+         *         "cache": "hit",
+         *         "expires_at": "2026-11-26T10:00:00Z",
+         *         "fetched_at": "2026-11-25T10:00:00Z",
+         *         "final_url": "https://example.com/license.xml",
+         *         "sha256": "9f2c4a1e0b7d3c5a8e6f1b2d4c3a5e7f9b1d3c5e7a9b2d4f6a8c1e3b5d7f9a2c",
+         *         "status": 200
+         *       },
+         *       "state": "covered"
+         *     }
+         */
+        RslJson: {
+            /**
+             * @description The `<content>` elements that cover the URL: the most specific (longest path pattern, as
+             *     RFC 9309 ranks rules), all of those tied for it; empty unless `covered`.
+             */
+            contents: components["schemas"]["RslContentJson"][];
+            /** @description The license document's URL as the `License:` line wrote it. */
+            license_url: string;
+            /**
+             * Format: int32
+             * @description The line of the `License:` directive.
+             */
+            line: number;
+            /** @description Why, for the states other than `covered` and `not_covered`. */
+            reason?: string | null;
+            source?: components["schemas"]["RslSourceJson"] | null;
+            /**
+             * @description `covered` (terms in `content`), `not_covered` (a valid document with no `<content>`
+             *     for this URL), `fetch_failed`, `invalid` (not RSL 1.0 robotsd can read), `refused` (a
+             *     destination robotsd does not contact) or `not_fetched`.
+             */
+            state: components["schemas"]["RslState"];
+        };
+        /** @description One `<license>`. */
+        RslLicenseJson: {
+            payment?: components["schemas"]["RslPaymentJson"] | null;
+            /** @description What it permits (`<permits>`): a type not listed is not limited by it. */
+            permits: components["schemas"]["RslScopeJson"];
+            /** @description What it prohibits (`<prohibits>`). */
+            prohibits: components["schemas"]["RslScopeJson"];
+        };
+        /** @description A `<payment>`. */
+        RslPaymentJson: {
+            /** @description Its `<amount>` elements. */
+            amounts: components["schemas"]["RslAmountJson"][];
+            /** @description `<custom>`: where to ask for custom terms. */
+            custom?: string | null;
+            /** @description `<standard>`: where the standard terms or rate card are. */
+            standard?: string | null;
+            /**
+             * @description Its `type` as written (`free`, `purchase`, `subscription`, `training`, `crawl`, `use`,
+             *     `contribution`, `attribution`); null when the element has none.
+             */
+            type?: string | null;
+        };
+        /** @description The values of `<permits>` or `<prohibits>` elements, by their `type`. */
+        RslScopeJson: {
+            /** @description Geographies (`type="geo"`): ISO 3166-1 alpha-2 codes, as written. */
+            geo: string[];
+            /**
+             * @description Usage types (`type="usage"`, the default): `all`, `ai-all`, `ai-train`, `ai-input`,
+             *     `ai-index`, `search`, or a value of a later vocabulary, as written.
+             */
+            usage: string[];
+            /**
+             * @description User types (`type="user"`): `commercial`, `non-commercial`, `education`, `government`,
+             *     `personal`, as written.
+             */
+            user: string[];
+        };
+        /** @description Where a license document came from. */
+        RslSourceJson: {
+            backoff?: components["schemas"]["RslBackoffJson"] | null;
+            /** @description Bytes read. */
+            bytes?: number | null;
+            /** @description How the license cache was used. */
+            cache: components["schemas"]["Lookup"];
+            /** @description When the copy expires (RFC 3339): lifetimes as for robots.txt. */
+            expires_at?: string | null;
+            /** @description When it was fetched (RFC 3339). */
+            fetched_at?: string | null;
+            /** @description The URL it came from, after redirects. */
+            final_url?: string | null;
+            /**
+             * @description SHA-256 (lower-case hex) of the document's bytes, so that a crawler can record which
+             *     version of the terms it acted on.
+             */
+            sha256?: string | null;
+            /**
+             * Format: int32
+             * @description HTTP status of the fetch, if a response was received.
+             */
+            status?: number | null;
+        };
+        /**
+         * @description Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
+         * @enum {string}
+         */
+        RslState: "covered" | "not_covered" | "fetch_failed" | "invalid" | "refused" | "not_fetched";
         /**
          * @description The rule that decided.
          * @example {
@@ -792,6 +976,11 @@ export interface components {
             content_usage?: {
                 [key: string]: components["schemas"]["PreferenceJson"];
             } | null;
+            /**
+             * @description RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file
+             *     order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
+             */
+            rsl?: components["schemas"]["RslJson"][] | null;
         };
         /**
          * @description A `content-usage` or `content-signal` line of a group.

@@ -55,6 +55,7 @@ pub use license::License;
 pub use percent::{PercentDecoding, UnknownPercentDecoding};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
+pub use usage::vocabulary::{USAGE_VOCABULARY, UsageLabel, rsl_usage_types};
 pub use usage::{Preference, Usage, UsageEntry, UsageLine, UsageSource};
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
 

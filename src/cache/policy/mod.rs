@@ -180,11 +180,13 @@ pub enum Rules {
     NoRobots,
 }
 
-/// A successful fetch kept for answering.
+/// A successful fetch kept for answering. `R` is what the document says: a robots.txt's
+/// [`Rules`] here, an RSL license document in [`crate::rsl`], which keeps its copies by the same
+/// rules.
 #[derive(Debug, Clone)]
-pub struct Copy<M> {
+pub struct Copy<M, R = Rules> {
     /// What it says.
-    pub rules: Rules,
+    pub rules: R,
     /// When it was fetched.
     pub fetched_at: Timestamp,
     /// When it expires.
@@ -221,11 +223,11 @@ pub struct Backoff<M> {
 
 /// The outcome of one fetch, as the policy needs it.
 #[derive(Debug, Clone)]
-pub enum FetchResult<M> {
+pub enum FetchResult<M, R = Rules> {
     /// 2xx, 3xx-as-404 and 4xx: a usable answer.
     Success {
         /// What it says.
-        rules: Rules,
+        rules: R,
         /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`), if any.
         max_age: Option<Duration>,
         /// Kept with the copy.
@@ -249,9 +251,9 @@ pub enum FetchResult<M> {
 
 /// Everything known about one origin.
 #[derive(Debug, Clone)]
-pub struct OriginState<M> {
+pub struct OriginState<M, R = Rules> {
     /// The last successful fetch.
-    pub copy: Option<Copy<M>>,
+    pub copy: Option<Copy<M, R>>,
     /// The current run of failures, if the last fetch failed.
     pub backoff: Option<Backoff<M>>,
     /// The refusal, if the last fetch was refused.
@@ -261,7 +263,7 @@ pub struct OriginState<M> {
     pub last_fetch: Option<Timestamp>,
 }
 
-impl<M> Default for OriginState<M> {
+impl<M, R> Default for OriginState<M, R> {
     fn default() -> Self {
         OriginState {
             copy: None,
@@ -287,14 +289,14 @@ pub enum BackoffBasis {
 
 /// What to do for a check now.
 #[derive(Debug)]
-pub enum Decision<'a, M> {
+pub enum Decision<'a, M, R = Rules> {
     /// Nothing is known: fetch and wait for it.
     Fetch,
     /// Answer from the copy; `stale` when it has expired, in which case one background refresh
     /// should run (stale-while-revalidate).
     Copy {
         /// The copy.
-        copy: &'a Copy<M>,
+        copy: &'a Copy<M, R>,
         /// Expired: refresh in the background.
         stale: bool,
     },
@@ -309,7 +311,7 @@ pub enum Decision<'a, M> {
         /// last-copy window; `None` once both have passed.
         until: Option<Timestamp>,
         /// The last good copy, for [`BackoffBasis::LastGoodCopy`].
-        copy: Option<&'a Copy<M>>,
+        copy: Option<&'a Copy<M, R>>,
         /// The next retry is due.
         retry_due: bool,
     },
@@ -329,9 +331,9 @@ pub enum Decision<'a, M> {
     },
 }
 
-impl<M> OriginState<M> {
+impl<M, R> OriginState<M, R> {
     /// What to answer now, and whether to fetch.
-    pub fn decide(&self, now: Timestamp, config: &PolicyConfig) -> Decision<'_, M> {
+    pub fn decide(&self, now: Timestamp, config: &PolicyConfig) -> Decision<'_, M, R> {
         if let Some(backoff) = &self.backoff {
             let elapsed = now.saturating_duration_since(backoff.since);
             let copy = self.copy.as_ref();
@@ -420,7 +422,7 @@ impl<M> OriginState<M> {
     /// Takes in the outcome of a fetch that completed at `now`; `jitter` in [0, 1).
     pub fn apply(
         &mut self,
-        result: FetchResult<M>,
+        result: FetchResult<M, R>,
         now: Timestamp,
         jitter: f64,
         config: &PolicyConfig,

@@ -406,6 +406,218 @@ class RobotsSourceJson(Struct):
     """
 
 
+class RslAmountJson(Struct):
+    """
+    An `<amount>`.
+    """
+
+    value: Annotated[str, Meta(description="The amount as written.")]
+    """
+    The amount as written.
+    """
+    currency: Union[
+        Annotated[str, Meta(description="Its ISO 4217 `currency`, if given.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its ISO 4217 `currency`, if given.
+    """
+
+
+class RslBackoffJson(Struct):
+    """
+    A run of failures to fetch a license document.
+    """
+
+    failures: Annotated[int, Meta(description="Failures in a row.", ge=0)]
+    """
+    Failures in a row.
+    """
+    last_error: Annotated[str, Meta(description="Why the last fetch failed.")]
+    """
+    Why the last fetch failed.
+    """
+    next_retry: Annotated[str, Meta(description="No request before this (RFC 3339).")]
+    """
+    No request before this (RFC 3339).
+    """
+    since: Annotated[str, Meta(description="The first failure of the run (RFC 3339).")]
+    """
+    The first failure of the run (RFC 3339).
+    """
+
+
+class RslPaymentJson(Struct):
+    """
+    A `<payment>`.
+    """
+
+    amounts: Annotated[
+        list[RslAmountJson], Meta(description="Its `<amount>` elements.")
+    ]
+    """
+    Its `<amount>` elements.
+    """
+    custom: Union[
+        Annotated[str, Meta(description="`<custom>`: where to ask for custom terms.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `<custom>`: where to ask for custom terms.
+    """
+    standard: Union[
+        Annotated[
+            str,
+            Meta(
+                description="`<standard>`: where the standard terms or rate card are."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `<standard>`: where the standard terms or rate card are.
+    """
+    type: Union[
+        Annotated[
+            str,
+            Meta(
+                description="Its `type` as written (`free`, `purchase`, `subscription`, `training`, `crawl`, `use`,\n`contribution`, `attribution`); null when the element has none."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its `type` as written (`free`, `purchase`, `subscription`, `training`, `crawl`, `use`,
+    `contribution`, `attribution`); null when the element has none.
+    """
+
+
+class RslScopeJson(Struct):
+    """
+    The values of `<permits>` or `<prohibits>` elements, by their `type`.
+    """
+
+    geo: Annotated[
+        list[str],
+        Meta(
+            description='Geographies (`type="geo"`): ISO 3166-1 alpha-2 codes, as written.'
+        ),
+    ]
+    """
+    Geographies (`type="geo"`): ISO 3166-1 alpha-2 codes, as written.
+    """
+    usage: Annotated[
+        list[str],
+        Meta(
+            description='Usage types (`type="usage"`, the default): `all`, `ai-all`, `ai-train`, `ai-input`,\n`ai-index`, `search`, or a value of a later vocabulary, as written.'
+        ),
+    ]
+    """
+    Usage types (`type="usage"`, the default): `all`, `ai-all`, `ai-train`, `ai-input`,
+    `ai-index`, `search`, or a value of a later vocabulary, as written.
+    """
+    user: Annotated[
+        list[str],
+        Meta(
+            description='User types (`type="user"`): `commercial`, `non-commercial`, `education`, `government`,\n`personal`, as written.'
+        ),
+    ]
+    """
+    User types (`type="user"`): `commercial`, `non-commercial`, `education`, `government`,
+    `personal`, as written.
+    """
+
+
+class RslSourceJson(Struct):
+    """
+    Where a license document came from.
+    """
+
+    cache: Annotated[Lookup, Meta(description="How the license cache was used.")]
+    """
+    How the license cache was used.
+    """
+    backoff: Union[RslBackoffJson, None, UnsetType] = UNSET
+    bytes: Union[
+        Annotated[int, Meta(description="Bytes read.", ge=0)], None, UnsetType
+    ] = UNSET
+    """
+    Bytes read.
+    """
+    expires_at: Union[
+        Annotated[
+            str,
+            Meta(
+                description="When the copy expires (RFC 3339): lifetimes as for robots.txt."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    When the copy expires (RFC 3339): lifetimes as for robots.txt.
+    """
+    fetched_at: Union[
+        Annotated[str, Meta(description="When it was fetched (RFC 3339).")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    When it was fetched (RFC 3339).
+    """
+    final_url: Union[
+        Annotated[str, Meta(description="The URL it came from, after redirects.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The URL it came from, after redirects.
+    """
+    sha256: Union[
+        Annotated[
+            str,
+            Meta(
+                description="SHA-256 (lower-case hex) of the document's bytes, so that a crawler can record which\nversion of the terms it acted on."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    SHA-256 (lower-case hex) of the document's bytes, so that a crawler can record which
+    version of the terms it acted on.
+    """
+    status: Union[
+        Annotated[
+            int,
+            Meta(
+                description="HTTP status of the fetch, if a response was received.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    HTTP status of the fetch, if a response was received.
+    """
+
+
+RslState: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="Why a `License:` line has no terms for the URL: a closed set, as answers spell it."
+    ),
+]
+"""
+Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
+"""
+
+
 class RuleJson(Struct):
     """
     The rule that decided.
@@ -765,6 +977,29 @@ class ReportTaken(Struct):
     """
 
 
+class RslLicenseJson(Struct):
+    """
+    One `<license>`.
+    """
+
+    permits: Annotated[
+        RslScopeJson,
+        Meta(
+            description="What it permits (`<permits>`): a type not listed is not limited by it."
+        ),
+    ]
+    """
+    What it permits (`<permits>`): a type not listed is not limited by it.
+    """
+    prohibits: Annotated[
+        RslScopeJson, Meta(description="What it prohibits (`<prohibits>`).")
+    ]
+    """
+    What it prohibits (`<prohibits>`).
+    """
+    payment: Union[RslPaymentJson, None, UnsetType] = UNSET
+
+
 class UrlsBatch(Struct):
     """
     The same agent(s) for every URL.
@@ -777,43 +1012,6 @@ class UrlsBatch(Struct):
     urls: Annotated[list[str], Meta(description="The URLs, answered in this order.")]
     """
     The URLs, answered in this order.
-    """
-
-
-class UsageJson(Struct):
-    """
-    The AI usage preferences that apply to the URL for the agent (`docs/usage.md`): reported,
-    never part of the verdict. Each vocabulary apart, by category label as written; a category
-    without an explicit preference is absent (unknown).
-    """
-
-    content_signal: Union[
-        Annotated[
-            dict[str, PreferenceJson],
-            Meta(
-                description="`Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,\n`ai-train`), or null when no such line applies."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
-    `ai-train`), or null when no such line applies.
-    """
-    content_usage: Union[
-        Annotated[
-            dict[str, PreferenceJson],
-            Meta(
-                description="`Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary\ndraft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
-    draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
     """
 
 
@@ -889,58 +1087,6 @@ BatchRequest: TypeAlias = Annotated[
 A batch of checks: one agent and many URLs, or a list of (url, ua) pairs. Unknown fields
 are refused, so that a request matches exactly one form.
 """
-
-
-class CheckResponse(Struct):
-    """
-    The answer to a check.
-    """
-
-    agent: Annotated[
-        AgentJson,
-        Meta(description="The agents asked about and the product tokens used."),
-    ]
-    """
-    The agents asked about and the product tokens used.
-    """
-    allowed: Annotated[bool, Meta(description="Whether fetching the URL is allowed.")]
-    """
-    Whether fetching the URL is allowed.
-    """
-    reason: Annotated[Reason, Meta(description="Why (a closed set; see README.md).")]
-    """
-    Why (a closed set; see README.md).
-    """
-    robots_url: Annotated[str, Meta(description="The robots.txt that applies.")]
-    """
-    The robots.txt that applies.
-    """
-    url: Annotated[str, Meta(description="The URL as normalised for matching.")]
-    """
-    The URL as normalised for matching.
-    """
-    verdict: Annotated[Verdict, Meta(description="The same as a word.")]
-    """
-    The same as a word.
-    """
-    crawl_delay: Union[
-        Annotated[
-            float,
-            Meta(
-                description="The applied groups' `crawl-delay` in seconds, for information (never part of the verdict)."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
-    """
-    group: Union[GroupJson, None, UnsetType] = UNSET
-    pace: Union[PaceJson, None, UnsetType] = UNSET
-    robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
-    rule: Union[RuleJson, None, UnsetType] = UNSET
-    usage: Union[UsageJson, None, UnsetType] = UNSET
 
 
 FeedbackItem: TypeAlias = Annotated[
@@ -1077,6 +1223,226 @@ class RobotsResponse(Struct):
     The file's text as fetched (comments included; bytes that are not UTF-8 shown as
     U+FFFD), with `include=robots_txt` and a parsed file held; absent otherwise.
     """
+
+
+class RslContentJson(Struct):
+    """
+    A `<content>` element of an RSL document.
+    """
+
+    encrypted: Annotated[
+        bool,
+        Meta(
+            description="Whether the assets are encrypted (the license server holds the key)."
+        ),
+    ]
+    """
+    Whether the assets are encrypted (the license server holds the key).
+    """
+    licenses: Annotated[
+        list[RslLicenseJson],
+        Meta(
+            description="The licenses offered for the content, in document order: any one of them may be taken."
+        ),
+    ]
+    """
+    The licenses offered for the content, in document order: any one of them may be taken.
+    """
+    line: Annotated[
+        int,
+        Meta(description="The line of the `<content>` element in the document.", ge=0),
+    ]
+    """
+    The line of the `<content>` element in the document.
+    """
+    url: Annotated[
+        str,
+        Meta(
+            description="Its `url` pattern as written (a path or a full URL; RFC 9309 `*` and `$`)."
+        ),
+    ]
+    """
+    Its `url` pattern as written (a path or a full URL; RFC 9309 `*` and `$`).
+    """
+    lastmod: Union[
+        Annotated[str, Meta(description="Its `lastmod`, as written.")], None, UnsetType
+    ] = UNSET
+    """
+    Its `lastmod`, as written.
+    """
+    server: Union[
+        Annotated[
+            str,
+            Meta(
+                description="Its license server: when not null, a license must be obtained from it before the content\nis used, even a free one (RSL 1.0)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its license server: when not null, a license must be obtained from it before the content
+    is used, even a free one (RSL 1.0).
+    """
+
+
+class RslJson(Struct):
+    """
+    What one `License:` line of the robots.txt gives the URL: the terms of the `<content>` of its
+    RSL document that covers the URL, or a typed state saying why there are none.
+    """
+
+    contents: Annotated[
+        list[RslContentJson],
+        Meta(
+            description="The `<content>` elements that cover the URL: the most specific (longest path pattern, as\nRFC 9309 ranks rules), all of those tied for it; empty unless `covered`."
+        ),
+    ]
+    """
+    The `<content>` elements that cover the URL: the most specific (longest path pattern, as
+    RFC 9309 ranks rules), all of those tied for it; empty unless `covered`.
+    """
+    license_url: Annotated[
+        str,
+        Meta(description="The license document's URL as the `License:` line wrote it."),
+    ]
+    """
+    The license document's URL as the `License:` line wrote it.
+    """
+    line: Annotated[
+        int, Meta(description="The line of the `License:` directive.", ge=0)
+    ]
+    """
+    The line of the `License:` directive.
+    """
+    state: Annotated[
+        RslState,
+        Meta(
+            description="`covered` (terms in `content`), `not_covered` (a valid document with no `<content>`\nfor this URL), `fetch_failed`, `invalid` (not RSL 1.0 robotsd can read), `refused` (a\ndestination robotsd does not contact) or `not_fetched`."
+        ),
+    ]
+    """
+    `covered` (terms in `content`), `not_covered` (a valid document with no `<content>`
+    for this URL), `fetch_failed`, `invalid` (not RSL 1.0 robotsd can read), `refused` (a
+    destination robotsd does not contact) or `not_fetched`.
+    """
+    reason: Union[
+        Annotated[
+            str,
+            Meta(
+                description="Why, for the states other than `covered` and `not_covered`."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Why, for the states other than `covered` and `not_covered`.
+    """
+    source: Union[RslSourceJson, None, UnsetType] = UNSET
+
+
+class UsageJson(Struct):
+    """
+    The AI usage preferences that apply to the URL for the agent (`docs/usage.md`): reported,
+    never part of the verdict. Each vocabulary apart, by category label as written; a category
+    without an explicit preference is absent (unknown).
+    """
+
+    content_signal: Union[
+        Annotated[
+            dict[str, PreferenceJson],
+            Meta(
+                description="`Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,\n`ai-train`), or null when no such line applies."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
+    `ai-train`), or null when no such line applies.
+    """
+    content_usage: Union[
+        Annotated[
+            dict[str, PreferenceJson],
+            Meta(
+                description="`Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary\ndraft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
+    draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
+    """
+    rsl: Union[
+        Annotated[
+            list[RslJson],
+            Meta(
+                description="RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file\norder. Present only when robotsd runs with `--rsl` and the robots.txt names a license."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file
+    order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
+    """
+
+
+class CheckResponse(Struct):
+    """
+    The answer to a check.
+    """
+
+    agent: Annotated[
+        AgentJson,
+        Meta(description="The agents asked about and the product tokens used."),
+    ]
+    """
+    The agents asked about and the product tokens used.
+    """
+    allowed: Annotated[bool, Meta(description="Whether fetching the URL is allowed.")]
+    """
+    Whether fetching the URL is allowed.
+    """
+    reason: Annotated[Reason, Meta(description="Why (a closed set; see README.md).")]
+    """
+    Why (a closed set; see README.md).
+    """
+    robots_url: Annotated[str, Meta(description="The robots.txt that applies.")]
+    """
+    The robots.txt that applies.
+    """
+    url: Annotated[str, Meta(description="The URL as normalised for matching.")]
+    """
+    The URL as normalised for matching.
+    """
+    verdict: Annotated[Verdict, Meta(description="The same as a word.")]
+    """
+    The same as a word.
+    """
+    crawl_delay: Union[
+        Annotated[
+            float,
+            Meta(
+                description="The applied groups' `crawl-delay` in seconds, for information (never part of the verdict)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The applied groups' `crawl-delay` in seconds, for information (never part of the verdict).
+    """
+    group: Union[GroupJson, None, UnsetType] = UNSET
+    pace: Union[PaceJson, None, UnsetType] = UNSET
+    robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
+    rule: Union[RuleJson, None, UnsetType] = UNSET
+    usage: Union[UsageJson, None, UnsetType] = UNSET
 
 
 BatchItem: TypeAlias = Annotated[

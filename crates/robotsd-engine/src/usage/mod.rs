@@ -13,6 +13,7 @@ mod lines;
 pub(crate) mod sf;
 #[cfg(test)]
 mod tests;
+pub mod vocabulary;
 
 use std::borrow::Cow;
 
@@ -58,10 +59,11 @@ impl UsageSource {
     /// `Content-Usage`: draft-ietf-aipref-vocab-07 §6.1. Labels of other revisions
     /// (`train-genai`, `ai-use`, `bots`, …) are reported as written, as unknown labels.
     /// `Content-Signal`: the Content Signals Policy.
+    /// Both are read from the one table of labels, [`vocabulary::USAGE_VOCABULARY`].
     pub fn vocabulary(self) -> &'static [&'static str] {
         match self {
-            UsageSource::ContentUsage => &["train-ai", "search"],
-            UsageSource::ContentSignal => &["search", "ai-input", "ai-train"],
+            UsageSource::ContentUsage => &vocabulary::CONTENT_USAGE,
+            UsageSource::ContentSignal => &vocabulary::CONTENT_SIGNAL,
         }
     }
 

@@ -1,0 +1,392 @@
+//! The hand-written check answer against the documented shape, written by serde.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::api::types::CheckResponse;
+use crate::cache::Lookup;
+use crate::checker::{AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageItem};
+use crate::clock::Timestamp;
+use crate::pacing::{IntervalSource, Pace, Scope};
+
+fn at(secs: u64) -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(secs)
+}
+
+/// A license report with every field set, from a document read as the service reads one.
+fn rsl_report() -> crate::rsl::RslReport {
+    let doc = crate::rsl::RslDocument::parse(
+        br#"<rsl xmlns="https://rslstandard.org/rsl">
+          <content url="/private/*" server="https://ls.example/" encrypted="true" lastmod="2026-11-01T00:00:00Z">
+            <license><permits type="usage">ai-input search</permits><permits type="geo">US</permits>
+              <prohibits type="user">commercial</prohibits>
+              <payment type="crawl"><amount currency="USD">0.01</amount>
+                <standard>https://example.com/s</standard><custom>https://example.com/c</custom></payment>
+            </license><license/>
+          </content></rsl>"#,
+        false,
+        &crate::rsl::document::Limits::default(),
+    )
+    .expect("valid RSL");
+    crate::rsl::RslReport {
+        license_url: "https://example.com/license.xml".into(),
+        line: 2,
+        state: crate::rsl::RslState::Covered,
+        reason: Some("\"quoted\"".into()),
+        covered: Some((std::sync::Arc::new(doc), vec![0])),
+        source: Some(crate::rsl::RslSource {
+            status: Some(200),
+            fetched_at: Some(at(1_795_000_000)),
+            expires_at: Some(at(1_795_086_400)),
+            sha256: Some([0x5a; 32]),
+            bytes: Some(400),
+            final_url: Some("https://example.com/license.xml".into()),
+            cache: Lookup::Coalesced,
+            backoff: Some(crate::rsl::LicenseBackoff {
+                since: at(1_795_000_100),
+                failures: 2,
+                next_retry: at(1_795_003_700),
+                last_error: "timed out".into(),
+            }),
+        }),
+    }
+}
+
+fn full() -> Answer {
+    Answer {
+        allowed: false,
+        reason: Reason::MatchedRule,
+        url: "https://example.com/private/x?q=1".into(),
+        robots_url: "https://example.com/robots.txt".into(),
+        agents: vec![
+            AgentToken {
+                input: "Mozilla/5.0 (compatible; Googlebot/2.1)".into(),
+                token: "Googlebot".into(),
+            },
+            AgentToken {
+                input: "Other".into(),
+                token: "Other".into(),
+            },
+        ],
+        rule: Some(RuleInfo {
+            directive: Directive::Disallow,
+            pattern: "/private".into(),
+            line: 7,
+        }),
+        group: Some(GroupInfo {
+            agents: vec!["googlebot".into(), "other".into()],
+            lines: vec![3, 4],
+            global: false,
+        }),
+        crawl_delay: Some(2.5),
+        crawl_delay_line: Some(5),
+        usage: [
+            item(UsageSource::ContentUsage, "search", Preference::Allowed, 9),
+            item(
+                UsageSource::ContentUsage,
+                "train-ai",
+                Preference::Disallowed,
+                8,
+            ),
+            item(
+                UsageSource::ContentSignal,
+                "ai-train",
+                Preference::Disallowed,
+                10,
+            ),
+        ]
+        .into_iter()
+        .collect(),
+        rsl: vec![rsl_report()],
+        source: Some(Source {
+            cache: Lookup::Stale,
+            status: Some(200),
+            fetched_at: Some(at(1_795_000_000)),
+            sha256: Some([0xa5; 32]),
+            expires_at: Some(at(1_795_086_400)),
+            bytes: Some(512_000),
+            final_url: Some("https://www.example.com/robots.txt".into()),
+            backoff: Some(BackoffState {
+                since: at(1_795_000_100),
+                failures: 3,
+                next_retry: at(1_795_003_700),
+                until: Some(at(1_795_043_300)),
+                last_error: "connection refused".into(),
+            }),
+        }),
+        pace: Paced::Slot(pace()),
+    }
+}
+
+fn pace() -> Pace {
+    Pace {
+        reserved: true,
+        not_before: Timestamp::from_unix(Duration::from_millis(1_795_000_001_500)),
+        wait: Duration::from_millis(1500),
+        interval: Duration::from_millis(2500),
+        source: IntervalSource::CrawlDelay,
+        crawl_delay_line: Some(5),
+        capped: false,
+        slowdown: 1.0,
+        retry_after_until: Some(Timestamp::from_unix(Duration::from_secs(1_795_000_003))),
+        scope: Scope::Fleet,
+    }
+}
+
+fn item(source: UsageSource, category: &str, preference: Preference, line: u32) -> UsageItem {
+    UsageItem {
+        source,
+        category: category.to_owned().into(),
+        preference,
+        line,
+    }
+}
+
+fn source(answer: &mut Answer) -> &mut Source {
+    answer.source.as_mut().expect("full() has a source")
+}
+
+fn assert_same(answer: &Answer) {
+    let mut fast = Vec::new();
+    write_answer(&mut fast, answer);
+    let documented = serde_json::to_vec(&CheckResponse::from(answer.clone())).unwrap();
+    assert_eq!(
+        String::from_utf8(fast).unwrap(),
+        String::from_utf8(documented).unwrap()
+    );
+}
+
+#[test]
+fn escapes_are_found_anywhere() {
+    for len in 0..40 {
+        let plain = "a".repeat(len);
+        assert!(!needs_escape(plain.as_bytes()));
+        for at in 0..len {
+            for special in [b'"', b'\\', b'\n', 0x00, 0x1f] {
+                let mut bytes = plain.clone().into_bytes();
+                bytes[at] = special;
+                assert!(needs_escape(&bytes), "{len} {at} {special}");
+            }
+        }
+    }
+    assert!(!needs_escape("é\u{7f} ~".as_bytes()));
+}
+
+#[test]
+fn every_field_set() {
+    assert_same(&full());
+}
+
+/// A field added to the documented answer cannot be left out of the writer silently: the
+/// keys written, at every level, are the properties the OpenAPI document gives
+/// `CheckResponse`; and a field added to `Answer` breaks this destructuring until the writer
+/// and this test are looked at.
+#[test]
+fn every_documented_field_is_written() {
+    let answer = full();
+    let Answer {
+        allowed: _,
+        reason: _,
+        url: _,
+        robots_url: _,
+        agents: _,
+        rule: _,
+        group: _,
+        crawl_delay: _,
+        crawl_delay_line: _,
+        usage: _,
+        source: _,
+        rsl: _,
+        pace: _,
+    } = &answer;
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    let written: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+    let doc = serde_json::to_value(crate::api::openapi()).expect("OpenAPI as JSON");
+    let schema = &doc["components"]["schemas"]["CheckResponse"];
+    assert_documented_keys(&doc, schema, &written, "CheckResponse");
+}
+
+/// Follows `$ref`s and the `oneOf` of optional fields to the object schema, if any.
+fn object_schema<'a>(
+    doc: &'a serde_json::Value,
+    schema: &'a serde_json::Value,
+) -> Option<&'a serde_json::Value> {
+    if let Some(reference) = schema["$ref"].as_str() {
+        let name = reference.rsplit('/').next().expect("a name");
+        return object_schema(doc, &doc["components"]["schemas"][name]);
+    }
+    if schema.get("properties").is_some() {
+        return Some(schema);
+    }
+    ["oneOf", "anyOf", "allOf"]
+        .iter()
+        .filter_map(|k| schema[*k].as_array())
+        .flatten()
+        .find_map(|member| object_schema(doc, member))
+}
+
+fn assert_documented_keys(
+    doc: &serde_json::Value,
+    schema: &serde_json::Value,
+    written: &serde_json::Value,
+    at: &str,
+) {
+    // A map (`additionalProperties`): every value follows the one schema.
+    if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+        for (key, value) in written.as_object().expect("a map") {
+            if value.is_object() {
+                assert_documented_keys(doc, values, value, &format!("{at}.{key}"));
+            }
+        }
+        return;
+    }
+    let schema = object_schema(doc, schema).unwrap_or_else(|| panic!("{at}: no schema"));
+    let properties = schema["properties"].as_object().expect("properties");
+    let object = written
+        .as_object()
+        .unwrap_or_else(|| panic!("{at}: not an object"));
+    let documented: Vec<&String> = properties.keys().collect();
+    let keys: Vec<&String> = object.keys().collect();
+    assert_eq!(
+        keys.len(),
+        documented.len(),
+        "{at}: {keys:?} vs {documented:?}"
+    );
+    for (key, value) in object {
+        let property = properties
+            .get(key)
+            .unwrap_or_else(|| panic!("{at}.{key} is written but not documented"));
+        if value.is_object() {
+            assert_documented_keys(doc, property, value, &format!("{at}.{key}"));
+        }
+    }
+}
+
+#[test]
+fn every_optional_field_null() {
+    let mut answer = full();
+    answer.allowed = true;
+    answer.reason = Reason::NoRobotsTxt;
+    answer.rule = None;
+    answer.group = None;
+    answer.crawl_delay = None;
+    answer.usage = Vec::new();
+    answer.source = Some(Source {
+        cache: Lookup::Miss,
+        status: None,
+        fetched_at: None,
+        sha256: None,
+        expires_at: None,
+        bytes: None,
+        final_url: None,
+        backoff: None,
+    });
+    assert_same(&answer);
+    // A robots.txt given with the request: nothing was fetched.
+    answer.source = None;
+    assert_same(&answer);
+}
+
+#[test]
+fn every_variant() {
+    for (i, reason) in Reason::ALL.into_iter().enumerate() {
+        let mut answer = full();
+        answer.reason = reason;
+        answer.allowed = i % 2 == 0;
+        source(&mut answer).cache = [
+            Lookup::Hit,
+            Lookup::Miss,
+            Lookup::Stale,
+            Lookup::Coalesced,
+            Lookup::Shared,
+        ][i % 5];
+        answer.rule.as_mut().unwrap().directive = if i % 2 == 0 {
+            Directive::Allow
+        } else {
+            Directive::Disallow
+        };
+        answer.group.as_mut().unwrap().global = i % 3 == 0;
+        answer.crawl_delay = [None, Some(0.0), Some(1e-7), Some(86400.0)][i % 4];
+        answer.agents.truncate(i % 3);
+        answer.group.as_mut().unwrap().lines.truncate(i % 3);
+        // Only one source, either; then the other; then none.
+        let keep = |source| {
+            answer
+                .usage
+                .iter()
+                .filter(|u| u.source == source)
+                .cloned()
+                .collect()
+        };
+        answer.usage = match i % 3 {
+            0 => keep(UsageSource::ContentUsage),
+            1 => keep(UsageSource::ContentSignal),
+            _ => answer.usage.iter().take(1).cloned().collect(),
+        };
+        let mut pace = pace();
+        pace.reserved = i % 2 == 1;
+        pace.source = [
+            IntervalSource::CrawlDelay,
+            IntervalSource::Default,
+            IntervalSource::Pushback,
+        ][i % 3];
+        pace.scope = if i % 2 == 0 {
+            Scope::Local
+        } else {
+            Scope::Fleet
+        };
+        pace.slowdown = [1.0, 2.5, 64.0][i % 3];
+        pace.retry_after_until = None;
+        answer.pace = [Paced::NotAsked, Paced::Disallowed, Paced::Slot(pace)][i % 3].clone();
+        assert_same(&answer);
+    }
+}
+
+proptest! {
+    #[test]
+    fn any_strings_and_numbers(
+        texts in proptest::collection::vec(any::<String>(), 6),
+        line in any::<u32>(),
+        status in any::<u16>(),
+        bytes in any::<usize>(),
+        secs in 0u64..253_402_300_800,
+        delay in any::<f64>(),
+        usage in proptest::collection::vec((any::<bool>(), any::<String>(), any::<bool>(), any::<u32>()), 0..6),
+        digest in any::<[u8; 32]>(),
+    ) {
+        let mut answer = full();
+        answer.url = texts[0].clone();
+        answer.agents[0].input = texts[1].clone();
+        answer.agents[1].token = texts[2].clone();
+        let rule = answer.rule.as_mut().unwrap();
+        rule.pattern = texts[3].clone();
+        rule.line = line;
+        answer.group.as_mut().unwrap().agents[0] = texts[4].clone();
+        answer.crawl_delay = Some(delay);
+        let source = source(&mut answer);
+        source.status = Some(status);
+        source.bytes = Some(bytes);
+        source.fetched_at = Some(at(secs));
+        source.backoff.as_mut().unwrap().last_error = texts[5].clone();
+        // Both forms: the end of a window, and none after the last one.
+        source.backoff.as_mut().unwrap().until = (secs % 2 == 0).then(|| at(secs));
+        source.sha256 = Some(digest);
+        // As the engine gives them: sorted by source, then category, each category once.
+        let mut usage: Vec<UsageItem> = usage
+            .into_iter()
+            .map(|(signal, category, allowed, line)| UsageItem {
+                source: if signal { UsageSource::ContentSignal } else { UsageSource::ContentUsage },
+                category: category.into(),
+                preference: if allowed { Preference::Allowed } else { Preference::Disallowed },
+                line,
+            })
+            .collect();
+        usage.sort_by(|a, b| (a.source, &a.category).cmp(&(b.source, &b.category)));
+        usage.dedup_by(|a, b| (a.source, &a.category) == (b.source, &b.category));
+        answer.usage = usage.into_iter().collect();
+        assert_same(&answer);
+    }
+}

@@ -1,0 +1,388 @@
+//! License documents kept per license URL, by the rules robots.txt copies are kept by: the same
+//! policy state machine ([`crate::cache::policy`]), so lifetimes (`Cache-Control` within the
+//! minimum and maximum), the backoff after 429/5xx/network failures with its retry times and
+//! the 30-day use of the last good copy, and refusals, all mean the same for a license.
+//!
+//! At most one fetch of a URL runs at a time: checks that need a document nobody holds wait for
+//! the one fetch (bounded by the fetch's own time limit); an expired document is answered at once
+//! while one background refresh runs; during a backoff nothing is sent before the retry time.
+//! Entries are weighed by the bytes their document holds and bounded by `--rsl-cache-capacity`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use sha2::Digest;
+use url::Url;
+
+use super::document::{Limits, RslDocument, RslError};
+use crate::cache::Lookup;
+use crate::cache::policy::{FetchResult, OriginState, PolicyConfig};
+use crate::clock::Clock;
+use crate::fetch::{DocumentOutcome, Fetcher};
+
+/// What a successful fetch of a license URL gave: a document, or a stable reason there is none.
+#[derive(Debug, Clone)]
+pub enum Held {
+    /// An RSL document.
+    Document(Arc<RslDocument>),
+    /// A body that is not a usable RSL document.
+    Invalid(RslError),
+    /// A 4xx, or a redirect that led nowhere: no document at that URL.
+    Missing(String),
+}
+
+/// What the fetch layer observed, kept with the copy or the backoff.
+#[derive(Debug, Clone)]
+pub struct LicenseMeta {
+    /// The final HTTP status, when a response was received.
+    pub status: Option<u16>,
+    /// When the fetch started.
+    pub fetched_at: SystemTime,
+    /// The URL the document came from, after redirects.
+    pub final_url: String,
+    /// Body bytes read.
+    pub bytes: usize,
+    /// SHA-256 of the body read, when there was one.
+    pub sha256: Option<[u8; 32]>,
+    /// Why the fetch failed or was refused, for answers.
+    pub error: Option<String>,
+}
+
+/// A run of failures to fetch a license document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LicenseBackoff {
+    /// The first failure of the run.
+    pub since: SystemTime,
+    /// Failures in a row.
+    pub failures: u32,
+    /// No request before this.
+    pub next_retry: SystemTime,
+    /// Why the last fetch failed.
+    pub last_error: String,
+}
+
+/// What a check is answered from for one license URL.
+#[derive(Debug, Clone)]
+pub enum LicenseState {
+    /// A fetched document (during a backoff: the last good one, within the last-copy window).
+    Held(Held),
+    /// Never fetched successfully, or the last good copy is too old: the fetch failed.
+    Failed(String),
+    /// The URL, or a redirect's destination, is one robotsd will not contact.
+    Refused(String),
+}
+
+/// A license URL's state and where it came from.
+#[derive(Debug, Clone)]
+pub struct LicenseView {
+    /// The document, or why there is none.
+    pub state: LicenseState,
+    /// The fetch the state comes from, if any.
+    pub meta: Option<LicenseMeta>,
+    /// When the copy expires.
+    pub expires_at: Option<SystemTime>,
+    /// How the cache was used.
+    pub cache: Lookup,
+    /// The current backoff, while the URL is unreachable.
+    pub backoff: Option<LicenseBackoff>,
+}
+
+struct Entry {
+    state: Mutex<OriginState<LicenseMeta, Held>>,
+    fetching: Arc<tokio::sync::Mutex<()>>,
+    weight: AtomicU32,
+}
+
+impl Entry {
+    fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<LicenseMeta, Held>> {
+        // Updates are single assignments: a poisoned lock still holds a whole state.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Bytes charged for an entry besides its document.
+const ENTRY_OVERHEAD_BYTES: u32 = 512;
+
+/// License documents by URL. Cheap to clone; clones share everything.
+#[derive(Clone)]
+pub struct LicenseCache {
+    entries: moka::sync::Cache<String, Arc<Entry>>,
+    fetcher: Fetcher,
+    policy: Arc<PolicyConfig>,
+    clock: Arc<dyn Clock>,
+    limits: Limits,
+}
+
+impl std::fmt::Debug for LicenseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LicenseCache")
+            .field("entries", &self.entries.entry_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LicenseCache {
+    /// A cache of at most `capacity_bytes`, fetching with `fetcher` (its destination policy,
+    /// limits and user agent) by `policy`'s rules, on `clock`.
+    pub fn new(
+        capacity_bytes: u64,
+        fetcher: Fetcher,
+        policy: PolicyConfig,
+        clock: Arc<dyn Clock>,
+    ) -> LicenseCache {
+        let entries = moka::sync::Cache::builder()
+            .max_capacity(capacity_bytes)
+            .weigher(|url: &String, entry: &Arc<Entry>| {
+                let bytes = url.len() as u32 + entry.weight.load(Ordering::Relaxed);
+                bytes.max(1)
+            })
+            .build();
+        LicenseCache {
+            entries,
+            fetcher: fetcher.with_clock(Arc::clone(&clock)),
+            policy: Arc::new(policy),
+            clock,
+            limits: Limits::default(),
+        }
+    }
+
+    /// Documents held and the bytes charged for them, after pending housekeeping.
+    pub fn usage(&self) -> (u64, u64) {
+        self.entries.run_pending_tasks();
+        (self.entries.entry_count(), self.entries.weighted_size())
+    }
+
+    /// What to answer from for `url` now if that needs no fetch in the foreground.
+    pub fn peek(&self, url: &Url) -> Option<LicenseView> {
+        let key = url.as_str();
+        let entry = self.entries.get(key)?;
+        self.answer(url, key, &entry, Lookup::Hit)
+    }
+
+    /// What to answer from for `url` now; fetches, and waits for the fetch, when nothing is
+    /// known; starts one background fetch when the copy has expired or a retry is due.
+    pub async fn lookup(&self, url: &Url) -> LicenseView {
+        let key = url.as_str().to_owned();
+        let entry = self.entries.get_with(key.clone(), || {
+            Arc::new(Entry {
+                state: Mutex::new(OriginState::default()),
+                fetching: Arc::new(tokio::sync::Mutex::new(())),
+                weight: AtomicU32::new(ENTRY_OVERHEAD_BYTES),
+            })
+        });
+        if let Some(view) = self.answer(url, &key, &entry, Lookup::Hit) {
+            return view;
+        }
+        let (guard, coalesced) = match Arc::clone(&entry.fetching).try_lock_owned() {
+            Ok(guard) => (guard, false),
+            Err(_) => (Arc::clone(&entry.fetching).lock_owned().await, true),
+        };
+        let lookup = if coalesced {
+            Lookup::Coalesced
+        } else {
+            Lookup::Miss
+        };
+        if coalesced && let Some(view) = self.answer(url, &key, &entry, lookup) {
+            return view;
+        }
+        self.fetch(url, &key, &entry).await;
+        drop(guard);
+        self.answer(url, &key, &entry, lookup)
+            .unwrap_or_else(|| LicenseView {
+                state: LicenseState::Failed("the license document was not fetched".into()),
+                meta: None,
+                expires_at: None,
+                cache: lookup,
+                backoff: None,
+            })
+    }
+
+    /// The view of the entry's state, `None` when there is nothing to answer from yet. Starts a
+    /// background fetch when one is due.
+    fn answer(
+        &self,
+        url: &Url,
+        key: &str,
+        entry: &Arc<Entry>,
+        lookup: Lookup,
+    ) -> Option<LicenseView> {
+        let now = self.clock.now();
+        let state = entry.lock();
+        let config = &self.policy;
+        let (view, refresh) = if let Some(backoff) = &state.backoff {
+            let elapsed = now.saturating_duration_since(backoff.since);
+            let copy = state
+                .copy
+                .as_ref()
+                .filter(|_| elapsed < config.last_copy_window);
+            let backoff_view = LicenseBackoff {
+                since: backoff.since.to_system(),
+                failures: backoff.failures,
+                next_retry: backoff.next_retry.to_system(),
+                last_error: backoff.last.error.clone().unwrap_or_default(),
+            };
+            let view = match copy {
+                Some(copy) => LicenseView {
+                    state: LicenseState::Held(copy.rules.clone()),
+                    meta: Some(copy.meta.clone()),
+                    expires_at: Some(copy.expires_at.to_system()),
+                    cache: lookup,
+                    backoff: Some(backoff_view),
+                },
+                None => LicenseView {
+                    state: LicenseState::Failed(backoff_view.last_error.clone()),
+                    meta: Some(backoff.last.clone()),
+                    expires_at: None,
+                    cache: lookup,
+                    backoff: Some(backoff_view),
+                },
+            };
+            (view, now >= backoff.next_retry)
+        } else if let Some(refusal) = &state.refusal {
+            let view = LicenseView {
+                state: LicenseState::Refused(refusal.meta.error.clone().unwrap_or_default()),
+                meta: Some(refusal.meta.clone()),
+                expires_at: Some(refusal.expires_at.to_system()),
+                cache: lookup,
+                backoff: None,
+            };
+            (view, now >= refusal.expires_at)
+        } else if let Some(copy) = &state.copy {
+            let stale = now >= copy.expires_at;
+            let view = LicenseView {
+                state: LicenseState::Held(copy.rules.clone()),
+                meta: Some(copy.meta.clone()),
+                expires_at: Some(copy.expires_at.to_system()),
+                cache: if stale && lookup == Lookup::Hit {
+                    Lookup::Stale
+                } else {
+                    lookup
+                },
+                backoff: None,
+            };
+            (view, stale)
+        } else {
+            return None;
+        };
+        drop(state);
+        if refresh {
+            self.refresh_in_background(url, key, entry);
+        }
+        Some(view)
+    }
+
+    /// One background fetch, unless one is running.
+    fn refresh_in_background(&self, url: &Url, key: &str, entry: &Arc<Entry>) {
+        let Ok(guard) = Arc::clone(&entry.fetching).try_lock_owned() else {
+            return;
+        };
+        let (cache, url, key, entry) =
+            (self.clone(), url.clone(), key.to_owned(), Arc::clone(entry));
+        tokio::spawn(async move {
+            // Checked again under the lock: another fetch may have just completed.
+            if entry.lock().may_fetch(cache.clock.now()) {
+                cache.fetch(&url, &key, &entry).await;
+            }
+            drop(guard);
+        });
+    }
+
+    /// Fetches `url` and takes the outcome in; the caller holds the entry's fetch lock.
+    async fn fetch(&self, url: &Url, key: &str, entry: &Arc<Entry>) {
+        let outcome = self.fetcher.fetch_document(url).await;
+        let (result, weight) = self.result(outcome);
+        let now = self.clock.now();
+        entry
+            .lock()
+            .apply(result, now, rand::random::<f64>(), &self.policy);
+        if let Some(weight) = weight {
+            entry.weight.store(weight, Ordering::Relaxed);
+            // Inserting again is what makes the cache weigh the entry anew.
+            self.entries.insert(key.to_owned(), Arc::clone(entry));
+        }
+    }
+
+    /// The policy's view of an outcome, and the entry's new weight after a success.
+    fn result(&self, outcome: DocumentOutcome) -> (FetchResult<LicenseMeta, Held>, Option<u32>) {
+        let meta_of =
+            |m: &crate::fetch::FetchMeta, body: Option<&[u8]>, error: Option<String>| LicenseMeta {
+                status: m.status,
+                fetched_at: m.fetched_at,
+                final_url: m.final_url.to_string(),
+                bytes: m.bytes,
+                sha256: body.map(|b| sha2::Sha256::digest(b).into()),
+                error,
+            };
+        match outcome {
+            DocumentOutcome::Body {
+                body,
+                max_age,
+                meta,
+            } => {
+                let held = match RslDocument::parse(&body, meta.truncated, &self.limits) {
+                    Ok(doc) => Held::Document(Arc::new(doc)),
+                    Err(error) => Held::Invalid(error),
+                };
+                let weight = match &held {
+                    Held::Document(doc) => doc.heap_size(),
+                    _ => 0,
+                };
+                let weight = u32::try_from(weight)
+                    .unwrap_or(u32::MAX)
+                    .saturating_add(ENTRY_OVERHEAD_BYTES);
+                (
+                    FetchResult::Success {
+                        rules: held,
+                        max_age,
+                        meta: meta_of(&meta, Some(&body), None),
+                    },
+                    Some(weight),
+                )
+            }
+            DocumentOutcome::Missing {
+                reason,
+                max_age,
+                meta,
+            } => {
+                let why = match reason {
+                    crate::fetch::NoRobotsReason::Status(code) => format!("HTTP status {code}"),
+                    crate::fetch::NoRobotsReason::RedirectLimit => "too many redirects".into(),
+                    crate::fetch::NoRobotsReason::RedirectLoop => "a redirect loop".into(),
+                    crate::fetch::NoRobotsReason::BadRedirect => {
+                        "a redirect to nowhere usable".into()
+                    }
+                };
+                (
+                    FetchResult::Success {
+                        rules: Held::Missing(why),
+                        max_age,
+                        meta: meta_of(&meta, None, None),
+                    },
+                    Some(ENTRY_OVERHEAD_BYTES),
+                )
+            }
+            DocumentOutcome::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            } => {
+                let short = matches!(reason, crate::fetch::UnreachableReason::Status(429 | 503));
+                (
+                    FetchResult::Unreachable {
+                        retry_after,
+                        short,
+                        meta: meta_of(&meta, None, Some(reason.to_string())),
+                    },
+                    None,
+                )
+            }
+            DocumentOutcome::Refused { error, meta } => (
+                FetchResult::Refused {
+                    meta: meta_of(&meta, None, Some(error.to_string())),
+                },
+                None,
+            ),
+        }
+    }
+}

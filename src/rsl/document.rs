@@ -1,0 +1,469 @@
+//! An RSL 1.0 license document, read from XML with `roxmltree` under fixed bounds.
+//!
+//! Only what an answer reports is kept: each `<content>` (its `url` pattern, `server`,
+//! `encrypted`, `lastmod`) and each of its `<license>` elements (`<permits>`, `<prohibits>`,
+//! `<payment>`). Everything else an RSL document may hold (`<legal>`, `<copyright>`, `<schema>`,
+//! `<terms>`, other namespaces' elements) is skipped, so that a document written for a later
+//! revision still reads.
+
+use super::pattern::ContentPattern;
+
+/// The XML namespace of RSL 1.0 documents (RSL 1.0 §3.1: `<rsl>` "MUST" declare it).
+pub const RSL_NAMESPACE: &str = "https://rslstandard.org/rsl";
+
+/// The bounds a document is read within: a document past any of them is invalid, and reading it
+/// stops there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most XML nodes (elements, text, comments) in the whole document.
+    pub max_nodes: u32,
+    /// Deepest nesting of elements.
+    pub max_depth: u32,
+    /// Most `<content>` elements kept.
+    pub max_contents: usize,
+    /// Most `<license>` elements kept per `<content>`.
+    pub max_licenses: usize,
+    /// Most values of one `<permits>`/`<prohibits>` list.
+    pub max_values: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_nodes: 20_000,
+            max_depth: 16,
+            max_contents: 1_000,
+            max_licenses: 16,
+            max_values: 256,
+        }
+    }
+}
+
+/// Why a fetched document is not an RSL document robotsd can use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RslError {
+    /// Not well-formed XML, or XML with a DTD (entities are never expanded: a document type
+    /// declaration is refused outright).
+    #[error("not well-formed XML without a DTD: {0}")]
+    Xml(String),
+    /// More nodes, deeper nesting or more elements than the limits allow.
+    #[error("over the limits robotsd reads RSL within: {0}")]
+    TooLarge(&'static str),
+    /// The body was cut at the fetch size limit.
+    #[error("larger than the fetch size limit ({0} bytes)")]
+    Truncated(usize),
+    /// The root is not `<rsl>` in the RSL namespace.
+    #[error("the root element is not <rsl> in the {RSL_NAMESPACE} namespace (found {0})")]
+    NotRsl(String),
+    /// A `<content>` without the required `url` attribute.
+    #[error("a <content> element (line {0}) has no url attribute")]
+    ContentWithoutUrl(u32),
+    /// No `<content>` element: RSL 1.0 requires at least one.
+    #[error("the document has no <content> element")]
+    NoContent,
+}
+
+/// One `<permits>` or `<prohibits>` side of a license, by the `type` of its elements.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Scope {
+    /// `type="usage"`: usage types (`ai-train`, `search`, …; see [`super::vocabulary`]).
+    pub usage: Vec<String>,
+    /// `type="user"`: user types (`commercial`, `non-commercial`, …).
+    pub user: Vec<String>,
+    /// `type="geo"`: geographies (ISO 3166-1 alpha-2 codes).
+    pub geo: Vec<String>,
+}
+
+impl Scope {
+    /// Whether nothing is listed.
+    pub fn is_empty(&self) -> bool {
+        self.usage.is_empty() && self.user.is_empty() && self.geo.is_empty()
+    }
+}
+
+/// A license's `<payment>`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Payment {
+    /// The `type` attribute as written; `None` when absent (the texts disagree on what that
+    /// means, so it is not guessed).
+    pub kind: Option<String>,
+    /// `<amount>` values with their `currency`.
+    pub amounts: Vec<Amount>,
+    /// `<standard>`: where the standard license terms or rate card are.
+    pub standard: Option<String>,
+    /// `<custom>`: where to ask for custom terms.
+    pub custom: Option<String>,
+}
+
+/// An `<amount>`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Amount {
+    /// The number as written.
+    pub value: String,
+    /// The `currency` attribute (ISO 4217), if given.
+    pub currency: Option<String>,
+}
+
+/// One `<license>`: terms on which the content may be used.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LicenseTerms {
+    /// What the license permits; a type not listed is not limited by it.
+    pub permits: Scope,
+    /// What the license prohibits.
+    pub prohibits: Scope,
+    /// The payment model, if one is stated (none means free).
+    pub payment: Option<Payment>,
+}
+
+/// One `<content>`: a set of assets and the licenses they are offered under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    /// The `url` attribute as written.
+    pub url: String,
+    /// It compiled for matching.
+    pub(crate) pattern: ContentPattern,
+    /// `server`: an RSL license server that must issue a license before use, even a free one.
+    pub server: Option<String>,
+    /// `encrypted="true"`: the assets are encrypted, and the server holds the key.
+    pub encrypted: bool,
+    /// `lastmod`, as written.
+    pub lastmod: Option<String>,
+    /// The licenses offered, in document order.
+    pub licenses: Vec<LicenseTerms>,
+    /// The line of the `<content>` start tag.
+    pub line: u32,
+}
+
+/// A parsed RSL document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RslDocument {
+    /// The `<content>` elements, in document order.
+    pub contents: Vec<Content>,
+    /// Bytes of the document it was read from.
+    pub bytes: usize,
+}
+
+impl RslDocument {
+    /// Reads `body` within `limits`. `truncated` says the fetch cut the body at its size limit:
+    /// a cut document is never read, since its last `<content>` elements are missing.
+    pub fn parse(body: &[u8], truncated: bool, limits: &Limits) -> Result<RslDocument, RslError> {
+        if truncated {
+            return Err(RslError::Truncated(body.len()));
+        }
+        let text = std::str::from_utf8(body).map_err(|e| RslError::Xml(e.to_string()))?;
+        let options = roxmltree::ParsingOptions {
+            // No DTD, so no entity is ever defined or expanded (billion laughs, external
+            // entities): such a document is refused.
+            allow_dtd: false,
+            nodes_limit: limits.max_nodes,
+            ..roxmltree::ParsingOptions::default()
+        };
+        let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| match e {
+            roxmltree::Error::NodesLimitReached => RslError::TooLarge("too many XML nodes"),
+            other => RslError::Xml(other.to_string()),
+        })?;
+        check_depth(&doc, limits.max_depth)?;
+        let root = doc.root_element();
+        if !is_rsl(root, "rsl") {
+            let ns = root.tag_name().namespace().unwrap_or("no namespace");
+            return Err(RslError::NotRsl(format!(
+                "<{}> in {ns}",
+                root.tag_name().name()
+            )));
+        }
+        let mut contents = Vec::new();
+        for node in root.children().filter(|n| is_rsl(*n, "content")) {
+            if contents.len() == limits.max_contents {
+                return Err(RslError::TooLarge("too many <content> elements"));
+            }
+            contents.push(content(&doc, node, limits)?);
+        }
+        if contents.is_empty() {
+            return Err(RslError::NoContent);
+        }
+        Ok(RslDocument {
+            contents,
+            bytes: body.len(),
+        })
+    }
+
+    /// Bytes of memory this document holds, for the cache's weigher.
+    pub fn heap_size(&self) -> usize {
+        let scope = |s: &Scope| {
+            [&s.usage, &s.user, &s.geo]
+                .iter()
+                .flat_map(|v| v.iter())
+                .map(|v| v.capacity() + std::mem::size_of::<String>())
+                .sum::<usize>()
+        };
+        let strings = |v: &[&Option<String>]| {
+            v.iter()
+                .map(|s| s.as_ref().map_or(0, String::capacity))
+                .sum::<usize>()
+        };
+        self.contents
+            .iter()
+            .map(|c| {
+                std::mem::size_of::<Content>()
+                    + c.url.capacity()
+                    + c.pattern.heap_size()
+                    + strings(&[&c.server, &c.lastmod])
+                    + c.licenses
+                        .iter()
+                        .map(|l| {
+                            std::mem::size_of::<LicenseTerms>()
+                                + scope(&l.permits)
+                                + scope(&l.prohibits)
+                                + l.payment.as_ref().map_or(0, |p| {
+                                    strings(&[&p.kind])
+                                        + strings(&[&p.standard, &p.custom])
+                                        + p.amounts
+                                            .iter()
+                                            .map(|a| {
+                                                std::mem::size_of::<Amount>()
+                                                    + a.value.capacity()
+                                                    + strings(&[&a.currency])
+                                            })
+                                            .sum::<usize>()
+                                })
+                        })
+                        .sum::<usize>()
+            })
+            .sum::<usize>()
+            + std::mem::size_of::<RslDocument>()
+    }
+}
+
+/// Whether `node` is the RSL element `name`.
+fn is_rsl(node: roxmltree::Node<'_, '_>, name: &str) -> bool {
+    node.is_element()
+        && node.tag_name().name() == name
+        && node.tag_name().namespace() == Some(RSL_NAMESPACE)
+}
+
+/// Refuses documents nested deeper than `max`: nothing robotsd reads is deeper than four levels,
+/// and a bound keeps every later walk cheap.
+fn check_depth(doc: &roxmltree::Document<'_>, max: u32) -> Result<(), RslError> {
+    // Descendants come in document order, so a node's parent has its depth already. Node ids
+    // index the document's node list, which `nodes_limit` bounds.
+    let mut depths = vec![0u32; doc.descendants().count() + 1];
+    for node in doc.descendants().filter(|n| n.is_element()) {
+        let parent = node.parent().map_or(0, |p| depths[p.id().get_usize()]);
+        let depth = parent + 1;
+        if depth > max {
+            return Err(RslError::TooLarge("elements nested too deeply"));
+        }
+        depths[node.id().get_usize()] = depth;
+    }
+    Ok(())
+}
+
+fn line_of(doc: &roxmltree::Document<'_>, node: roxmltree::Node<'_, '_>) -> u32 {
+    doc.text_pos_at(node.range().start).row
+}
+
+fn content(
+    doc: &roxmltree::Document<'_>,
+    node: roxmltree::Node<'_, '_>,
+    limits: &Limits,
+) -> Result<Content, RslError> {
+    let line = line_of(doc, node);
+    let url = node
+        .attribute("url")
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .ok_or(RslError::ContentWithoutUrl(line))?;
+    let mut licenses = Vec::new();
+    for license in node.children().filter(|n| is_rsl(*n, "license")) {
+        if licenses.len() == limits.max_licenses {
+            return Err(RslError::TooLarge(
+                "too many <license> elements in a <content>",
+            ));
+        }
+        licenses.push(terms(license, limits)?);
+    }
+    Ok(Content {
+        url: url.to_owned(),
+        pattern: ContentPattern::new(url),
+        server: attribute(node, "server"),
+        // RSL 1.0: the lower-case boolean `true`; anything else leaves the default, false.
+        encrypted: node.attribute("encrypted").map(str::trim) == Some("true"),
+        lastmod: attribute(node, "lastmod"),
+        licenses,
+        line,
+    })
+}
+
+fn attribute(node: roxmltree::Node<'_, '_>, name: &str) -> Option<String> {
+    node.attribute(name)
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+}
+
+fn text(node: roxmltree::Node<'_, '_>) -> Option<String> {
+    let text: String = node
+        .children()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect();
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+fn terms(license: roxmltree::Node<'_, '_>, limits: &Limits) -> Result<LicenseTerms, RslError> {
+    let mut terms = LicenseTerms::default();
+    for child in license.children().filter(|n| n.is_element()) {
+        let side = if is_rsl(child, "permits") {
+            &mut terms.permits
+        } else if is_rsl(child, "prohibits") {
+            &mut terms.prohibits
+        } else {
+            if is_rsl(child, "payment") && terms.payment.is_none() {
+                terms.payment = Some(payment(child));
+            }
+            continue;
+        };
+        // RSL 1.0 §3.5: `type` defaults to `usage`.
+        let list = match child.attribute("type").map(str::trim).unwrap_or("usage") {
+            "usage" => &mut side.usage,
+            "user" => &mut side.user,
+            "geo" => &mut side.geo,
+            _ => continue,
+        };
+        for value in text(child)
+            .iter()
+            .flat_map(|t| t.split([',', ' ', '\t', '\n', '\r']))
+            .filter(|v| !v.is_empty())
+        {
+            if list.len() == limits.max_values {
+                return Err(RslError::TooLarge(
+                    "too many values in a <permits> or <prohibits>",
+                ));
+            }
+            if !list.iter().any(|v| v == value) {
+                list.push(value.to_owned());
+            }
+        }
+    }
+    Ok(terms)
+}
+
+fn payment(node: roxmltree::Node<'_, '_>) -> Payment {
+    let child_text = |name| node.children().find(|n| is_rsl(*n, name)).and_then(text);
+    Payment {
+        kind: attribute(node, "type"),
+        amounts: node
+            .children()
+            .filter(|n| is_rsl(*n, "amount"))
+            .filter_map(|n| {
+                Some(Amount {
+                    value: text(n)?,
+                    currency: attribute(n, "currency"),
+                })
+            })
+            .take(16)
+            .collect(),
+        standard: child_text("standard"),
+        custom: child_text("custom"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(xml: &str) -> Result<RslDocument, RslError> {
+        RslDocument::parse(xml.as_bytes(), false, &Limits::default())
+    }
+
+    #[test]
+    fn lists_split_on_spaces_and_on_the_drafts_commas_once_each() {
+        let doc = parse(
+            r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>
+                 <permits type="usage">ai-input  search,ai-index search</permits>
+                 <prohibits>ai-train</prohibits>
+                 <permits type="other">x</permits>
+               </license></content></rsl>"#,
+        )
+        .unwrap();
+        let terms = &doc.contents[0].licenses[0];
+        assert_eq!(terms.permits.usage, ["ai-input", "search", "ai-index"]);
+        assert_eq!(terms.prohibits.usage, ["ai-train"]);
+        assert!(terms.permits.user.is_empty() && terms.payment.is_none());
+    }
+
+    #[test]
+    fn a_payment_without_type_is_not_guessed_and_other_namespaces_are_skipped() {
+        let doc = parse(
+            r#"<rsl xmlns="https://rslstandard.org/rsl" xmlns:x="urn:x">
+                 <x:content url="/ignored"/>
+                 <content url="/a" encrypted="TRUE"><license><payment><amount>5</amount></payment>
+                 <x:payment type="free"/></license></content></rsl>"#,
+        )
+        .unwrap();
+        assert_eq!(doc.contents.len(), 1);
+        let content = &doc.contents[0];
+        assert!(!content.encrypted, "only the lower-case true is true");
+        let payment = content.licenses[0].payment.as_ref().unwrap();
+        assert_eq!(payment.kind, None);
+        assert_eq!(payment.amounts[0].value, "5");
+        assert_eq!(payment.amounts[0].currency, None);
+    }
+
+    #[test]
+    fn a_prefixed_rsl_namespace_reads_the_same() {
+        let doc = parse(
+            r#"<r:rsl xmlns:r="https://rslstandard.org/rsl"><r:content url="/x" server="https://s.example/">
+               <r:license><r:permits>search</r:permits></r:license></r:content></r:rsl>"#,
+        )
+        .unwrap();
+        assert_eq!(
+            doc.contents[0].server.as_deref(),
+            Some("https://s.example/")
+        );
+        assert_eq!(doc.contents[0].licenses[0].permits.usage, ["search"]);
+    }
+
+    #[test]
+    fn broken_documents_say_why() {
+        let cases = [
+            ("<rsl", "not well-formed"),
+            (
+                r#"<rsl xmlns="https://rslstandard.org/rsl"><content/></rsl>"#,
+                "no url",
+            ),
+            (
+                r#"<rsl xmlns="https://rslstandard.org/rsl"/>"#,
+                "no <content>",
+            ),
+            (r#"<feed xmlns="https://rslstandard.org/rsl"/>"#, "<feed>"),
+        ];
+        for (xml, why) in cases {
+            let error = parse(xml).unwrap_err().to_string();
+            assert!(error.contains(why), "{xml}: {error}");
+        }
+        let cut = RslDocument::parse(b"<rsl", true, &Limits::default()).unwrap_err();
+        assert_eq!(cut, RslError::Truncated(4));
+    }
+
+    #[test]
+    fn weight_grows_with_what_is_held() {
+        let one = parse(
+            r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/a"><license/></content></rsl>"#,
+        )
+        .unwrap();
+        let many = parse(&format!(
+            r#"<rsl xmlns="https://rslstandard.org/rsl">{}</rsl>"#,
+            r#"<content url="/a"><license><permits>search ai-input</permits></license></content>"#
+                .repeat(100)
+        ))
+        .unwrap();
+        assert!(
+            many.heap_size() > 50 * one.heap_size(),
+            "{} {}",
+            many.heap_size(),
+            one.heap_size()
+        );
+    }
+}

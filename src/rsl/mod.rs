@@ -1,0 +1,240 @@
+//! RSL 1.0 license terms for a checked URL (`docs/usage.md`, "RSL licenses").
+//!
+//! A robots.txt names license documents with `License:` lines (the engine reports them). When
+//! the operator turns it on (`--rsl`), robotsd fetches each document through the robots.txt
+//! fetch path, keeps it per license URL by the robots.txt cache rules ([`cache`]), reads it
+//! within fixed bounds ([`document`]) and, for a URL that may be fetched, reports the terms of
+//! the `<content>` that covers it ([`pattern`]), or a typed state saying why there are none.
+//! Nothing here changes a verdict, and no failure here fails a check.
+
+pub mod cache;
+pub mod document;
+mod pattern;
+
+use std::sync::Arc;
+
+use robotsd_engine::RobotsTxt;
+use url::Url;
+
+use crate::cache::Lookup;
+use crate::origin::Target;
+pub use cache::{Held, LicenseBackoff, LicenseCache, LicenseMeta, LicenseState, LicenseView};
+pub use document::{Content, LicenseTerms, RslDocument, RslError};
+
+/// Distinct license URLs fetched for one robots.txt; the others are reported `not_fetched`, so
+/// that a file listing thousands of them costs one check a bounded number of fetches.
+pub const MAX_LICENSES_PER_FILE: usize = 4;
+
+/// Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RslState {
+    /// A `<content>` of the document covers the URL: its terms are given.
+    Covered,
+    /// The document is valid RSL, and none of its `<content>` elements covers the URL.
+    NotCovered,
+    /// The document could not be fetched (a 4xx, a 5xx, 429, a time-out, a network failure),
+    /// and no good copy of it is held.
+    FetchFailed,
+    /// It was fetched, and is not an RSL 1.0 document robotsd can read (not XML, a DTD, the
+    /// wrong namespace, over the size or nesting bounds).
+    Invalid,
+    /// The license URL, or a redirect on the way, leads to a destination robotsd does not
+    /// contact (a private address, unless allowed).
+    Refused,
+    /// Not fetched: not an absolute http(s) URL, past [`MAX_LICENSES_PER_FILE`], or (in a batch
+    /// past its deadline) not held yet.
+    NotFetched,
+}
+
+/// Where an answer's license document came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RslSource {
+    /// HTTP status of the fetch, if a response was received.
+    pub status: Option<u16>,
+    /// When it was fetched.
+    pub fetched_at: Option<std::time::SystemTime>,
+    /// When the copy expires.
+    pub expires_at: Option<std::time::SystemTime>,
+    /// SHA-256 of the document's bytes.
+    pub sha256: Option<[u8; 32]>,
+    /// Bytes read.
+    pub bytes: Option<usize>,
+    /// The URL it came from, after redirects.
+    pub final_url: Option<String>,
+    /// How the cache was used.
+    pub cache: Lookup,
+    /// The current backoff, while the document is unreachable.
+    pub backoff: Option<LicenseBackoff>,
+}
+
+/// The terms one `License:` line gives a URL.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RslReport {
+    /// The license URL as written.
+    pub license_url: String,
+    /// The line of the `License:` directive.
+    pub line: u32,
+    /// Terms, or why there are none.
+    pub state: RslState,
+    /// Why, for states other than `covered` and `not_covered`.
+    pub reason: Option<String>,
+    /// The document, and the `<content>` elements that cover the URL (for `covered`).
+    pub covered: Option<(Arc<RslDocument>, Vec<usize>)>,
+    /// Where the document came from (`None` when it was not fetched).
+    pub source: Option<RslSource>,
+}
+
+impl RslReport {
+    /// The `<content>` elements that cover the URL, in document order (for `covered`).
+    pub fn contents(&self) -> impl Iterator<Item = &Content> {
+        self.covered
+            .iter()
+            .flat_map(|(doc, at)| at.iter().map(|&i| &doc.contents[i]))
+    }
+}
+
+/// Which `<content>` elements of `doc` cover `target`: of those whose `url` matches, the most
+/// specific, as RFC 9309 ranks rules (the longest path pattern). Every one tied for it is
+/// returned, so that document order never decides (RSL 1.0 §3.1.1; `docs/usage.md`).
+pub fn covering(doc: &RslDocument, target: &Target) -> Vec<usize> {
+    let mut best = Vec::new();
+    let mut longest = 0;
+    for (i, content) in doc.contents.iter().enumerate() {
+        if !content.pattern.matches(target) {
+            continue;
+        }
+        let len = content.pattern.specificity;
+        if best.is_empty() || len > longest {
+            best.clear();
+            longest = len;
+        }
+        if len == longest {
+            best.push(i);
+        }
+    }
+    best
+}
+
+/// License terms for checks: the license cache and how to use it. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Licenses {
+    cache: LicenseCache,
+}
+
+impl Licenses {
+    /// Terms from documents kept in `cache`.
+    pub fn new(cache: LicenseCache) -> Licenses {
+        Licenses { cache }
+    }
+
+    /// The cache.
+    pub fn cache(&self) -> &LicenseCache {
+        &self.cache
+    }
+
+    /// One report per distinct license URL of `robots`, in file order, for `target`; fetches the
+    /// documents not held (concurrently) unless `held_only`, in which case those are
+    /// `not_fetched`.
+    pub async fn reports(
+        &self,
+        robots: &RobotsTxt,
+        target: &Target,
+        held_only: bool,
+    ) -> Vec<RslReport> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut pending = Vec::new();
+        let mut fetched = 0;
+        for license in robots.licenses() {
+            let written = license.url.trim().to_owned();
+            if seen.contains(&written) {
+                continue;
+            }
+            seen.push(written.clone());
+            let url = Url::parse(&written)
+                .ok()
+                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
+            let skipped = |reason: &str| RslReport {
+                license_url: written.clone(),
+                line: license.line,
+                state: RslState::NotFetched,
+                reason: Some(reason.to_owned()),
+                covered: None,
+                source: None,
+            };
+            let report = match url {
+                None => Err(skipped("not an absolute http(s) URL")),
+                Some(_) if fetched == MAX_LICENSES_PER_FILE => Err(skipped(
+                    "robotsd fetches at most 4 license documents per robots.txt",
+                )),
+                Some(url) => {
+                    fetched += 1;
+                    Ok((written, license.line, url))
+                }
+            };
+            pending.push(report);
+        }
+        let lookups = pending.into_iter().map(|p| async move {
+            let (written, line, url) = match p {
+                Ok(p) => p,
+                Err(report) => return report,
+            };
+            let view = if held_only {
+                self.cache.peek(&url)
+            } else {
+                Some(self.cache.lookup(&url).await)
+            };
+            match view {
+                Some(view) => report(written, line, view, target),
+                None => RslReport {
+                    license_url: written,
+                    line,
+                    state: RslState::NotFetched,
+                    reason: Some("not held yet (a batch past its deadline fetches nothing)".into()),
+                    covered: None,
+                    source: None,
+                },
+            }
+        });
+        futures_util::future::join_all(lookups).await
+    }
+}
+
+/// The report of one license URL from its cached view.
+fn report(license_url: String, line: u32, view: LicenseView, target: &Target) -> RslReport {
+    let source = RslSource {
+        status: view.meta.as_ref().and_then(|m| m.status),
+        fetched_at: view.meta.as_ref().map(|m| m.fetched_at),
+        expires_at: view.expires_at,
+        sha256: view.meta.as_ref().and_then(|m| m.sha256),
+        bytes: view.meta.as_ref().map(|m| m.bytes),
+        final_url: view.meta.as_ref().map(|m| m.final_url.clone()),
+        cache: view.cache,
+        backoff: view.backoff,
+    };
+    let (state, reason, covered) = match view.state {
+        LicenseState::Held(Held::Document(doc)) => {
+            let at = covering(&doc, target);
+            if at.is_empty() {
+                (RslState::NotCovered, None, None)
+            } else {
+                (RslState::Covered, None, Some((doc, at)))
+            }
+        }
+        LicenseState::Held(Held::Invalid(error)) => {
+            (RslState::Invalid, Some(error.to_string()), None)
+        }
+        LicenseState::Held(Held::Missing(why)) | LicenseState::Failed(why) => {
+            (RslState::FetchFailed, Some(why), None)
+        }
+        LicenseState::Refused(why) => (RslState::Refused, Some(why), None),
+    };
+    RslReport {
+        license_url,
+        line,
+        state,
+        reason,
+        covered,
+        source: Some(source),
+    }
+}
