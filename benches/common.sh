@@ -18,7 +18,51 @@ start_origin() {
   mkdir -p "$dir"
   # shellcheck disable=SC2059
   printf "${1:-User-agent: *\nDisallow: /private\n}" > "$dir/robots.txt"
+  origin_dir=$dir
   origin=$(free_port)
   python3 -m http.server "$origin" --bind 127.0.0.1 --directory "$dir" >/dev/null 2>&1 &
   pids+=($!)
+}
+
+# Instruction counts of the service under callgrind (benches/instructions.sh, benches/rsl.sh).
+# N GETs of PATH over one keep-alive connection to 127.0.0.1:PORT.
+send() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import http.client, sys
+port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+for _ in range(n):
+    conn.request("GET", path)
+    response = conn.getresponse()
+    response.read()
+    assert response.status == 200, response.status
+conn.close()
+PY
+}
+
+# Total instructions of one server run under callgrind that answers N requests of PATH.
+# Usage: measure N PATH READY_PATH COMMAND...
+measure() {
+  local n=$1 path=$2 ready=$3; shift 3
+  local port out
+  port=$(free_port)
+  out="$work/callgrind.$n.$RANDOM"
+  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" "127.0.0.1:$port" >/dev/null 2>&1 &
+  local pid=$!
+  wait_ready "http://127.0.0.1:$port$ready"
+  send "$port" "$path" 1     # warm: the check's origin is fetched and cached here
+  send "$port" "$path" "$n"
+  kill -TERM "$pid"
+  wait "$pid" || true
+  awk '/^(summary|totals):/ { print $2; exit }' "$out"
+}
+
+# Instructions per request of NAME: the difference between 2,200 and 200 requests of PATH, divided
+# by 2,000, so that start-up and shutdown cancel out.
+per_request() { # name path ready command...
+  local name=$1 path=$2 ready=$3; shift 3
+  local small large
+  small=$(measure 200 "$path" "$ready" "$@")
+  large=$(measure 2200 "$path" "$ready" "$@")
+  echo "${name}_instructions=$(( (large - small) / 2000 ))"
 }

@@ -22,46 +22,7 @@ baseline=target/release/examples/baseline_server
 
 start_origin
 
-# N GETs of PATH over one keep-alive connection to 127.0.0.1:PORT.
-send() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import http.client, sys
-port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-for _ in range(n):
-    conn.request("GET", path)
-    response = conn.getresponse()
-    response.read()
-    assert response.status == 200, response.status
-conn.close()
-PY
-}
-
-# Total instructions of one server run under callgrind that answers N requests of PATH.
-# Usage: measure N PATH READY_PATH COMMAND...
-measure() {
-  local n=$1 path=$2 ready=$3; shift 3
-  local port out
-  port=$(free_port)
-  out="$work/callgrind.$n.$RANDOM"
-  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" "127.0.0.1:$port" >/dev/null 2>&1 &
-  local pid=$!
-  wait_ready "http://127.0.0.1:$port$ready"
-  send "$port" "$path" 1     # warm: the check's origin is fetched and cached here
-  send "$port" "$path" "$n"
-  kill -TERM "$pid"
-  wait "$pid" || true
-  awk '/^(summary|totals):/ { print $2; exit }' "$out"
-}
-
 check="/v1/check?url=http%3A%2F%2F127.0.0.1%3A$origin%2Fprivate%2Freport&ua=SomeBot"
-per_request() { # name path ready command...
-  local name=$1 path=$2 ready=$3; shift 3
-  local small large
-  small=$(measure 200 "$path" "$ready" "$@")
-  large=$(measure 2200 "$path" "$ready" "$@")
-  echo "${name}_instructions=$(( (large - small) / 2000 ))"
-}
 
 per_request cached_check "$check" /readyz \
   "$bin" --allow-private-networks --shutdown-grace 1s --listen

@@ -13,7 +13,7 @@ use std::time::Duration;
 use robotsd_engine::RobotsTxt;
 use url::Url;
 
-use super::policy::{Backoff, Copy, Decision, OriginState, PolicyConfig, Rules};
+use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
 use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, copy_weight};
 use crate::clock::Timestamp;
@@ -269,19 +269,7 @@ impl OriginCache {
 
     /// Whether the slot's state calls for a fetch now (nothing known, expired, a retry due).
     fn fetch_due(&self, slot: &Slot) -> bool {
-        let now = self.clock.now();
-        let state = slot.lock();
-        state.may_fetch(now)
-            && matches!(
-                state.decide(now, &self.policy),
-                Decision::Fetch
-                    | Decision::Copy { stale: true, .. }
-                    | Decision::Backoff {
-                        retry_due: true,
-                        ..
-                    }
-                    | Decision::Refused { stale: true, .. }
-            )
+        slot.lock().fetch_due(self.clock.now(), &self.policy)
     }
 
     /// The fleet-wide single flight: the replica that takes the origin's lease fetches and

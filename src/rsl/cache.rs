@@ -10,16 +10,19 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use sha2::Digest;
 use url::Url;
 
 use super::document::{Limits, RslDocument, RslError};
+use super::fleet::LicenseFleet;
+use crate::cache::FleetConfig;
 use crate::cache::Lookup;
 use crate::cache::policy::{FetchResult, OriginState, PolicyConfig};
 use crate::clock::Clock;
 use crate::fetch::{DocumentOutcome, Fetcher};
+use crate::store::Store;
 
 /// What a successful fetch of a license URL gave: a document, or a stable reason there is none.
 #[derive(Debug, Clone)]
@@ -39,10 +42,14 @@ pub struct LicenseMeta {
     pub status: Option<u16>,
     /// When the fetch started.
     pub fetched_at: SystemTime,
+    /// How long it took.
+    pub duration: Duration,
     /// The URL the document came from, after redirects.
     pub final_url: String,
     /// Body bytes read.
     pub bytes: usize,
+    /// The body was cut at the size limit.
+    pub truncated: bool,
     /// SHA-256 of the body read, when there was one.
     pub sha256: Option<[u8; 32]>,
     /// Why the fetch failed or was refused, for answers.
@@ -88,14 +95,15 @@ pub struct LicenseView {
     pub backoff: Option<LicenseBackoff>,
 }
 
-struct Entry {
+/// One license URL's entry.
+pub(super) struct Entry {
     state: Mutex<OriginState<LicenseMeta, Held>>,
     fetching: Arc<tokio::sync::Mutex<()>>,
     weight: AtomicU32,
 }
 
 impl Entry {
-    fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<LicenseMeta, Held>> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<LicenseMeta, Held>> {
         // Updates are single assignments: a poisoned lock still holds a whole state.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -108,10 +116,16 @@ const ENTRY_OVERHEAD_BYTES: u32 = 512;
 #[derive(Clone)]
 pub struct LicenseCache {
     entries: moka::sync::Cache<String, Arc<Entry>>,
-    fetcher: Fetcher,
-    policy: Arc<PolicyConfig>,
-    clock: Arc<dyn Clock>,
-    limits: Limits,
+    pub(super) fetcher: Fetcher,
+    pub(super) policy: Arc<PolicyConfig>,
+    pub(super) clock: Arc<dyn Clock>,
+    pub(super) limits: Limits,
+    fleet: Option<LicenseFleet>,
+}
+
+/// The SHA-256 of a document's bytes.
+pub(super) fn sha256(body: &[u8]) -> [u8; 32] {
+    sha2::Sha256::digest(body).into()
 }
 
 impl std::fmt::Debug for LicenseCache {
@@ -144,7 +158,14 @@ impl LicenseCache {
             policy: Arc::new(policy),
             clock,
             limits: Limits::default(),
+            fleet: None,
         }
+    }
+
+    /// The same cache, sharing documents with other replicas through `store` (`--redis-url`).
+    pub fn with_store(mut self, store: Store, config: FleetConfig) -> LicenseCache {
+        self.fleet = Some(LicenseFleet { store, config });
+        self
     }
 
     /// Documents held and the bytes charged for them, after pending housekeeping.
@@ -186,7 +207,11 @@ impl LicenseCache {
         if coalesced && let Some(view) = self.answer(url, &key, &entry, lookup) {
             return view;
         }
-        self.fetch(url, &key, &entry).await;
+        let lookup = if self.fetch(url, &key, &entry).await {
+            Lookup::Shared
+        } else {
+            lookup
+        };
         drop(guard);
         self.answer(url, &key, &entry, lookup)
             .unwrap_or_else(|| LicenseView {
@@ -288,30 +313,65 @@ impl LicenseCache {
         });
     }
 
-    /// Fetches `url` and takes the outcome in; the caller holds the entry's fetch lock.
-    async fn fetch(&self, url: &Url, key: &str, entry: &Arc<Entry>) {
+    /// Fetches `url`, through the fleet when there is one; the caller holds the entry's fetch
+    /// lock. `true` when another replica's result was taken instead.
+    async fn fetch(&self, url: &Url, key: &str, entry: &Arc<Entry>) -> bool {
+        match &self.fleet {
+            Some(fleet) => self.fetch_shared(url, key, entry, fleet).await,
+            None => {
+                self.fetch_now(url, key, entry).await;
+                false
+            }
+        }
+    }
+
+    /// Fetches `url` and takes the outcome in; the body read, when a document was read.
+    pub(super) async fn fetch_now(
+        &self,
+        url: &Url,
+        key: &str,
+        entry: &Arc<Entry>,
+    ) -> Option<bytes::Bytes> {
         let outcome = self.fetcher.fetch_document(url).await;
-        let (result, weight) = self.result(outcome);
+        let body = match &outcome {
+            DocumentOutcome::Body { body, .. } => Some(body.clone()),
+            _ => None,
+        };
+        let result = self.result(outcome);
         let now = self.clock.now();
         entry
             .lock()
             .apply(result, now, rand::random::<f64>(), &self.policy);
-        if let Some(weight) = weight {
-            entry.weight.store(weight, Ordering::Relaxed);
+        self.reweigh(key, entry);
+        body
+    }
+
+    /// Charges the entry for the document it holds now.
+    pub(super) fn reweigh(&self, key: &str, entry: &Arc<Entry>) {
+        let held = match entry.lock().copy.as_ref().map(|c| &c.rules) {
+            Some(Held::Document(doc)) => doc.heap_size(),
+            _ => 0,
+        };
+        let weight = u32::try_from(held)
+            .unwrap_or(u32::MAX)
+            .saturating_add(ENTRY_OVERHEAD_BYTES);
+        if entry.weight.swap(weight, Ordering::Relaxed) != weight {
             // Inserting again is what makes the cache weigh the entry anew.
             self.entries.insert(key.to_owned(), Arc::clone(entry));
         }
     }
 
-    /// The policy's view of an outcome, and the entry's new weight after a success.
-    fn result(&self, outcome: DocumentOutcome) -> (FetchResult<LicenseMeta, Held>, Option<u32>) {
+    /// The policy's view of an outcome.
+    fn result(&self, outcome: DocumentOutcome) -> FetchResult<LicenseMeta, Held> {
         let meta_of =
             |m: &crate::fetch::FetchMeta, body: Option<&[u8]>, error: Option<String>| LicenseMeta {
                 status: m.status,
                 fetched_at: m.fetched_at,
+                duration: m.duration,
                 final_url: m.final_url.to_string(),
                 bytes: m.bytes,
-                sha256: body.map(|b| sha2::Sha256::digest(b).into()),
+                truncated: m.truncated,
+                sha256: body.map(sha256),
                 error,
             };
         match outcome {
@@ -324,21 +384,11 @@ impl LicenseCache {
                     Ok(doc) => Held::Document(Arc::new(doc)),
                     Err(error) => Held::Invalid(error),
                 };
-                let weight = match &held {
-                    Held::Document(doc) => doc.heap_size(),
-                    _ => 0,
-                };
-                let weight = u32::try_from(weight)
-                    .unwrap_or(u32::MAX)
-                    .saturating_add(ENTRY_OVERHEAD_BYTES);
-                (
-                    FetchResult::Success {
-                        rules: held,
-                        max_age,
-                        meta: meta_of(&meta, Some(&body), None),
-                    },
-                    Some(weight),
-                )
+                FetchResult::Success {
+                    rules: held,
+                    max_age,
+                    meta: meta_of(&meta, Some(&body), None),
+                }
             }
             DocumentOutcome::Missing {
                 reason,
@@ -353,14 +403,11 @@ impl LicenseCache {
                         "a redirect to nowhere usable".into()
                     }
                 };
-                (
-                    FetchResult::Success {
-                        rules: Held::Missing(why),
-                        max_age,
-                        meta: meta_of(&meta, None, None),
-                    },
-                    Some(ENTRY_OVERHEAD_BYTES),
-                )
+                FetchResult::Success {
+                    rules: Held::Missing(why),
+                    max_age,
+                    meta: meta_of(&meta, None, None),
+                }
             }
             DocumentOutcome::Unreachable {
                 reason,
@@ -368,21 +415,15 @@ impl LicenseCache {
                 meta,
             } => {
                 let short = matches!(reason, crate::fetch::UnreachableReason::Status(429 | 503));
-                (
-                    FetchResult::Unreachable {
-                        retry_after,
-                        short,
-                        meta: meta_of(&meta, None, Some(reason.to_string())),
-                    },
-                    None,
-                )
+                FetchResult::Unreachable {
+                    retry_after,
+                    short,
+                    meta: meta_of(&meta, None, Some(reason.to_string())),
+                }
             }
-            DocumentOutcome::Refused { error, meta } => (
-                FetchResult::Refused {
-                    meta: meta_of(&meta, None, Some(error.to_string())),
-                },
-                None,
-            ),
+            DocumentOutcome::Refused { error, meta } => FetchResult::Refused {
+                meta: meta_of(&meta, None, Some(error.to_string())),
+            },
         }
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod document;
+mod fleet;
 mod pattern;
 
 use std::sync::Arc;
@@ -24,6 +25,13 @@ pub use document::{Content, LicenseTerms, RslDocument, RslError};
 /// Distinct license URLs fetched for one robots.txt; the others are reported `not_fetched`, so
 /// that a file listing thousands of them costs one check a bounded number of fetches.
 pub const MAX_LICENSES_PER_FILE: usize = 4;
+
+/// `License:` lines looked at per check.
+const MAX_SCANNED_LINES: usize = 1_000;
+
+/// Distinct license URLs reported for one robots.txt: a file of thousands of `License:` lines
+/// gets an answer of bounded size (the lines themselves are all in `/v1/robots`).
+pub const MAX_REPORTED_PER_FILE: usize = 16;
 
 /// Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -142,15 +150,19 @@ impl Licenses {
         target: &Target,
         held_only: bool,
     ) -> Vec<RslReport> {
-        let mut seen: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut pending = Vec::new();
         let mut fetched = 0;
-        for license in robots.licenses() {
+        // The first lines only: a file of a hundred thousand copies of one line costs a check
+        // no more than a thousand.
+        for license in robots.licenses().take(MAX_SCANNED_LINES) {
             let written = license.url.trim().to_owned();
-            if seen.contains(&written) {
+            if seen.len() == MAX_REPORTED_PER_FILE {
+                break;
+            }
+            if !seen.insert(written.clone()) {
                 continue;
             }
-            seen.push(written.clone());
             let url = Url::parse(&written)
                 .ok()
                 .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());

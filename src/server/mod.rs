@@ -74,6 +74,7 @@ pub fn state_with_clock(
         Arc::clone(&clock),
     )
     .with_observer(Arc::new(move |event| observed.observe_pace(event)));
+    let mut shared = None;
     if let Some(config) = &settings.store {
         // Nothing is contacted here: robotsd starts, and answers, with the store down.
         let redis = RedisStore::new(config.redis.clone())?;
@@ -83,16 +84,21 @@ pub fn state_with_clock(
         );
         // One store, one breaker: pacing and the cache see the store's health alike.
         pacer = pacer.with_store(store.clone());
+        shared = Some((store.clone(), config.fleet.clone()));
         cache = cache.with_store(store, config.fleet.clone());
     }
     let licenses = settings.rsl.enabled.then(|| {
         // The robots.txt fetcher itself: the same destination policy, limits and user agent.
-        Licenses::new(LicenseCache::new(
+        let mut licenses = LicenseCache::new(
             settings.rsl.capacity_bytes,
             cache.fetcher().clone(),
             settings.cache.policy.clone(),
             Arc::clone(cache.clock()),
-        ))
+        );
+        if let Some((store, fleet)) = shared {
+            licenses = licenses.with_store(store, fleet);
+        }
+        Licenses::new(licenses)
     });
     let mut checker = Checker::new(cache)
         .with_percent_decoding(settings.percent_decoding)

@@ -207,22 +207,41 @@ function ruleText(rule) {
   return rule ? `${rule.directive}: ${rule.pattern}` : "";
 }
 
-// The AI usage preferences of an answer, each vocabulary in its own spelling.
+// The AI usage preferences of an answer, each vocabulary in its own spelling, and the RSL
+// license terms (with --rsl).
 function usageText(usage) {
   if (!usage) return "";
   const part = (name, prefs, yes, no) => prefs
     ? `${name} ${Object.entries(prefs).map(([k, p]) => `${k}=${p.value === "y" ? yes : no}`).join(", ")}`
     : null;
-  return [part("Content-Usage", usage.content_usage, "y", "n"), part("Content-Signal", usage.content_signal, "yes", "no")]
+  return [part("Content-Usage", usage.content_usage, "y", "n"), part("Content-Signal", usage.content_signal, "yes", "no"),
+    ...(usage.rsl || []).map(rslText)]
     .filter(Boolean).join("; ");
 }
 
-// The lines that set the answer's usage preferences.
+// One license's terms for the URL, or why there are none.
+function rslText(report) {
+  if (report.state !== "covered") {
+    return `RSL ${report.state.replace("_", " ")}${report.reason ? ` (${report.reason})` : ""}`;
+  }
+  const scope = (verb, s) => {
+    const parts = [s.usage.join(" "), s.user.join(" "), s.geo.join(" ")].filter(Boolean);
+    return parts.length ? `${verb} ${parts.join(", ")}` : null;
+  };
+  const license = (l) => [scope("permits", l.permits), scope("prohibits", l.prohibits),
+    l.payment ? `payment ${l.payment.type ?? "unstated"}${l.payment.amounts.map((a) => ` ${a.value}${a.currency ? ` ${a.currency}` : ""}`).join("")}` : "free"]
+    .filter(Boolean).join(", ");
+  return report.contents.map((c) => `RSL ${c.url}: ${c.licenses.map(license).join(" | ") || "no license"}${c.server ? `, license server ${c.server}` : ""}`)
+    .join("; ");
+}
+
+// The lines that set the answer's usage preferences, and its License: lines.
 function usageLines(item) {
   const lines = new Set();
   for (const prefs of [item?.usage?.content_usage, item?.usage?.content_signal]) {
     for (const p of Object.values(prefs || {})) lines.add(p.line);
   }
+  for (const report of item?.usage?.rsl || []) lines.add(report.line);
   return lines;
 }
 
@@ -292,7 +311,8 @@ function groupLines(item) {
   if (!item || !item.group || !state.parsed) return lines;
   const agents = new Set(item.group.lines);
   const text = robots.value.split("\n");
-  const sitemaps = new Set(state.parsed.sitemaps.map((s) => s.line));
+  // Sitemap: and License: lines are global: they belong to no group.
+  const sitemaps = new Set([...state.parsed.sitemaps, ...(state.parsed.licenses || [])].map((s) => s.line));
   const groups = state.parsed.groups;
   groups.forEach((group, g) => {
     if (!group.agents.some((a) => agents.has(a.line))) return;
@@ -327,6 +347,14 @@ function paintFile(item) {
   for (const d of (state.parsed && state.parsed.diagnostics) || []) {
     const say = NOTES[d.kind] ? NOTES[d.kind](d.key ?? "") : d.kind;
     notes.set(d.line, [...(notes.get(d.line) || []), say]);
+  }
+  const rsl = new Map((item?.usage?.rsl || []).map((r) => [r.line, r]));
+  for (const license of (state.parsed && state.parsed.licenses) || []) {
+    const report = rsl.get(license.line);
+    const say = report
+      ? `RSL license ${license.url}: ${rslText(report)}`
+      : `RSL license ${license.url} (global, never part of a verdict; its terms are reported when robotsd runs with --rsl)`;
+    notes.set(license.line, [...(notes.get(license.line) || []), say]);
   }
   const cut = state.cutAt ? lineAtByte(robots.value, state.cutAt) : null;
   if (cut) {

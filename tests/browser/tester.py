@@ -57,13 +57,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def serve(body, status=200):
-    """A loopback origin answering every path with `status` and `body`."""
+def serve_paths(routes, default=None, status=200):
+    """A loopback origin answering each path of `routes` (a dict that may be filled in after it
+    starts, so that bodies can name its own address) with its body and `status`, others with
+    `default`, or 404 without one."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            data = body.encode()
-            self.send_response(status)
+            body = routes.get(self.path.split("?")[0], default)
+            data = (body or "").encode()
+            self.send_response(status if body is not None else 404)
             self.send_header("content-type", "text/plain; charset=utf-8")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
@@ -75,6 +78,55 @@ def serve(body, status=200):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def serve(body, status=200):
+    """A loopback origin answering every path with `status` and `body`."""
+    return serve_paths({}, default=body, status=status)
+
+
+LICENSE = """<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/articles/*" server="https://license.example/">
+    <license>
+      <permits type="usage">ai-input search</permits>
+      <prohibits type="usage">ai-train</prohibits>
+      <payment type="crawl"><amount currency="USD">0.01</amount></payment>
+    </license>
+  </content>
+</rsl>
+"""
+
+
+def check_rsl_terms(browser, binary):
+    """With --rsl, the usage column shows the license terms of each allowed URL, and the
+    License: line is marked, with its terms in its note; a disallowed URL has none."""
+    routes = {}
+    site = serve_paths(routes)
+    routes["/robots.txt"] = f"License: {site}/license.xml\nUser-agent: *\nDisallow: /private\n"
+    routes["/license.xml"] = LICENSE
+    process, other = start_robotsd(binary, "--rsl")
+    try:
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.goto(f"{other}/")
+        page.get_by_label("URLs or paths to test, one per line").fill("/articles/1\n/private/x\n/about")
+        page.get_by_label("Site URL").fill(site + "/")
+        page.get_by_role("button", name="Fetch and check").click()
+        rows = page.locator("#verdicts tbody tr")
+        expect(rows).to_have_count(3)
+        expect(rows.nth(0)).to_contain_text(
+            "RSL /articles/*: permits ai-input search, prohibits ai-train, payment crawl 0.01 USD, "
+            "license server https://license.example/")
+        expect(rows.nth(1)).to_contain_text("Disallowed")
+        expect(rows.nth(1)).not_to_contain_text("RSL")
+        expect(rows.nth(2)).to_contain_text("RSL not covered")
+        expect(page.locator("#verdict")).to_contain_text("AI usage: RSL /articles/*")
+        assert "usage" in line_class(page, 1), line_class(page, 1)
+        for line in (2, 3):
+            assert "usage" not in line_class(page, line), (line, line_class(page, line))
+        expect(page.locator("#notes")).to_contain_text(f"RSL license {site}/license.xml: RSL /articles/*")
+        page.close()
+    finally:
+        process.kill()
 
 
 def start_robotsd(binary, *args):
@@ -355,6 +407,7 @@ def main():
                 ("backoff in words", lambda: check_backoff_in_words(page, base, down)),
                 ("backoff by the operator's windows", lambda: check_backoff_by_the_operators_windows(browser, binary, down)),
                 ("keyboard only", lambda: check_keyboard(page, base, site)),
+                ("RSL license terms with --rsl", lambda: check_rsl_terms(browser, binary)),
                 ("no request to another host, no script error", lambda: check_clean(watch)),
             ]
             for name, step in steps:

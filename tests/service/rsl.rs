@@ -137,7 +137,8 @@ fn encode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-async fn check(robotsd: &Robotsd, url: &str) -> Value {
+async fn check(robotsd: &Robotsd, url: impl AsRef<str>) -> Value {
+    let url = url.as_ref();
     let response =
         reqwest::get(robotsd.url(&format!("/v1/check?url={}&ua=ExampleBot", encode(url))))
             .await
@@ -466,4 +467,74 @@ async fn several_license_lines_are_reported_in_order_and_bounded() {
     );
     assert_eq!(site.hits("/l4.xml") + site.hits("/l5.xml"), 0);
     assert_eq!(site.hits("/l0.xml"), 1);
+}
+
+#[tokio::test]
+async fn three_replicas_with_redis_fetch_a_license_document_once() {
+    let redis = crate::redis_server::RedisServer::start().await;
+    let url = redis.url();
+    let site = licensed_site(xml(SECTIONS)).await;
+    // Slow enough that the replicas' first checks overlap.
+    *site.delay.lock().unwrap() = Duration::from_millis(300);
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(
+            Robotsd::start(
+                &["--allow-private-networks", "--rsl", "--redis-url", &url],
+                false,
+            )
+            .await,
+        );
+    }
+    let checks = (0..30).map(|i| check(&replicas[i % 3], site.url(&format!("/articles/{i}"))));
+    let checks: Vec<_> = checks.collect();
+    let mut caches = Vec::new();
+    for answer in futures_util::future::join_all(checks).await {
+        let report = &answer["usage"]["rsl"][0];
+        assert_eq!(report["state"], "covered", "{answer}");
+        assert_eq!(report["contents"][0]["url"], "/articles/*");
+        caches.push(report["source"]["cache"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(site.hits("/license.xml"), 1, "{caches:?}");
+    assert_eq!(site.hits("/robots.txt"), 1);
+    // Two replicas took the document from Redis, without fetching it.
+    assert!(caches.iter().any(|c| c == "shared"), "{caches:?}");
+
+    // A replica started later reads it from Redis too.
+    let late = Robotsd::start(
+        &["--allow-private-networks", "--rsl", "--redis-url", &url],
+        false,
+    )
+    .await;
+    let answer = check(&late, &site.url("/premium/x")).await;
+    let report = &answer["usage"]["rsl"][0];
+    assert_eq!(
+        report["contents"][0]["server"],
+        "https://license.example.com/api"
+    );
+    assert_eq!(report["source"]["cache"], "shared", "{answer}");
+    assert_eq!(site.hits("/license.xml"), 1);
+}
+
+#[tokio::test]
+async fn a_file_of_many_license_lines_gets_a_bounded_answer() {
+    let site = Site::start("127.0.0.1").await;
+    let mut robots = String::from("User-agent: *\nAllow: /\n");
+    for i in 0..5_000 {
+        robots.push_str(&format!(
+            "License: {}\n",
+            site.url(&format!("/l{}.xml", i % 40))
+        ));
+    }
+    site.serve("/robots.txt", ok(&robots));
+    let robotsd = rsl_robotsd().await;
+    let answer = check(&robotsd, site.url("/page")).await;
+    let reports = answer["usage"]["rsl"].as_array().expect("reports");
+    assert_eq!(reports.len(), 16, "{answer}");
+    let fetched = reports
+        .iter()
+        .filter(|r| r["state"] != "not_fetched")
+        .count();
+    assert_eq!(fetched, 4);
+    assert_eq!(reports[15]["line"], 18);
 }

@@ -169,7 +169,8 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "redis-url" "redis-password-file" "redis-ca-file" "redis-client-cert" "redis-client-key"
   "redis-cluster" "store-timeout" "store-lease"
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
-  "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity" }}
+  "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
+  "rsl" "rsl-capacity" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}

@@ -383,6 +383,22 @@ impl<M, R> OriginState<M, R> {
         }
     }
 
+    /// Whether the state calls for a fetch now: nothing known, an expired copy or refusal, or a
+    /// backoff's retry time come; never before the next retry time.
+    pub fn fetch_due(&self, now: Timestamp, config: &PolicyConfig) -> bool {
+        self.may_fetch(now)
+            && matches!(
+                self.decide(now, config),
+                Decision::Fetch
+                    | Decision::Copy { stale: true, .. }
+                    | Decision::Backoff {
+                        retry_due: true,
+                        ..
+                    }
+                    | Decision::Refused { stale: true, .. }
+            )
+    }
+
     /// Whether a fetch may be sent now (never before the next retry time of a backoff).
     pub fn may_fetch(&self, now: Timestamp) -> bool {
         self.backoff.as_ref().is_none_or(|b| now >= b.next_retry)

@@ -1,0 +1,244 @@
+//! The license cache's side of the shared store (`--redis-url`): a license URL's state is
+//! written to the store after each fetch, in the same record format as an origin's robots.txt
+//! (under the key `rsl:<license URL>`, never an origin), and read from it before fetching; the
+//! fleet-wide lease makes one replica fetch while the others wait for its result. As for
+//! robots.txt, the store is never needed to answer: when it fails, a replica fetches by itself,
+//! still one fetch at a time per URL.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use url::Url;
+
+use super::cache::{Entry, Held, LicenseCache, LicenseMeta};
+use super::document::RslDocument;
+use crate::cache::FleetConfig;
+use crate::cache::policy::{Backoff, Copy, OriginState};
+use crate::clock::Timestamp;
+use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
+use crate::store::{BodyWrite, Record, Store};
+
+/// The store, as the license cache uses it.
+#[derive(Debug, Clone)]
+pub(crate) struct LicenseFleet {
+    pub(crate) store: Store,
+    pub(crate) config: FleetConfig,
+}
+
+type State = OriginState<LicenseMeta, Held>;
+
+/// The store key of a license URL: apart from every origin's (`scheme://…`).
+fn store_key(url: &Url) -> String {
+    format!("rsl:{url}")
+}
+
+fn ms(at: Timestamp) -> u64 {
+    u64::try_from(at.since_epoch().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn at_ms(ms: u64) -> Timestamp {
+    Timestamp::from_system(from_ms(ms))
+}
+
+fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
+    StoredFetch {
+        status: meta.status,
+        bytes: meta.bytes,
+        truncated: meta.truncated,
+        final_url: meta.final_url.clone(),
+        redirects: 0,
+        fetched_at_ms: to_ms(meta.fetched_at),
+        duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
+    }
+}
+
+fn license_meta(stored: &StoredFetch, body: Option<&[u8]>, error: Option<String>) -> LicenseMeta {
+    LicenseMeta {
+        status: stored.status,
+        fetched_at: from_ms(stored.fetched_at_ms),
+        duration: Duration::from_millis(stored.duration_ms),
+        final_url: stored.final_url.clone(),
+        bytes: stored.bytes,
+        truncated: stored.truncated,
+        sha256: body.map(super::cache::sha256),
+        error,
+    }
+}
+
+/// When the state last took in a fetch's outcome: which of two states is newer.
+fn last_change(state: &State) -> Option<Timestamp> {
+    let copy = state.copy.as_ref().map(|c| c.fetched_at);
+    let backoff = state
+        .backoff
+        .as_ref()
+        .map(|b| Timestamp::from_system(b.last.fetched_at) + b.last.duration);
+    copy.max(backoff)
+}
+
+/// The record of a state (refusals stay with the replica that saw them, as for robots.txt).
+fn export(state: &State) -> Record {
+    Record {
+        copy: state.copy.as_ref().map(|copy| StoredCopy {
+            fetch: stored_fetch(&copy.meta),
+            no_robots: match &copy.rules {
+                Held::Missing(why) => Some(why.clone()),
+                _ => None,
+            },
+            kept_at_ms: ms(copy.fetched_at),
+            expires_at_ms: ms(copy.expires_at),
+        }),
+        backoff: state.backoff.as_ref().map(|b| StoredBackoff {
+            since_ms: ms(b.since),
+            failures: b.failures,
+            next_retry_ms: ms(b.next_retry),
+            last: stored_fetch(&b.last),
+            reason: b.last.error.clone().unwrap_or_default(),
+        }),
+    }
+}
+
+impl LicenseCache {
+    /// The state a record describes, its document read again from the stored body; `None`
+    /// when the record cannot be used.
+    fn import(&self, record: &Record, body: Option<&[u8]>) -> Option<State> {
+        let copy = match &record.copy {
+            None => None,
+            Some(stored) => {
+                let (held, body) = match (&stored.no_robots, body) {
+                    (Some(why), _) => (Held::Missing(why.clone()), None),
+                    (None, Some(body)) => (
+                        match RslDocument::parse(body, stored.fetch.truncated, &self.limits) {
+                            Ok(doc) => Held::Document(Arc::new(doc)),
+                            Err(error) => Held::Invalid(error),
+                        },
+                        Some(body),
+                    ),
+                    (None, None) => return None,
+                };
+                Some(Copy {
+                    rules: held,
+                    fetched_at: at_ms(stored.kept_at_ms),
+                    expires_at: at_ms(stored.expires_at_ms),
+                    meta: license_meta(&stored.fetch, body, None),
+                })
+            }
+        };
+        let backoff = record.backoff.as_ref().map(|b| Backoff {
+            since: at_ms(b.since_ms),
+            failures: b.failures,
+            next_retry: at_ms(b.next_retry_ms),
+            last: license_meta(&b.last, None, Some(b.reason.clone())),
+        });
+        let last_fetch = copy.as_ref().map(|c| c.fetched_at).max(
+            backoff
+                .as_ref()
+                .map(|b| Timestamp::from_system(b.last.fetched_at) + b.last.duration),
+        );
+        Some(OriginState {
+            copy,
+            backoff,
+            refusal: None,
+            last_fetch,
+        })
+    }
+
+    /// Takes the store's state for `url` when it is newer than this replica's: `true` when it
+    /// did.
+    async fn pull(&self, url: &Url, key: &str, entry: &Arc<Entry>, fleet: &LicenseFleet) -> bool {
+        let max = self.fetcher.config().max_body_bytes;
+        let Ok(Some((record, body))) = fleet.store.load(&store_key(url), max).await else {
+            return false;
+        };
+        let Some(mut state) = self.import(&record, body.as_deref()) else {
+            return false;
+        };
+        {
+            let mut local = entry.lock();
+            if last_change(&state) <= last_change(&local) {
+                return false;
+            }
+            state.last_fetch = state.last_fetch.max(local.last_fetch);
+            *local = state;
+        }
+        self.reweigh(key, entry);
+        true
+    }
+
+    /// Writes the entry's state after this replica's fetch; `body` is what the fetch read, if
+    /// it read a document. Best effort: a store that fails only means the others fetch too.
+    async fn push(&self, url: &Url, entry: &Arc<Entry>, body: Option<&[u8]>, fleet: &LicenseFleet) {
+        let (record, holds_body) = {
+            let state = entry.lock();
+            if state.refusal.is_some() {
+                return;
+            }
+            let holds_body = state
+                .copy
+                .as_ref()
+                .is_some_and(|c| !matches!(c.rules, Held::Missing(_)));
+            (export(&state), holds_body)
+        };
+        let write = match body {
+            Some(body) => BodyWrite::Set(crate::store::record::deflate_body(body)),
+            None if holds_body => BodyWrite::Keep,
+            None => BodyWrite::Remove,
+        };
+        let ttl = self.policy.max_lifetime + self.policy.last_copy_window;
+        let _ = fleet
+            .store
+            .save(&store_key(url), &record, &write, ttl)
+            .await;
+    }
+
+    /// Whether the entry's state calls for a fetch now.
+    fn fetch_due(&self, entry: &Entry) -> bool {
+        entry.lock().fetch_due(self.clock.now(), &self.policy)
+    }
+
+    /// The fleet-wide single flight for a license URL, as for an origin's robots.txt: the
+    /// replica that takes the lease fetches and stores; the others wait for its result, and
+    /// fetch themselves only when the lease expires without one or the store fails. The caller
+    /// holds the entry's fetch lock. `true` when the state came from another replica.
+    pub(super) async fn fetch_shared(
+        &self,
+        url: &Url,
+        key: &str,
+        entry: &Arc<Entry>,
+        fleet: &LicenseFleet,
+    ) -> bool {
+        if self.pull(url, key, entry, fleet).await && !self.fetch_due(entry) {
+            return true;
+        }
+        let lease = store_key(url);
+        let token = format!("{:032x}", rand::random::<u128>());
+        let deadline = tokio::time::Instant::now() + 2 * fleet.config.lease_ttl;
+        loop {
+            match fleet
+                .store
+                .try_lease(&lease, &token, fleet.config.lease_ttl)
+                .await
+            {
+                Ok(true) => {
+                    // The previous holder stored its result before releasing the lease.
+                    let shared = self.pull(url, key, entry, fleet).await && !self.fetch_due(entry);
+                    if !shared {
+                        let body = self.fetch_now(url, key, entry).await;
+                        self.push(url, entry, body.as_deref(), fleet).await;
+                    }
+                    let _ = fleet.store.release(&lease, &token).await;
+                    return shared;
+                }
+                Ok(false) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(fleet.config.poll_interval).await;
+                    if self.pull(url, key, entry, fleet).await && !self.fetch_due(entry) {
+                        return true;
+                    }
+                }
+                Ok(false) | Err(_) => break,
+            }
+        }
+        let body = self.fetch_now(url, key, entry).await;
+        self.push(url, entry, body.as_deref(), fleet).await;
+        false
+    }
+}
