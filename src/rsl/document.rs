@@ -181,56 +181,58 @@ impl RslDocument {
         if contents.is_empty() {
             return Err(RslError::NoContent);
         }
+        contents.shrink_to_fit();
         Ok(RslDocument {
             contents,
             bytes: body.len(),
         })
     }
 
-    /// Bytes of memory this document holds, for the cache's weigher.
+    /// Bytes of memory this document holds, for the cache's weigher: every allocation at what
+    /// a general-purpose allocator charges for it ([`allocation`]), so that many small strings
+    /// are not undercounted (BENCHMARKS.md compares this with a heap profiler's figure).
     pub fn heap_size(&self) -> usize {
-        let scope = |s: &Scope| {
-            [&s.usage, &s.user, &s.geo]
-                .iter()
-                .flat_map(|v| v.iter())
-                .map(|v| v.capacity() + std::mem::size_of::<String>())
-                .sum::<usize>()
+        let string = |s: &String| allocation(s.capacity());
+        let option = |s: &Option<String>| s.as_ref().map_or(0, string);
+        let list = |v: &Vec<String>| {
+            allocation(v.capacity() * std::mem::size_of::<String>())
+                + v.iter().map(string).sum::<usize>()
         };
-        let strings = |v: &[&Option<String>]| {
-            v.iter()
-                .map(|s| s.as_ref().map_or(0, String::capacity))
-                .sum::<usize>()
+        let scope = |s: &Scope| list(&s.usage) + list(&s.user) + list(&s.geo);
+        let payment = |p: &Payment| {
+            option(&p.kind)
+                + option(&p.standard)
+                + option(&p.custom)
+                + allocation(p.amounts.capacity() * std::mem::size_of::<Amount>())
+                + p.amounts
+                    .iter()
+                    .map(|a| string(&a.value) + option(&a.currency))
+                    .sum::<usize>()
         };
-        self.contents
-            .iter()
-            .map(|c| {
-                std::mem::size_of::<Content>()
-                    + c.url.capacity()
-                    + c.pattern.heap_size()
-                    + strings(&[&c.server, &c.lastmod])
-                    + c.licenses
-                        .iter()
-                        .map(|l| {
-                            std::mem::size_of::<LicenseTerms>()
-                                + scope(&l.permits)
-                                + scope(&l.prohibits)
-                                + l.payment.as_ref().map_or(0, |p| {
-                                    strings(&[&p.kind])
-                                        + strings(&[&p.standard, &p.custom])
-                                        + p.amounts
-                                            .iter()
-                                            .map(|a| {
-                                                std::mem::size_of::<Amount>()
-                                                    + a.value.capacity()
-                                                    + strings(&[&a.currency])
-                                            })
-                                            .sum::<usize>()
-                                })
-                        })
-                        .sum::<usize>()
-            })
-            .sum::<usize>()
+        let license = |l: &LicenseTerms| {
+            scope(&l.permits) + scope(&l.prohibits) + l.payment.as_ref().map_or(0, payment)
+        };
+        let content = |c: &Content| {
+            string(&c.url)
+                + c.pattern.heap_size()
+                + option(&c.server)
+                + option(&c.lastmod)
+                + allocation(c.licenses.capacity() * std::mem::size_of::<LicenseTerms>())
+                + c.licenses.iter().map(license).sum::<usize>()
+        };
+        allocation(self.contents.capacity() * std::mem::size_of::<Content>())
+            + self.contents.iter().map(content).sum::<usize>()
             + std::mem::size_of::<RslDocument>()
+    }
+}
+
+/// What an allocation of `bytes` costs a general-purpose allocator: nothing for none, else the
+/// size with an 8-byte header, rounded up to 16 bytes, at least 32 (glibc's malloc).
+pub(crate) fn allocation(bytes: usize) -> usize {
+    if bytes == 0 {
+        0
+    } else {
+        (bytes + 8).next_multiple_of(16).max(32)
     }
 }
 
@@ -282,6 +284,7 @@ fn content(
         }
         licenses.push(terms(license, limits)?);
     }
+    licenses.shrink_to_fit();
     Ok(Content {
         url: url.to_owned(),
         pattern: ContentPattern::new(url),
@@ -344,6 +347,12 @@ fn terms(license: roxmltree::Node<'_, '_>, limits: &Limits) -> Result<LicenseTer
             if !list.iter().any(|v| v == value) {
                 list.push(value.to_owned());
             }
+        }
+    }
+    // Held for a day: no spare capacity.
+    for side in [&mut terms.permits, &mut terms.prohibits] {
+        for list in [&mut side.usage, &mut side.user, &mut side.geo] {
+            list.shrink_to_fit();
         }
     }
     Ok(terms)

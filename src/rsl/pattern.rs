@@ -56,7 +56,9 @@ impl ContentPattern {
 
     /// Heap bytes held.
     pub(crate) fn heap_size(&self) -> usize {
-        self.origin.as_ref().map_or(0, String::capacity) + self.path.capacity()
+        let allocation = super::document::allocation;
+        self.origin.as_ref().map_or(0, |o| allocation(o.capacity()))
+            + allocation(self.path.capacity())
     }
 }
 

@@ -538,3 +538,123 @@ async fn a_file_of_many_license_lines_gets_a_bounded_answer() {
     assert_eq!(fetched, 4);
     assert_eq!(reports[15]["line"], 18);
 }
+
+/// Documents as RSL's own pages publish them: the site-wide "prohibit all AI use" example, the
+/// RSL Collective's template (a license server, and `royalty`, a payment type of the drafts
+/// reported as written), the Schema.org guide's (a full URL on another site), the AI
+/// Preferences guide's subscription, a document with another namespace's elements inside, and
+/// the getting-started template as the page prints it, with typographic quotes, which is not XML.
+#[tokio::test]
+async fn the_spec_and_guide_examples_read_as_published() {
+    let all_ai = r#"<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/">
+    <license>
+      <prohibits type="usage">ai-all</prohibits>
+    </license>
+  </content>
+</rsl>"#;
+    let collective = r#"<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/" server="https://rslcollective.org/api">
+    <license>
+      <permits type="usage">train-ai</permits>
+      <payment type="royalty">
+          <standard>https://rslcollective.org/license</standard>
+      </payment>
+    </license>
+  </content>
+</rsl>"#;
+    let schema_org = r#"<rsl xmlns="https://rslstandard.org/rsl">
+ <content url="https://gutenberg.org/2701/pg2701-h.zip">
+   <schema>https://gutenberg.org/ebooks/2701</schema>
+   <license>
+     <payment type="free"/>
+   </license>
+ </content>
+</rsl>"#;
+    let subscription = r#"<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/">
+    <license>
+      <permits type="usage">train-ai</permits>
+      <payment type="subscription">
+        <custom>https://your-website.com/contact-form.html</custom>
+      </payment>
+    </license>
+  </content>
+</rsl>"#;
+    let extended = r#"<rsl xmlns="https://rslstandard.org/rsl" xmlns:openrsl="https://openrsl.org/ns/extensions">
+  <content url="/" server="https://olp.example.com">
+    <license>
+      <permits type="usage">ai-index</permits>
+      <prohibits type="usage">ai-train</prohibits>
+      <payment type="crawl"><amount currency="USD">0.001</amount>
+        <openrsl:binding scheme="pds" ref="offer-abc-123"/></payment>
+    </license>
+  </content>
+  <content url="/research/" server="https://olp.example.com">
+    <license>
+      <permits type="usage">ai-train</permits>
+      <payment type="training"><amount currency="USD">10.00</amount>
+        <openrsl:binding scheme="pds" ref="offer-xyz-789"/></payment>
+    </license>
+  </content>
+</rsl>"#;
+    let typographic = "<rsl xmlns=\"https://rslstandard.org/rsl\">\n<content url=\u{201d}/\u{201d}>\n<license>\n<prohibits type=\"usage\">train-ai</prohibits>\n</license>\n</content>\n</rsl>";
+    let robotsd = rsl_robotsd().await;
+
+    let answer = |doc: &'static str, path: &'static str| {
+        let robotsd = &robotsd;
+        async move {
+            let site = licensed_site(xml(doc)).await;
+            check(robotsd, site.url(path)).await["usage"]["rsl"][0].clone()
+        }
+    };
+    let report = answer(all_ai, "/any").await;
+    assert_eq!(
+        report["contents"][0]["licenses"][0]["prohibits"]["usage"],
+        json!(["ai-all"])
+    );
+
+    let report = answer(collective, "/post").await;
+    let content = &report["contents"][0];
+    assert_eq!(
+        content["server"], "https://rslcollective.org/api",
+        "{report}"
+    );
+    assert_eq!(
+        content["licenses"][0]["permits"]["usage"],
+        json!(["train-ai"])
+    );
+    assert_eq!(
+        content["licenses"][0]["payment"],
+        json!({"type": "royalty", "amounts": [], "standard": "https://rslcollective.org/license", "custom": null})
+    );
+
+    let report = answer(schema_org, "/2701/pg2701-h.zip").await;
+    assert_eq!(
+        report["state"], "not_covered",
+        "another site's asset: {report}"
+    );
+
+    let report = answer(subscription, "/").await;
+    let payment = &report["contents"][0]["licenses"][0]["payment"];
+    assert_eq!(payment["type"], "subscription");
+    assert_eq!(
+        payment["custom"],
+        "https://your-website.com/contact-form.html"
+    );
+
+    let report = answer(extended, "/research/paper").await;
+    let content = &report["contents"][0];
+    assert_eq!(content["url"], "/research/", "{report}");
+    assert_eq!(
+        content["licenses"][0]["payment"]["amounts"],
+        json!([{"value": "10.00", "currency": "USD"}])
+    );
+
+    let report = answer(typographic, "/").await;
+    assert_eq!(report["state"], "invalid", "{report}");
+    assert!(
+        report["reason"].as_str().unwrap().contains("XML"),
+        "{report}"
+    );
+}
