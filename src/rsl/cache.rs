@@ -306,7 +306,7 @@ impl LicenseCache {
             (self.clone(), url.clone(), key.to_owned(), Arc::clone(entry));
         tokio::spawn(async move {
             // Checked again under the lock: another fetch may have just completed.
-            if entry.lock().may_fetch(cache.clock.now()) {
+            if entry.lock().fetch_due(cache.clock.now(), &cache.policy) {
                 cache.fetch(&url, &key, &entry).await;
             }
             drop(guard);

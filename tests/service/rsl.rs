@@ -658,3 +658,39 @@ async fn the_spec_and_guide_examples_read_as_published() {
         "{report}"
     );
 }
+
+#[tokio::test]
+async fn an_expired_license_is_answered_while_one_refresh_runs() {
+    let mut reply = xml(NO_TRAINING);
+    reply.1.push(("cache-control", "max-age=1".to_owned()));
+    let site = licensed_site(reply).await;
+    let robotsd = Robotsd::start(
+        &["--allow-private-networks", "--rsl", "--min-lifetime", "1s"],
+        false,
+    )
+    .await;
+    let first = check(&robotsd, site.url("/a")).await;
+    assert_eq!(first["usage"]["rsl"][0]["source"]["cache"], "miss");
+    tokio::time::sleep(Duration::from_millis(1_300)).await;
+    // Expired: answered from the copy at once, and one refresh goes out in the background.
+    let stale =
+        futures_util::future::join_all((0..10).map(|_| check(&robotsd, site.url("/b")))).await;
+    assert!(
+        stale
+            .iter()
+            .all(|a| a["usage"]["rsl"][0]["state"] == "covered")
+    );
+    assert_eq!(
+        stale[0]["usage"]["rsl"][0]["source"]["cache"], "stale",
+        "{}",
+        stale[0]
+    );
+    assert!(eventually(|| site.hits("/license.xml") == 2).await);
+    let fresh = check(&robotsd, site.url("/c")).await;
+    assert_eq!(
+        fresh["usage"]["rsl"][0]["source"]["cache"], "hit",
+        "{fresh}"
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(site.hits("/license.xml"), 2);
+}
