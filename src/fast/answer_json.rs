@@ -12,6 +12,7 @@
 use std::time::SystemTime;
 
 use crate::checker::{Answer, Source, UsageItem};
+use crate::rsl::RslReport;
 use robotsd_engine::{Directive, Preference, UsageSource};
 
 /// Appends `answer` as the JSON of a `CheckResponse` to `out`.
@@ -71,16 +72,7 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","usage":"#);
-    if answer.rsl.is_empty() {
-        usage(out, &answer.usage);
-    } else {
-        // Only with `--rsl`, and a robots.txt naming a license: the documented shape, written
-        // by serde (it holds the whole license terms; the time goes to their fetch, not here).
-        serde_json_value(
-            out,
-            &crate::api::types::UsageJson::of(&answer.usage, &answer.rsl),
-        );
-    }
+    usage(out, &answer.usage, &answer.rsl);
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
     crate::api::write_pace_member(out, &answer.pace);
@@ -88,9 +80,9 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
 }
 
 /// `UsageJson`: by source, then by category; the items come sorted that way, as a `BTreeMap`
-/// orders keys.
-fn usage(out: &mut Vec<u8>, items: &[UsageItem]) {
-    if items.is_empty() {
+/// orders keys. `rsl` only when there are license reports (`--rsl`).
+fn usage(out: &mut Vec<u8>, items: &[UsageItem], rsl: &[RslReport]) {
+    if items.is_empty() && rsl.is_empty() {
         out.extend_from_slice(b"null");
         return;
     }
@@ -99,6 +91,10 @@ fn usage(out: &mut Vec<u8>, items: &[UsageItem]) {
     preferences(out, &items[..split]);
     out.extend_from_slice(br#","content_signal":"#);
     preferences(out, &items[split..]);
+    if !rsl.is_empty() {
+        out.extend_from_slice(br#","rsl":"#);
+        super::rsl_json::write_rsl(out, rsl);
+    }
     out.push(b'}');
 }
 
@@ -163,14 +159,18 @@ fn source(out: &mut Vec<u8>, source: &Source) {
     out.push(b'}');
 }
 
-fn optional<T>(out: &mut Vec<u8>, value: Option<T>, write: impl FnOnce(&mut Vec<u8>, T)) {
+pub(super) fn optional<T>(
+    out: &mut Vec<u8>,
+    value: Option<T>,
+    write: impl FnOnce(&mut Vec<u8>, T),
+) {
     match value {
         Some(value) => write(out, value),
         None => out.extend_from_slice(b"null"),
     }
 }
 
-fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
+pub(super) fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
     for (i, item) in items.enumerate() {
         if i > 0 {
             out.push(b',');
@@ -181,7 +181,7 @@ fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
 
 /// A JSON string. Most values (URLs, tokens, patterns) need no escape and are copied whole; the
 /// others are left to serde_json, so escapes are spelt exactly as everywhere else in the API.
-fn string(out: &mut Vec<u8>, value: &str) {
+pub(super) fn string(out: &mut Vec<u8>, value: &str) {
     if needs_escape(value.as_bytes()) {
         serde_json_value(out, value);
     } else {
@@ -207,12 +207,12 @@ fn needs_escape(bytes: &[u8]) -> bool {
     chunks.remainder().iter().any(|&b| special(b))
 }
 
-fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
+pub(super) fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
 /// A quoted RFC 3339 timestamp, as `types::rfc3339` writes it.
-fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
+pub(super) fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
     out.push(b'"');
     super::timestamp::write_rfc3339(out, at);
     out.push(b'"');

@@ -179,6 +179,51 @@ fn every_field_set() {
     assert_same(&full());
 }
 
+/// Every license state, with and without a source, two tied contents, a payment without a type,
+/// and license reports without any preference line.
+#[test]
+fn every_rsl_state() {
+    use crate::rsl::RslState::*;
+    let mut answer = full();
+    answer.usage.clear();
+    let covered = rsl_report();
+    let mut reports = Vec::new();
+    for state in [
+        Covered,
+        NotCovered,
+        FetchFailed,
+        Invalid,
+        Refused,
+        NotFetched,
+    ] {
+        let mut report = covered.clone();
+        report.state = state;
+        if state != Covered {
+            report.covered = None;
+            report.reason = Some(format!("why \u{1} {}", state.as_str()));
+        }
+        if state == NotFetched {
+            report.source = None;
+        }
+        assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
+        reports.push(report);
+    }
+    let tied = crate::rsl::RslDocument::parse(
+        br#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/a"><license><payment/></license></content>
+            <content url="/b"><license/><license><prohibits>all</prohibits></license></content></rsl>"#,
+        false,
+        &crate::rsl::document::Limits::default(),
+    )
+    .unwrap();
+    let mut two = covered.clone();
+    two.covered = Some((std::sync::Arc::new(tied), vec![0, 1]));
+    reports.push(two);
+    answer.rsl = reports;
+    assert_same(&answer);
+    answer.rsl.truncate(1);
+    assert_same(&answer);
+}
+
 /// A field added to the documented answer cannot be left out of the writer silently: the
 /// keys written, at every level, are the properties the OpenAPI document gives
 /// `CheckResponse`; and a field added to `Answer` breaks this destructuring until the writer

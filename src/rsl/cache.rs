@@ -97,9 +97,31 @@ pub struct LicenseView {
 
 /// One license URL's entry.
 pub(super) struct Entry {
+    /// The URL, parsed once.
+    url: Url,
+    /// The URL as the `License:` lines write it: the cache's key.
+    key: String,
     state: Mutex<OriginState<LicenseMeta, Held>>,
     fetching: Arc<tokio::sync::Mutex<()>>,
     weight: AtomicU32,
+}
+
+/// A license URL known to be an absolute http(s) URL, and its cache entry
+/// ([`LicenseCache::resolve`]).
+#[derive(Clone)]
+pub struct LicenseHandle(Arc<Entry>);
+
+impl std::fmt::Debug for LicenseHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("LicenseHandle").field(&self.0.key).finish()
+    }
+}
+
+/// `written` as a license URL: an absolute http(s) URL with a host.
+pub fn license_url(written: &str) -> Option<Url> {
+    Url::parse(written)
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
 }
 
 impl Entry {
@@ -174,25 +196,43 @@ impl LicenseCache {
         (self.entries.entry_count(), self.entries.weighted_size())
     }
 
-    /// What to answer from for `url` now if that needs no fetch in the foreground.
-    pub fn peek(&self, url: &Url) -> Option<LicenseView> {
-        let key = url.as_str();
-        let entry = self.entries.get(key)?;
-        self.answer(url, key, &entry, Lookup::Hit)
-    }
-
-    /// What to answer from for `url` now; fetches, and waits for the fetch, when nothing is
-    /// known; starts one background fetch when the copy has expired or a retry is due.
-    pub async fn lookup(&self, url: &Url) -> LicenseView {
-        let key = url.as_str().to_owned();
-        let entry = self.entries.get_with(key.clone(), || {
+    /// The entry of the license URL `written` (as the `License:` line writes it), made when
+    /// there is none; `None` when it is not an absolute http(s) URL. A URL asked about before
+    /// is not parsed again.
+    pub fn resolve(&self, written: &str) -> Option<LicenseHandle> {
+        if let Some(entry) = self.entries.get(written) {
+            return Some(LicenseHandle(entry));
+        }
+        let url = license_url(written)?;
+        let entry = self.entries.get_with(written.to_owned(), || {
             Arc::new(Entry {
+                url,
+                key: written.to_owned(),
                 state: Mutex::new(OriginState::default()),
                 fetching: Arc::new(tokio::sync::Mutex::new(())),
                 weight: AtomicU32::new(ENTRY_OVERHEAD_BYTES),
             })
         });
-        if let Some(view) = self.answer(url, &key, &entry, Lookup::Hit) {
+        Some(LicenseHandle(entry))
+    }
+
+    /// The entry of `written` if there is one, without making it.
+    pub fn held(&self, written: &str) -> Option<LicenseHandle> {
+        self.entries.get(written).map(LicenseHandle)
+    }
+
+    /// What to answer from for the license now if that needs no fetch in the foreground.
+    pub fn peek(&self, handle: &LicenseHandle) -> Option<LicenseView> {
+        let entry = &handle.0;
+        self.answer(&entry.url, &entry.key, entry, Lookup::Hit)
+    }
+
+    /// What to answer from for the license now; fetches, and waits for the fetch, when nothing
+    /// is known; starts one background fetch when the copy has expired or a retry is due.
+    pub async fn lookup(&self, handle: &LicenseHandle) -> LicenseView {
+        let entry = &handle.0;
+        let (url, key) = (&entry.url, entry.key.as_str());
+        if let Some(view) = self.answer(url, key, entry, Lookup::Hit) {
             return view;
         }
         let (guard, coalesced) = match Arc::clone(&entry.fetching).try_lock_owned() {
@@ -204,16 +244,16 @@ impl LicenseCache {
         } else {
             Lookup::Miss
         };
-        if coalesced && let Some(view) = self.answer(url, &key, &entry, lookup) {
+        if coalesced && let Some(view) = self.answer(url, key, entry, lookup) {
             return view;
         }
-        let lookup = if self.fetch(url, &key, &entry).await {
+        let lookup = if self.fetch(url, key, entry).await {
             Lookup::Shared
         } else {
             lookup
         };
         drop(guard);
-        self.answer(url, &key, &entry, lookup)
+        self.answer(url, key, entry, lookup)
             .unwrap_or_else(|| LicenseView {
                 state: LicenseState::Failed("the license document was not fetched".into()),
                 meta: None,

@@ -15,11 +15,12 @@ mod pattern;
 use std::sync::Arc;
 
 use robotsd_engine::RobotsTxt;
-use url::Url;
 
 use crate::cache::Lookup;
 use crate::origin::Target;
-pub use cache::{Held, LicenseBackoff, LicenseCache, LicenseMeta, LicenseState, LicenseView};
+pub use cache::{
+    Held, LicenseBackoff, LicenseCache, LicenseHandle, LicenseMeta, LicenseState, LicenseView,
+};
 pub use document::{Content, LicenseTerms, RslDocument, RslError};
 
 /// Distinct license URLs fetched for one robots.txt; the others are reported `not_fetched`, so
@@ -53,6 +54,20 @@ pub enum RslState {
     /// Not fetched: not an absolute http(s) URL, past [`MAX_LICENSES_PER_FILE`], or (in a batch
     /// past its deadline) not held yet.
     NotFetched,
+}
+
+impl RslState {
+    /// The name answers use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RslState::Covered => "covered",
+            RslState::NotCovered => "not_covered",
+            RslState::FetchFailed => "fetch_failed",
+            RslState::Invalid => "invalid",
+            RslState::Refused => "refused",
+            RslState::NotFetched => "not_fetched",
+        }
+    }
 }
 
 /// Where an answer's license document came from.
@@ -150,53 +165,55 @@ impl Licenses {
         target: &Target,
         held_only: bool,
     ) -> Vec<RslReport> {
-        let mut seen = std::collections::HashSet::new();
+        // At most MAX_REPORTED_PER_FILE entries: a linear search beats hashing.
+        let mut seen: Vec<String> = Vec::new();
         let mut pending = Vec::new();
         let mut fetched = 0;
         // The first lines only: a file of a hundred thousand copies of one line costs a check
         // no more than a thousand.
         for license in robots.licenses().take(MAX_SCANNED_LINES) {
-            let written = license.url.trim().to_owned();
+            let written = license.url.trim();
+            if seen.iter().any(|s| s == written) {
+                continue;
+            }
             if seen.len() == MAX_REPORTED_PER_FILE {
                 break;
             }
-            if !seen.insert(written.clone()) {
-                continue;
-            }
-            let url = Url::parse(&written)
-                .ok()
-                .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some());
-            let skipped = |reason: &str| RslReport {
-                license_url: written.clone(),
+            seen.push(written.to_owned());
+            let handle = match (fetched < MAX_LICENSES_PER_FILE, held_only) {
+                (true, false) => self.cache.resolve(written),
+                (true, true) => self.cache.held(written),
+                (false, _) => None,
+            };
+            let why = match handle {
+                Some(handle) => {
+                    fetched += 1;
+                    pending.push(Ok((written.to_owned(), license.line, handle)));
+                    continue;
+                }
+                None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
+                None if fetched == MAX_LICENSES_PER_FILE => {
+                    "robotsd fetches at most 4 license documents per robots.txt"
+                }
+                None => "not held yet (a batch past its deadline fetches nothing)",
+            };
+            pending.push(Err(RslReport {
+                license_url: written.to_owned(),
                 line: license.line,
                 state: RslState::NotFetched,
-                reason: Some(reason.to_owned()),
+                reason: Some(why.to_owned()),
                 covered: None,
                 source: None,
-            };
-            let report = match url {
-                None => Err(skipped("not an absolute http(s) URL")),
-                Some(_) if fetched == MAX_LICENSES_PER_FILE => Err(skipped(
-                    "robotsd fetches at most 4 license documents per robots.txt",
-                )),
-                Some(url) => {
-                    fetched += 1;
-                    Ok((written, license.line, url))
-                }
-            };
-            pending.push(report);
+            }));
         }
-        let lookups = pending.into_iter().map(|p| async move {
-            let (written, line, url) = match p {
-                Ok(p) => p,
-                Err(report) => return report,
-            };
+        let lookup = |p: Result<(String, u32, LicenseHandle), RslReport>| async move {
+            let (written, line, handle) = p?;
             let view = if held_only {
-                self.cache.peek(&url)
+                self.cache.peek(&handle)
             } else {
-                Some(self.cache.lookup(&url).await)
+                Some(self.cache.lookup(&handle).await)
             };
-            match view {
+            Ok(match view {
                 Some(view) => report(written, line, view, target),
                 None => RslReport {
                     license_url: written,
@@ -206,9 +223,15 @@ impl Licenses {
                     covered: None,
                     source: None,
                 },
-            }
-        });
-        futures_util::future::join_all(lookups).await
+            })
+        };
+        let done: Vec<Result<RslReport, RslReport>> = if pending.len() == 1 {
+            // The usual file names one license: no join machinery for it.
+            vec![lookup(pending.remove(0)).await]
+        } else {
+            futures_util::future::join_all(pending.into_iter().map(lookup)).await
+        };
+        done.into_iter().map(|r| r.unwrap_or_else(|r| r)).collect()
     }
 }
 

@@ -1,0 +1,132 @@
+//! `usage.rsl` of a check answer written by hand, like the rest of the answer
+//! ([`super::answer_json`]): the license terms are written straight from the cached document,
+//! without the owned copies and the serde machinery of [`RslJson`]. The output is
+//! byte-for-byte what serde writes for `RslJson`, which the answer writer's tests check.
+//!
+//! [`RslJson`]: crate::api::types::RslJson
+
+use super::answer_json::{list, number, optional, string, timestamp};
+use crate::rsl::document::{Payment, Scope};
+use crate::rsl::{Content, RslReport, RslSource};
+
+/// Appends the `rsl` array of an answer's usage.
+pub(super) fn write_rsl(out: &mut Vec<u8>, reports: &[RslReport]) {
+    out.push(b'[');
+    for (i, report) in reports.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"license_url":"#);
+        string(out, &report.license_url);
+        out.extend_from_slice(br#","line":"#);
+        number(out, report.line);
+        out.extend_from_slice(br#","state":""#);
+        out.extend_from_slice(report.state.as_str().as_bytes());
+        out.extend_from_slice(br#"","reason":"#);
+        optional(out, report.reason.as_deref(), string);
+        out.extend_from_slice(br#","contents":["#);
+        for (c, content) in report.contents().enumerate() {
+            if c > 0 {
+                out.push(b',');
+            }
+            write_content(out, content);
+        }
+        out.extend_from_slice(br#"],"source":"#);
+        optional(out, report.source.as_ref(), write_source);
+        out.push(b'}');
+    }
+    out.push(b']');
+}
+
+fn write_content(out: &mut Vec<u8>, content: &Content) {
+    out.extend_from_slice(br#"{"url":"#);
+    string(out, &content.url);
+    out.extend_from_slice(br#","line":"#);
+    number(out, content.line);
+    out.extend_from_slice(br#","server":"#);
+    optional(out, content.server.as_deref(), string);
+    out.extend_from_slice(if content.encrypted {
+        br#","encrypted":true,"lastmod":"#
+    } else {
+        br#","encrypted":false,"lastmod":"#
+    });
+    optional(out, content.lastmod.as_deref(), string);
+    out.extend_from_slice(br#","licenses":["#);
+    for (i, license) in content.licenses.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"permits":"#);
+        write_scope(out, &license.permits);
+        out.extend_from_slice(br#","prohibits":"#);
+        write_scope(out, &license.prohibits);
+        out.extend_from_slice(br#","payment":"#);
+        optional(out, license.payment.as_ref(), write_payment);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"]}");
+}
+
+fn write_scope(out: &mut Vec<u8>, scope: &Scope) {
+    out.extend_from_slice(br#"{"usage":["#);
+    list(out, scope.usage.iter().map(String::as_str));
+    out.extend_from_slice(br#"],"user":["#);
+    list(out, scope.user.iter().map(String::as_str));
+    out.extend_from_slice(br#"],"geo":["#);
+    list(out, scope.geo.iter().map(String::as_str));
+    out.extend_from_slice(b"]}");
+}
+
+fn write_payment(out: &mut Vec<u8>, payment: &Payment) {
+    out.extend_from_slice(br#"{"type":"#);
+    optional(out, payment.kind.as_deref(), string);
+    out.extend_from_slice(br#","amounts":["#);
+    for (i, amount) in payment.amounts.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"value":"#);
+        string(out, &amount.value);
+        out.extend_from_slice(br#","currency":"#);
+        optional(out, amount.currency.as_deref(), string);
+        out.push(b'}');
+    }
+    out.extend_from_slice(br#"],"standard":"#);
+    optional(out, payment.standard.as_deref(), string);
+    out.extend_from_slice(br#","custom":"#);
+    optional(out, payment.custom.as_deref(), string);
+    out.push(b'}');
+}
+
+fn write_source(out: &mut Vec<u8>, source: &RslSource) {
+    out.extend_from_slice(br#"{"status":"#);
+    optional(out, source.status, number);
+    out.extend_from_slice(br#","fetched_at":"#);
+    optional(out, source.fetched_at, timestamp);
+    out.extend_from_slice(br#","expires_at":"#);
+    optional(out, source.expires_at, timestamp);
+    out.extend_from_slice(br#","sha256":"#);
+    optional(out, source.sha256.as_ref(), crate::hex::push_quoted_digest);
+    out.extend_from_slice(br#","bytes":"#);
+    optional(out, source.bytes, number);
+    out.extend_from_slice(br#","final_url":"#);
+    optional(out, source.final_url.as_deref(), string);
+    out.extend_from_slice(br#","cache":""#);
+    out.extend_from_slice(source.cache.as_str().as_bytes());
+    out.extend_from_slice(br#"","backoff":"#);
+    match &source.backoff {
+        Some(backoff) => {
+            out.extend_from_slice(br#"{"since":"#);
+            timestamp(out, backoff.since);
+            out.extend_from_slice(br#","failures":"#);
+            number(out, backoff.failures);
+            out.extend_from_slice(br#","next_retry":"#);
+            timestamp(out, backoff.next_retry);
+            out.extend_from_slice(br#","last_error":"#);
+            string(out, &backoff.last_error);
+            out.push(b'}');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+}
