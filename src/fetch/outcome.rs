@@ -109,7 +109,7 @@ pub enum FetchOutcome {
     },
 }
 
-/// The outcome of fetching a document other than a robots.txt ([`Fetcher::fetch_document`]):
+/// The outcome of fetching a document other than a robots.txt ([`super::Fetcher::fetch_document`]):
 /// the same cases as [`FetchOutcome`], with the body unparsed.
 #[derive(Debug, Clone)]
 pub enum DocumentOutcome {
