@@ -327,7 +327,8 @@ fn terms(license: roxmltree::Node<'_, '_>, limits: &Limits) -> Result<LicenseTer
             }
             continue;
         };
-        // RSL 1.0 §3.5: `type` defaults to `usage`.
+        // RSL 1.0 requires `type`; one left out is read as `usage`, the type every published
+        // example lists first, rather than dropping the publisher's terms.
         let list = match child.attribute("type").map(str::trim).unwrap_or("usage") {
             "usage" => &mut side.usage,
             "user" => &mut side.user,

@@ -1,6 +1,7 @@
 //! A `<content url="…">` pattern and which URLs it covers.
 //!
-//! RSL 1.0 §3.2: the value is "either a full URL, or a path on the server" that "follows the
+//! RSL §3.3 (`<content url>`, in the words of its drafts, which 1.0 keeps): the value is "either
+//! a full URL, or a path on the server" that "follows the
 //! URL-matching rules of the Robots Exclusion Protocol (RFC 9309), including support for the
 //! special characters `*` … and `$`". A path is matched exactly as an `allow`/`disallow` value is
 //! (the engine's normalisation and matcher, so `/a*b$` means the same in both files). A full URL
