@@ -217,6 +217,9 @@ async fn check_one(
         if !answer.usage.is_empty() {
             state.metrics.observe_usage(&answer.usage);
         }
+        if !answer.rsl.is_empty() {
+            state.metrics.observe_rsl(&answer.rsl);
+        }
     }
     Ok(answer)
 }
@@ -446,6 +449,9 @@ async fn check_held(
             .observe_check(answer.allowed, answer.reason, source.cache);
         if !answer.usage.is_empty() {
             state.metrics.observe_usage(&answer.usage);
+        }
+        if !answer.rsl.is_empty() {
+            state.metrics.observe_rsl(&answer.rsl);
         }
     }
     Ok(answer)

@@ -23,6 +23,9 @@ pub(super) async fn readyz(State(state): State<AppState>) -> Response {
 
 pub(super) async fn metrics(State(state): State<AppState>) -> Response {
     state.metrics.refresh_pacing(state.checker.pacer());
+    if let Some(licenses) = state.checker.licenses() {
+        state.metrics.refresh_rsl(licenses);
+    }
     let text = state.metrics.render(state.checker.cache()).await;
     (
         [(

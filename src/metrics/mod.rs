@@ -29,6 +29,7 @@ use crate::store::{StoreOp, StoreOutcome};
 
 mod connections;
 mod pacing;
+mod rsl;
 mod store;
 mod usage;
 
@@ -86,6 +87,7 @@ struct Inner {
     /// `robotsd_robots_refreshes_total` by result: `[refused, refreshed]`.
     refreshes: [IntCounter; 2],
     usage: usage::UsageMetrics,
+    rsl: rsl::RslMetrics,
     pacing: pacing::PaceMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
@@ -233,8 +235,9 @@ impl Metrics {
         let refresh_series =
             ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
         let usage = usage::UsageMetrics::new();
+        let rsl = rsl::RslMetrics::new();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 28] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 32] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -258,6 +261,10 @@ impl Metrics {
             Box::new(connections.timeouts.clone()),
             Box::new(refreshes),
             Box::new(usage.family.clone()),
+            Box::new(rsl.reports.clone()),
+            Box::new(rsl.fetches.clone()),
+            Box::new(rsl.documents.clone()),
+            Box::new(rsl.weight.clone()),
             Box::new(pacing.reservations.clone()),
             Box::new(pacing.wait.clone()),
             Box::new(pacing.reports.clone()),
@@ -305,6 +312,7 @@ impl Metrics {
                 connections,
                 refreshes: refresh_series,
                 usage,
+                rsl,
                 pacing,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
@@ -380,6 +388,16 @@ impl Metrics {
     /// `robotsd_usage_preferences_total{source,category,value}`.
     pub fn observe_usage(&self, items: &[crate::checker::UsageItem]) {
         self.inner.usage.observe(items);
+    }
+
+    /// `robotsd_rsl_reports_total{state}`, for one answer's license reports.
+    pub fn observe_rsl(&self, reports: &[crate::rsl::RslReport]) {
+        self.inner.rsl.observe(reports);
+    }
+
+    /// Refreshes the license series from `licenses`; call before [`Metrics::render`].
+    pub fn refresh_rsl(&self, licenses: &crate::rsl::Licenses) {
+        self.inner.rsl.refresh(licenses);
     }
 
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and

@@ -131,6 +131,16 @@ impl Entry {
     }
 }
 
+/// What license fetches ended in, for metrics: a closed set.
+pub const FETCH_OUTCOMES: [&str; 5] = ["document", "invalid", "missing", "unreachable", "refused"];
+
+/// Counters the metrics layer reads.
+#[derive(Debug, Default)]
+pub struct LicenseStats {
+    /// License fetches by outcome, in [`FETCH_OUTCOMES`] order.
+    pub fetches: [std::sync::atomic::AtomicU64; 5],
+}
+
 /// Bytes charged for an entry besides its document.
 const ENTRY_OVERHEAD_BYTES: u32 = 512;
 
@@ -143,6 +153,7 @@ pub struct LicenseCache {
     pub(super) clock: Arc<dyn Clock>,
     pub(super) limits: Limits,
     fleet: Option<LicenseFleet>,
+    stats: Arc<LicenseStats>,
 }
 
 /// The SHA-256 of a document's bytes.
@@ -181,7 +192,13 @@ impl LicenseCache {
             clock,
             limits: Limits::default(),
             fleet: None,
+            stats: Arc::default(),
         }
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &LicenseStats {
+        &self.stats
     }
 
     /// The same cache, sharing documents with other replicas through `store` (`--redis-url`).
@@ -378,6 +395,20 @@ impl LicenseCache {
             _ => None,
         };
         let result = self.result(outcome);
+        let kind = match &result {
+            FetchResult::Success {
+                rules: Held::Document(_),
+                ..
+            } => 0,
+            FetchResult::Success {
+                rules: Held::Invalid(_),
+                ..
+            } => 1,
+            FetchResult::Success { .. } => 2,
+            FetchResult::Unreachable { .. } => 3,
+            FetchResult::Refused { .. } => 4,
+        };
+        self.stats.fetches[kind].fetch_add(1, Ordering::Relaxed);
         let now = self.clock.now();
         entry
             .lock()

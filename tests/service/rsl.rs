@@ -217,6 +217,14 @@ async fn a_check_reports_the_terms_that_cover_the_url_with_their_source() {
     let private = check(&robotsd, &site.url("/private/x")).await;
     assert_eq!(private["allowed"], false);
     assert_eq!(private["usage"], Value::Null);
+
+    // The metrics count the reports by state, the fetches by outcome, and what is held.
+    let covered = "robotsd_rsl_reports_total{state=\"covered\"}";
+    assert_eq!(robotsd.metric(covered).await, 2.0);
+    let fetched = "robotsd_rsl_fetches_total{outcome=\"document\"}";
+    assert_eq!(robotsd.metric(fetched).await, 1.0);
+    assert_eq!(robotsd.metric("robotsd_rsl_documents").await, 1.0);
+    assert!(robotsd.metric("robotsd_rsl_weight_bytes").await > 500.0);
 }
 
 #[tokio::test]
