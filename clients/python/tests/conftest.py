@@ -63,6 +63,7 @@ class Site:
         robots: str = SITE_ROBOTS,
         paths: Optional[list[str]] = None,
         answers: Optional[dict[str, list[Answer]]] = None,
+        documents: Optional[dict[str, str]] = None,
     ) -> None:
         self.hits: Counter[str] = Counter()
         self.agents: dict[str, list[str]] = {}
@@ -70,6 +71,7 @@ class Site:
         """``(time.monotonic(), path, status)`` of each request but robots.txt's, in order."""
         self._lock = threading.Lock()
         pages = site_paths() if paths is None else paths
+        served = dict(documents or {})
         scripted = {path: list(queue) for path, queue in (answers or {}).items()}
         accepted: dict[object, float] = {}  # when each connection was accepted, by address
         site = self
@@ -100,6 +102,9 @@ class Site:
                 elif path in pages:
                     status, headers = 200, {}
                     body, kind = f"<html><body>page {path}</body></html>".encode(), "text/html"
+                elif path in served:
+                    status, headers = 200, {}
+                    body, kind = served[path].encode(), "application/xml"
                 else:
                     self.send_error(404)
                     return
@@ -155,8 +160,9 @@ def make_site() -> Iterator[MakeSite]:
         robots: str = SITE_ROBOTS,
         paths: Optional[list[str]] = None,
         answers: Optional[dict[str, list[Answer]]] = None,
+        documents: Optional[dict[str, str]] = None,
     ) -> Site:
-        s = Site(robots, paths, answers)
+        s = Site(robots, paths, answers, documents)
         made.append(s)
         return s
 

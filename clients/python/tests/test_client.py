@@ -37,6 +37,7 @@ from robotsd import (
     ReportTaken,
     RobotsResponse,
     RobotsSourceJson,
+    RslJson,
     UnavailableError,
 )
 
@@ -196,6 +197,44 @@ def test_evaluate_checks_a_given_robots_txt_without_fetching(site: Site, robotsd
     assert evaluation.parsed and evaluation.parsed.lines >= 3
     assert evaluation.cut_at_bytes is None
     assert site.hits == {}
+
+
+LICENSE = """<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/articles/*" server="https://license.example/">
+    <license>
+      <permits type="usage">ai-input search</permits>
+      <prohibits type="usage">ai-train</prohibits>
+      <payment type="crawl"><amount currency="USD">0.015</amount></payment>
+    </license>
+  </content>
+</rsl>
+"""
+
+
+def test_rsl_license_terms_decode(make_site: MakeSite, start_robotsd: StartRobotsd) -> None:
+    licenses = make_site(paths=["/"], documents={"/license.xml": LICENSE})
+    site = make_site(robots=f"User-agent: *\nDisallow: /private/\nLicense: {licenses.url}/license.xml\n")
+    robotsd = start_robotsd("--rsl")
+    with Client(robotsd.url) as client:
+        article = client.check(site.url + "/articles/1", "ExampleBot")
+        about = client.check(site.url + "/about", "ExampleBot")
+        private = client.check(site.url + "/private/x", "ExampleBot")
+    assert article.usage and article.usage.rsl
+    report = article.usage.rsl[0]
+    assert isinstance(report, RslJson)
+    assert report.state == "covered" and report.line == 3
+    assert report.license_url == licenses.url + "/license.xml"
+    content = report.contents[0]
+    assert content.url == "/articles/*" and content.server == "https://license.example/"
+    terms = content.licenses[0]
+    assert terms.permits.usage == ["ai-input", "search"] and terms.prohibits.usage == ["ai-train"]
+    assert terms.payment and terms.payment.type == "crawl"
+    assert terms.payment.amounts[0].value == "0.015" and terms.payment.amounts[0].currency == "USD"
+    assert report.source and report.source.status == 200 and report.source.cache == "miss"
+    # A URL the document does not cover, and a disallowed one (no terms at all).
+    assert about.usage and about.usage.rsl and about.usage.rsl[0].state == "not_covered"
+    assert private.usage is None
+    assert licenses.hits["/license.xml"] == 1
 
 
 def test_robotsd_down_is_unavailable() -> None:
