@@ -66,7 +66,7 @@ pub enum RslError {
 /// One `<permits>` or `<prohibits>` side of a license, by the `type` of its elements.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Scope {
-    /// `type="usage"`: usage types (`ai-train`, `search`, …; see [`super::vocabulary`]).
+    /// `type="usage"`: usage types (`ai-train`, `search`, …; see [`robotsd_engine::USAGE_VOCABULARY`]).
     pub usage: Vec<String>,
     /// `type="user"`: user types (`commercial`, `non-commercial`, …).
     pub user: Vec<String>,
@@ -189,7 +189,7 @@ impl RslDocument {
     }
 
     /// Bytes of memory this document holds, for the cache's weigher: every allocation at what
-    /// a general-purpose allocator charges for it ([`allocation`]), so that many small strings
+    /// a general-purpose allocator charges for it (8-byte header, 16-byte rounding), so that many small strings
     /// are not undercounted (BENCHMARKS.md compares this with a heap profiler's figure).
     pub fn heap_size(&self) -> usize {
         let string = |s: &String| allocation(s.capacity());

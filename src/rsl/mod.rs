@@ -4,7 +4,7 @@
 //! the operator turns it on (`--rsl`), robotsd fetches each document through the robots.txt
 //! fetch path, keeps it per license URL by the robots.txt cache rules ([`cache`]), reads it
 //! within fixed bounds ([`document`]) and, for a URL that may be fetched, reports the terms of
-//! the `<content>` that covers it ([`pattern`]), or a typed state saying why there are none.
+//! the `<content>` that covers it (`pattern`), or a typed state saying why there are none.
 //! Nothing here changes a verdict, and no failure here fails a check.
 
 pub mod cache;
