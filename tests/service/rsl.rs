@@ -702,3 +702,35 @@ async fn an_expired_license_is_answered_while_one_refresh_runs() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(site.hits("/license.xml"), 2);
 }
+
+#[tokio::test]
+async fn with_redis_down_a_replica_fetches_the_license_itself() {
+    let site = licensed_site(xml(NO_TRAINING)).await;
+    let dead = format!("redis://127.0.0.1:{}", free_port());
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--rsl",
+            "--redis-url",
+            &dead,
+            "--store-timeout",
+            "200ms",
+        ],
+        false,
+    )
+    .await;
+    let started = std::time::Instant::now();
+    let answer = check(&robotsd, site.url("/page")).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(answer["usage"]["rsl"][0]["state"], "covered", "{answer}");
+    let again = check(&robotsd, site.url("/other")).await;
+    assert_eq!(
+        again["usage"]["rsl"][0]["source"]["cache"], "hit",
+        "{again}"
+    );
+    assert_eq!(site.hits("/license.xml"), 1);
+}
