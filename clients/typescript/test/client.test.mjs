@@ -335,3 +335,41 @@ test("feedback tells robotsd what sites answered, and robotsd slows the origin d
   assert.ok(eased.at(-1).pace.slowdown < 4, "successes ease a slowdown");
   assert.deepEqual(await client.feedback([]), []);
 });
+
+test("with --rsl, an allowed URL carries the RSL license terms that cover it", async (t) => {
+  const license = `<rsl xmlns="https://rslstandard.org/rsl">
+  <content url="/articles/*" server="https://license.example/">
+    <license><permits type="usage">ai-input search</permits><prohibits type="usage">ai-train</prohibits>
+      <payment type="crawl"><amount currency="USD">0.015</amount></payment></license>
+  </content>
+</rsl>`;
+  let licenseHits = 0;
+  const server = createServer((req, res) => {
+    if (req.url === "/license.xml") {
+      licenseHits++;
+      res.writeHead(200, { "content-type": "application/rsl+xml" }).end(license);
+      return;
+    }
+    const { port } = server.address();
+    res
+      .writeHead(200, { "content-type": "text/plain" })
+      .end(`User-agent: *\nDisallow: /private/\nLicense: http://127.0.0.1:${port}/license.xml\n`);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.close());
+  const site = `http://127.0.0.1:${server.address().port}`;
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t, "--rsl") });
+
+  const article = await client.check(`${site}/articles/1`, "ExampleBot");
+  const [report] = article.usage?.rsl ?? [];
+  assert.equal(report?.state, "covered");
+  assert.equal(report.line, 3);
+  assert.equal(report.contents[0].url, "/articles/*");
+  assert.equal(report.contents[0].server, "https://license.example/");
+  assert.deepEqual(report.contents[0].licenses[0].permits.usage, ["ai-input", "search"]);
+  assert.deepEqual(report.contents[0].licenses[0].payment?.amounts, [{ value: "0.015", currency: "USD" }]);
+  assert.equal(report.source?.cache, "miss");
+  assert.equal((await client.check(`${site}/about`, "ExampleBot")).usage?.rsl?.[0]?.state, "not_covered");
+  assert.equal((await client.check(`${site}/private/x`, "ExampleBot")).usage, null);
+  assert.equal(licenseHits, 1);
+});

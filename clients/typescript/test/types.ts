@@ -11,6 +11,7 @@ import {
   type Pace,
   type Problem,
   type Report,
+  type RslTerms,
 } from "../src/index.js";
 import {
   DisallowedError,
@@ -132,4 +133,15 @@ const results: Array<CheckResponse | Problem> = await client.checkMany(["https:/
 for (const result of results) {
   if (isProblem(result)) result.type satisfies string;
   else result.allowed satisfies boolean;
+}
+
+// RSL license terms (`--rsl`): one entry per License: line, each with a typed state.
+const licensed = await client.check("https://example.com/articles/1", "ExampleBot");
+const terms: RslTerms[] | null | undefined = licensed.usage?.rsl;
+for (const report of terms ?? []) {
+  report.state satisfies "covered" | "not_covered" | "fetch_failed" | "invalid" | "refused" | "not_fetched";
+  for (const content of report.contents) {
+    content.server satisfies string | null | undefined;
+    content.licenses[0]?.permits.usage satisfies string[] | undefined;
+  }
 }
