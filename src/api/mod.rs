@@ -262,6 +262,7 @@ async fn check_get(
     let options = CheckOptions {
         decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
         pace: pace::pace_param(&pairs)?,
+        licenses: view == View::Full,
     };
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
@@ -374,6 +375,7 @@ async fn check_post(
     let options = CheckOptions {
         decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
         pace: pace::pace_param(&pairs)?,
+        licenses: view == View::Full,
     };
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     let items: Vec<(String, Vec<String>)> = match request {

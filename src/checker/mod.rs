@@ -155,6 +155,10 @@ pub struct CheckOptions {
     pub decoding: PercentDecoding,
     /// Whether to reserve a fetch slot for an allowed URL (docs/politeness.md).
     pub pace: bool,
+    /// Whether to report RSL license terms (with `--rsl`): not for an answer that shows only
+    /// the verdict (`view=verdict`), which would otherwise wait for license fetches it never
+    /// shows.
+    pub licenses: bool,
 }
 
 /// Bytes of pacing state a checker made by [`Checker::new`] holds at most.
@@ -227,6 +231,7 @@ impl Checker {
         CheckOptions {
             decoding: self.percent_decoding,
             pace: false,
+            licenses: true,
         }
     }
 
@@ -290,7 +295,10 @@ impl Checker {
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
         let origin = options.pace.then(|| target.origin.key().to_string());
-        let licensed = self.licensed(&snapshot, &target);
+        let licensed = options
+            .licenses
+            .then(|| self.licensed(&snapshot, &target))
+            .flatten();
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, false).await;
         if let Some(origin) = origin {
@@ -314,7 +322,10 @@ impl Checker {
             return Ok(None);
         };
         let origin = target.origin.key().to_string();
-        let licensed = self.licensed(&snapshot, &target);
+        let licensed = options
+            .licenses
+            .then(|| self.licensed(&snapshot, &target))
+            .flatten();
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, true).await;
         self.pace(&mut answer, &origin, options).await;

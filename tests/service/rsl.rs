@@ -734,3 +734,24 @@ async fn with_redis_down_a_replica_fetches_the_license_itself() {
     );
     assert_eq!(site.hits("/license.xml"), 1);
 }
+
+#[tokio::test]
+async fn a_verdict_only_answer_does_not_wait_for_licenses() {
+    let site = licensed_site(xml(NO_TRAINING)).await;
+    *site.delay.lock().unwrap() = Duration::from_secs(10);
+    let robotsd = rsl_robotsd().await;
+    let started = std::time::Instant::now();
+    let url = encode(&site.url("/page"));
+    let response = reqwest::get(robotsd.url(&format!("/v1/check?url={url}&ua=Bot&view=verdict")))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer = json_of(response).await;
+    assert_eq!(answer["allowed"], true, "{answer}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(site.hits("/license.xml"), 0);
+}
