@@ -15,6 +15,9 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
+mod documents;
+mod fleet;
+
 /// A loopback site answering each path with its own reply, counting requests per path.
 struct Site {
     addr: SocketAddr,
@@ -291,84 +294,6 @@ async fn a_url_no_content_covers_is_not_covered() {
 }
 
 #[tokio::test]
-async fn hostile_and_broken_documents_give_a_typed_state_never_an_error() {
-    let deep = format!(
-        r#"<rsl xmlns="https://rslstandard.org/rsl">{}<content url="/"/>{}</rsl>"#,
-        "<x>".repeat(5_000),
-        "</x>".repeat(5_000)
-    );
-    let bomb = r#"<?xml version="1.0"?>
-<!DOCTYPE rsl [
-  <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">
-  <!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
-  <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">
-  <!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">
-]>
-<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits>&d;</permits></license></content></rsl>"#;
-    let external = r#"<?xml version="1.0"?>
-<!DOCTYPE rsl [<!ENTITY x SYSTEM "file:///etc/passwd">]>
-<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license><permits>&x;</permits></license></content></rsl>"#;
-    let huge = format!(
-        r#"<rsl xmlns="https://rslstandard.org/rsl">{}</rsl>"#,
-        r#"<content url="/x"><license><permits>search</permits></license></content>"#
-            .repeat(10_000)
-    );
-    let many = format!(
-        r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/">{}</content></rsl>"#,
-        "<p/>".repeat(30_000)
-    );
-    let cases: Vec<(&str, Reply, &str, &str)> = vec![
-        ("deep", xml(&deep), "invalid", "nested too deeply"),
-        ("entity bomb", xml(bomb), "invalid", "DTD"),
-        ("external entity", xml(external), "invalid", "DTD"),
-        ("huge", xml(&huge), "invalid", "size limit"),
-        (
-            "too many nodes",
-            xml(&many),
-            "invalid",
-            "too many XML nodes",
-        ),
-        (
-            "wrong namespace",
-            xml(r#"<rsl xmlns="https://example.com/not-rsl"><content url="/"/></rsl>"#),
-            "invalid",
-            "namespace",
-        ),
-        (
-            "no namespace",
-            xml(r#"<rsl><content url="/"/></rsl>"#),
-            "invalid",
-            "namespace",
-        ),
-        (
-            "not XML",
-            ok("User-agent: *\nDisallow:\n"),
-            "invalid",
-            "XML",
-        ),
-        (
-            "no content",
-            xml(r#"<rsl xmlns="https://rslstandard.org/rsl"></rsl>"#),
-            "invalid",
-            "no <content>",
-        ),
-        ("404", status(404), "fetch_failed", "404"),
-        ("500", status(500), "fetch_failed", "500"),
-    ];
-    let robotsd = rsl_robotsd().await;
-    for (name, reply, state, reason) in cases {
-        let site = licensed_site(reply).await;
-        let answer = check(&robotsd, &site.url("/page")).await;
-        assert_eq!(answer["allowed"], true, "{name}: {answer}");
-        let report = &answer["usage"]["rsl"][0];
-        assert_eq!(report["state"], state, "{name}: {answer}");
-        let why = report["reason"].as_str().unwrap_or_default();
-        assert!(why.contains(reason), "{name}: {why:?}");
-        assert_eq!(report["contents"], json!([]), "{name}");
-    }
-}
-
-#[tokio::test]
 async fn a_slow_license_fails_at_the_fetch_time_limit_and_backs_off() {
     let site = licensed_site(xml(NO_TRAINING)).await;
     *site.delay.lock().unwrap() = Duration::from_secs(10);
@@ -478,53 +403,6 @@ async fn several_license_lines_are_reported_in_order_and_bounded() {
 }
 
 #[tokio::test]
-async fn three_replicas_with_redis_fetch_a_license_document_once() {
-    let redis = crate::redis_server::RedisServer::start().await;
-    let url = redis.url();
-    let site = licensed_site(xml(SECTIONS)).await;
-    // Slow enough that the replicas' first checks overlap.
-    *site.delay.lock().unwrap() = Duration::from_millis(300);
-    let mut replicas = Vec::new();
-    for _ in 0..3 {
-        replicas.push(
-            Robotsd::start(
-                &["--allow-private-networks", "--rsl", "--redis-url", &url],
-                false,
-            )
-            .await,
-        );
-    }
-    let checks = (0..30).map(|i| check(&replicas[i % 3], site.url(&format!("/articles/{i}"))));
-    let checks: Vec<_> = checks.collect();
-    let mut caches = Vec::new();
-    for answer in futures_util::future::join_all(checks).await {
-        let report = &answer["usage"]["rsl"][0];
-        assert_eq!(report["state"], "covered", "{answer}");
-        assert_eq!(report["contents"][0]["url"], "/articles/*");
-        caches.push(report["source"]["cache"].as_str().unwrap().to_owned());
-    }
-    assert_eq!(site.hits("/license.xml"), 1, "{caches:?}");
-    assert_eq!(site.hits("/robots.txt"), 1);
-    // Two replicas took the document from Redis, without fetching it.
-    assert!(caches.iter().any(|c| c == "shared"), "{caches:?}");
-
-    // A replica started later reads it from Redis too.
-    let late = Robotsd::start(
-        &["--allow-private-networks", "--rsl", "--redis-url", &url],
-        false,
-    )
-    .await;
-    let answer = check(&late, &site.url("/premium/x")).await;
-    let report = &answer["usage"]["rsl"][0];
-    assert_eq!(
-        report["contents"][0]["server"],
-        "https://license.example.com/api"
-    );
-    assert_eq!(report["source"]["cache"], "shared", "{answer}");
-    assert_eq!(site.hits("/license.xml"), 1);
-}
-
-#[tokio::test]
 async fn a_file_of_many_license_lines_gets_a_bounded_answer() {
     let site = Site::start("127.0.0.1").await;
     let mut robots = String::from("User-agent: *\nAllow: /\n");
@@ -545,126 +423,6 @@ async fn a_file_of_many_license_lines_gets_a_bounded_answer() {
         .count();
     assert_eq!(fetched, 4);
     assert_eq!(reports[15]["line"], 18);
-}
-
-/// Documents as RSL's own pages publish them: the site-wide "prohibit all AI use" example, the
-/// RSL Collective's template (a license server, and `royalty`, a payment type of the drafts
-/// reported as written), the Schema.org guide's (a full URL on another site), the AI
-/// Preferences guide's subscription, a document with another namespace's elements inside, and
-/// the getting-started template as the page prints it, with typographic quotes, which is not XML.
-#[tokio::test]
-async fn the_spec_and_guide_examples_read_as_published() {
-    let all_ai = r#"<rsl xmlns="https://rslstandard.org/rsl">
-  <content url="/">
-    <license>
-      <prohibits type="usage">ai-all</prohibits>
-    </license>
-  </content>
-</rsl>"#;
-    let collective = r#"<rsl xmlns="https://rslstandard.org/rsl">
-  <content url="/" server="https://rslcollective.org/api">
-    <license>
-      <permits type="usage">train-ai</permits>
-      <payment type="royalty">
-          <standard>https://rslcollective.org/license</standard>
-      </payment>
-    </license>
-  </content>
-</rsl>"#;
-    let schema_org = r#"<rsl xmlns="https://rslstandard.org/rsl">
- <content url="https://gutenberg.org/2701/pg2701-h.zip">
-   <schema>https://gutenberg.org/ebooks/2701</schema>
-   <license>
-     <payment type="free"/>
-   </license>
- </content>
-</rsl>"#;
-    let subscription = r#"<rsl xmlns="https://rslstandard.org/rsl">
-  <content url="/">
-    <license>
-      <permits type="usage">train-ai</permits>
-      <payment type="subscription">
-        <custom>https://your-website.com/contact-form.html</custom>
-      </payment>
-    </license>
-  </content>
-</rsl>"#;
-    let extended = r#"<rsl xmlns="https://rslstandard.org/rsl" xmlns:openrsl="https://openrsl.org/ns/extensions">
-  <content url="/" server="https://olp.example.com">
-    <license>
-      <permits type="usage">ai-index</permits>
-      <prohibits type="usage">ai-train</prohibits>
-      <payment type="crawl"><amount currency="USD">0.001</amount>
-        <openrsl:binding scheme="pds" ref="offer-abc-123"/></payment>
-    </license>
-  </content>
-  <content url="/research/" server="https://olp.example.com">
-    <license>
-      <permits type="usage">ai-train</permits>
-      <payment type="training"><amount currency="USD">10.00</amount>
-        <openrsl:binding scheme="pds" ref="offer-xyz-789"/></payment>
-    </license>
-  </content>
-</rsl>"#;
-    let typographic = "<rsl xmlns=\"https://rslstandard.org/rsl\">\n<content url=\u{201d}/\u{201d}>\n<license>\n<prohibits type=\"usage\">train-ai</prohibits>\n</license>\n</content>\n</rsl>";
-    let robotsd = rsl_robotsd().await;
-
-    let answer = |doc: &'static str, path: &'static str| {
-        let robotsd = &robotsd;
-        async move {
-            let site = licensed_site(xml(doc)).await;
-            check(robotsd, site.url(path)).await["usage"]["rsl"][0].clone()
-        }
-    };
-    let report = answer(all_ai, "/any").await;
-    assert_eq!(
-        report["contents"][0]["licenses"][0]["prohibits"]["usage"],
-        json!(["ai-all"])
-    );
-
-    let report = answer(collective, "/post").await;
-    let content = &report["contents"][0];
-    assert_eq!(
-        content["server"], "https://rslcollective.org/api",
-        "{report}"
-    );
-    assert_eq!(
-        content["licenses"][0]["permits"]["usage"],
-        json!(["train-ai"])
-    );
-    assert_eq!(
-        content["licenses"][0]["payment"],
-        json!({"type": "royalty", "amounts": [], "standard": "https://rslcollective.org/license", "custom": null})
-    );
-
-    let report = answer(schema_org, "/2701/pg2701-h.zip").await;
-    assert_eq!(
-        report["state"], "not_covered",
-        "another site's asset: {report}"
-    );
-
-    let report = answer(subscription, "/").await;
-    let payment = &report["contents"][0]["licenses"][0]["payment"];
-    assert_eq!(payment["type"], "subscription");
-    assert_eq!(
-        payment["custom"],
-        "https://your-website.com/contact-form.html"
-    );
-
-    let report = answer(extended, "/research/paper").await;
-    let content = &report["contents"][0];
-    assert_eq!(content["url"], "/research/", "{report}");
-    assert_eq!(
-        content["licenses"][0]["payment"]["amounts"],
-        json!([{"value": "10.00", "currency": "USD"}])
-    );
-
-    let report = answer(typographic, "/").await;
-    assert_eq!(report["state"], "invalid", "{report}");
-    assert!(
-        report["reason"].as_str().unwrap().contains("XML"),
-        "{report}"
-    );
 }
 
 #[tokio::test]
@@ -701,38 +459,6 @@ async fn an_expired_license_is_answered_while_one_refresh_runs() {
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(site.hits("/license.xml"), 2);
-}
-
-#[tokio::test]
-async fn with_redis_down_a_replica_fetches_the_license_itself() {
-    let site = licensed_site(xml(NO_TRAINING)).await;
-    let dead = format!("redis://127.0.0.1:{}", free_port());
-    let robotsd = Robotsd::start(
-        &[
-            "--allow-private-networks",
-            "--rsl",
-            "--redis-url",
-            &dead,
-            "--store-timeout",
-            "200ms",
-        ],
-        false,
-    )
-    .await;
-    let started = std::time::Instant::now();
-    let answer = check(&robotsd, site.url("/page")).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
-    assert_eq!(answer["usage"]["rsl"][0]["state"], "covered", "{answer}");
-    let again = check(&robotsd, site.url("/other")).await;
-    assert_eq!(
-        again["usage"]["rsl"][0]["source"]["cache"], "hit",
-        "{again}"
-    );
-    assert_eq!(site.hits("/license.xml"), 1);
 }
 
 #[tokio::test]
