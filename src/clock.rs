@@ -43,6 +43,20 @@ impl Timestamp {
         self.0
     }
 
+    /// Milliseconds since the Unix epoch, as the shared store keeps times (saturating far
+    /// after now).
+    pub fn unix_millis(self) -> u64 {
+        u64::try_from(self.0.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The time `ms` milliseconds after the Unix epoch, as read from the shared store: clamped
+    /// to two hundred years, later than any deadline robotsd sets, so that no stored number
+    /// overflows a deadline computed from it.
+    pub fn from_unix_millis(ms: u64) -> Timestamp {
+        const FAR: u64 = 200 * 365 * 24 * 3600 * 1000;
+        Timestamp(Duration::from_millis(ms.min(FAR)))
+    }
+
     /// How long after `earlier` this is (zero when it is not after it).
     pub fn saturating_duration_since(self, earlier: Timestamp) -> Duration {
         self.0.saturating_sub(earlier.0)

@@ -54,14 +54,6 @@ pub(crate) struct Fleet {
     pub(crate) max_body_bytes: usize,
 }
 
-fn ms(at: Timestamp) -> u64 {
-    u64::try_from(at.since_epoch().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn at_ms(ms: u64) -> Timestamp {
-    Timestamp::from_system(from_ms(ms))
-}
-
 fn stored_fetch(meta: &FetchMeta) -> StoredFetch {
     StoredFetch {
         status: meta.status,
@@ -124,13 +116,13 @@ pub(crate) fn export(state: &OriginState<Remembered>) -> Record {
                 Detail::NoRobots(reason) => Some(no_robots_name(reason)),
                 _ => None,
             },
-            kept_at_ms: ms(copy.fetched_at),
-            expires_at_ms: ms(copy.expires_at),
+            kept_at_ms: copy.fetched_at.unix_millis(),
+            expires_at_ms: copy.expires_at.unix_millis(),
         }),
         backoff: state.backoff.as_ref().map(|backoff| StoredBackoff {
-            since_ms: ms(backoff.since),
+            since_ms: backoff.since.unix_millis(),
             failures: backoff.failures,
-            next_retry_ms: ms(backoff.next_retry),
+            next_retry_ms: backoff.next_retry.unix_millis(),
             last: stored_fetch(&backoff.last.meta),
             reason: match &backoff.last.detail {
                 Detail::Failed(reason) => reason.clone(),
@@ -157,8 +149,8 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
             };
             Some(Copy {
                 rules,
-                fetched_at: at_ms(stored.kept_at_ms),
-                expires_at: at_ms(stored.expires_at_ms),
+                fetched_at: Timestamp::from_unix_millis(stored.kept_at_ms),
+                expires_at: Timestamp::from_unix_millis(stored.expires_at_ms),
                 meta: Remembered { meta, detail },
             })
         }
@@ -166,9 +158,9 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
     let backoff = match &record.backoff {
         None => None,
         Some(stored) => Some(Backoff {
-            since: at_ms(stored.since_ms),
+            since: Timestamp::from_unix_millis(stored.since_ms),
             failures: stored.failures,
-            next_retry: at_ms(stored.next_retry_ms),
+            next_retry: Timestamp::from_unix_millis(stored.next_retry_ms),
             last: Remembered {
                 meta: Arc::new(fetch_meta(&stored.last)?),
                 detail: Detail::Failed(stored.reason.clone()),
@@ -209,7 +201,7 @@ impl OriginCache {
     ) -> Option<OriginState<Remembered>> {
         let fleet = self.fleet.as_ref()?;
         slot.synced_ms
-            .store(ms(self.clock.now()), Ordering::Relaxed);
+            .store(self.clock.now().unix_millis(), Ordering::Relaxed);
         let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
         else {
             return None;
@@ -262,7 +254,7 @@ impl OriginCache {
             .is_ok()
         {
             slot.synced_ms
-                .store(ms(self.clock.now()), Ordering::Relaxed);
+                .store(self.clock.now().unix_millis(), Ordering::Relaxed);
         }
         taken_in
     }
@@ -347,7 +339,7 @@ impl OriginCache {
         let Some(fleet) = &self.fleet else {
             return;
         };
-        let now = ms(now);
+        let now = now.unix_millis();
         let synced = slot.synced_ms.load(Ordering::Relaxed);
         let interval = u64::try_from(fleet.config.sync_interval.as_millis()).unwrap_or(u64::MAX);
         if now.saturating_sub(synced) < interval {

@@ -32,14 +32,6 @@ fn store_key(url: &Url) -> String {
     format!("rsl:{url}")
 }
 
-fn ms(at: Timestamp) -> u64 {
-    u64::try_from(at.since_epoch().as_millis()).unwrap_or(u64::MAX)
-}
-
-fn at_ms(ms: u64) -> Timestamp {
-    Timestamp::from_system(from_ms(ms))
-}
-
 fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
     StoredFetch {
         status: meta.status,
@@ -84,13 +76,13 @@ fn export(state: &State) -> Record {
                 Held::Missing(why) => Some(why.clone()),
                 _ => None,
             },
-            kept_at_ms: ms(copy.fetched_at),
-            expires_at_ms: ms(copy.expires_at),
+            kept_at_ms: copy.fetched_at.unix_millis(),
+            expires_at_ms: copy.expires_at.unix_millis(),
         }),
         backoff: state.backoff.as_ref().map(|b| StoredBackoff {
-            since_ms: ms(b.since),
+            since_ms: b.since.unix_millis(),
             failures: b.failures,
-            next_retry_ms: ms(b.next_retry),
+            next_retry_ms: b.next_retry.unix_millis(),
             last: stored_fetch(&b.last),
             reason: b.last.error.clone().unwrap_or_default(),
         }),
@@ -117,16 +109,16 @@ impl LicenseCache {
                 };
                 Some(Copy {
                     rules: held,
-                    fetched_at: at_ms(stored.kept_at_ms),
-                    expires_at: at_ms(stored.expires_at_ms),
+                    fetched_at: Timestamp::from_unix_millis(stored.kept_at_ms),
+                    expires_at: Timestamp::from_unix_millis(stored.expires_at_ms),
                     meta: license_meta(&stored.fetch, body, None),
                 })
             }
         };
         let backoff = record.backoff.as_ref().map(|b| Backoff {
-            since: at_ms(b.since_ms),
+            since: Timestamp::from_unix_millis(b.since_ms),
             failures: b.failures,
-            next_retry: at_ms(b.next_retry_ms),
+            next_retry: Timestamp::from_unix_millis(b.next_retry_ms),
             last: license_meta(&b.last, None, Some(b.reason.clone())),
         });
         let last_fetch = copy.as_ref().map(|c| c.fetched_at).max(

@@ -10,9 +10,11 @@
 //! crashes a replica and never yields a verdict the bytes do not support.
 
 use std::io::Read as _;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
 
 /// The schema this build writes. A record of another version is skipped, not guessed at.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -114,11 +116,10 @@ pub fn to_ms(at: SystemTime) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// The time `ms` milliseconds after the Unix epoch, clamped to what `SystemTime` can hold.
+/// The time `ms` milliseconds after the Unix epoch, clamped as [`Timestamp::from_unix_millis`]
+/// clamps it, so that a hostile or corrupt record cannot overflow a `SystemTime`.
 pub fn from_ms(ms: u64) -> SystemTime {
-    // A hundred years past now is later than any deadline robotsd sets.
-    const FAR: u64 = 200 * 365 * 24 * 3600 * 1000;
-    SystemTime::UNIX_EPOCH + Duration::from_millis(ms.min(FAR))
+    SystemTime::UNIX_EPOCH + Timestamp::from_unix_millis(ms).since_epoch()
 }
 
 impl Record {
@@ -194,6 +195,7 @@ pub(crate) fn inflate(deflated: &[u8], max: usize) -> Result<Vec<u8>, RecordErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn fetch() -> StoredFetch {
         StoredFetch {
