@@ -24,7 +24,7 @@ use std::time::Duration;
 use crate::clock::{Clock, TokioClock};
 use crate::destination::DestinationError;
 use crate::fetch::{
-    FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, UnreachableReason,
+    FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, ParsedRobots, UnreachableReason,
 };
 use crate::origin::Origin;
 use crate::store::Store;
@@ -412,7 +412,7 @@ impl OriginCache {
             observer(outcome.kind(), outcome.meta().duration);
         }
         let fetched = match &outcome {
-            FetchOutcome::Parsed { body, .. } => FetchedBody::Parsed(body.clone()),
+            FetchOutcome::Body { body, .. } => FetchedBody::Parsed(body.text.clone()),
             FetchOutcome::Refused { .. } => FetchedBody::Refused,
             _ => FetchedBody::None,
         };
@@ -462,17 +462,16 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         detail,
     };
     match outcome {
-        FetchOutcome::Parsed {
-            robots,
+        FetchOutcome::Body {
+            body: ParsedRobots { robots, text },
             max_age,
             meta,
-            body,
         } => FetchResult::Success {
             rules: Rules::Parsed(robots),
             max_age,
-            meta: remember(meta, Detail::Parsed(KeptBody::keep(&body))),
+            meta: remember(meta, Detail::Parsed(KeptBody::keep(&text))),
         },
-        FetchOutcome::NoRobots {
+        FetchOutcome::Missing {
             reason,
             max_age,
             meta,

@@ -30,7 +30,8 @@ mod outcome;
 
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, FetchConfigError};
 pub use outcome::{
-    DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, NoRobotsReason, UnreachableReason,
+    DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, Fetched, NoRobotsReason, ParsedRobots,
+    UnreachableReason,
 };
 
 /// Why a [`Fetcher`] could not be built.
@@ -142,37 +143,12 @@ impl Fetcher {
 
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
     pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
-        match self.fetch_document(robots_url).await {
-            DocumentOutcome::Body {
-                body,
-                max_age,
-                meta,
-            } => FetchOutcome::Parsed {
-                robots: Arc::new(RobotsTxt::parse(&body)),
-                body,
-                max_age,
-                meta,
-            },
-            DocumentOutcome::Missing {
-                reason,
-                max_age,
-                meta,
-            } => FetchOutcome::NoRobots {
-                reason,
-                max_age,
-                meta,
-            },
-            DocumentOutcome::Unreachable {
-                reason,
-                retry_after,
-                meta,
-            } => FetchOutcome::Unreachable {
-                reason,
-                retry_after,
-                meta,
-            },
-            DocumentOutcome::Refused { error, meta } => FetchOutcome::Refused { error, meta },
-        }
+        self.fetch_document(robots_url)
+            .await
+            .map_body(|text| ParsedRobots {
+                robots: Arc::new(RobotsTxt::parse(&text)),
+                text,
+            })
     }
 
     /// Fetches any document (an RSL license, [`crate::rsl`]) the way a robots.txt is fetched:

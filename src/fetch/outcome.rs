@@ -68,61 +68,22 @@ impl std::fmt::Display for UnreachableReason {
     }
 }
 
-/// The outcome of one fetch.
+/// How one fetch of a document ended, with the body as `B`: the bytes for a document robotsd
+/// parses elsewhere ([`DocumentOutcome`]), or the parsed robots.txt ([`FetchOutcome`]). Every
+/// document robotsd fetches shares these four cases and their classification of statuses.
 #[derive(Debug, Clone)]
-pub enum FetchOutcome {
-    /// 2xx: the body, parsed.
-    Parsed {
-        /// The parsed file.
-        robots: Arc<RobotsTxt>,
-        /// The body it was parsed from (at most the size limit), for the shared store.
-        body: bytes::Bytes,
-        /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`).
-        max_age: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// No robots.txt: everything is allowed.
-    NoRobots {
-        /// Why.
-        reason: NoRobotsReason,
-        /// `Cache-Control: max-age` of the final response, if any.
-        max_age: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// Unreachable: the backoff rules apply.
-    Unreachable {
-        /// Why.
-        reason: UnreachableReason,
-        /// `Retry-After`, if sent.
-        retry_after: Option<Duration>,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-    /// A destination on the way was refused by the destination policy; nothing was sent there.
-    Refused {
-        /// Which destination and why.
-        error: DestinationError,
-        /// What was observed.
-        meta: FetchMeta,
-    },
-}
-
-/// The outcome of fetching a document other than a robots.txt ([`super::Fetcher::fetch_document`]):
-/// the same cases as [`FetchOutcome`], with the body unparsed.
-#[derive(Debug, Clone)]
-pub enum DocumentOutcome {
+pub enum Fetched<B> {
     /// 2xx: the body, at most the size limit (`meta.truncated` says whether it was cut).
     Body {
-        /// The decoded body.
-        body: bytes::Bytes,
+        /// The body.
+        body: B,
         /// `Cache-Control: max-age` (zero for `no-cache`/`no-store`).
         max_age: Option<Duration>,
         /// What was observed.
         meta: FetchMeta,
     },
-    /// A 4xx other than 429, or a redirect that leads nowhere: the document is not there.
+    /// A 4xx other than 429, or a redirect that leads nowhere: the document is not there (for a
+    /// robots.txt: everything is allowed).
     Missing {
         /// Why.
         reason: NoRobotsReason,
@@ -149,16 +110,32 @@ pub enum DocumentOutcome {
     },
 }
 
+/// A fetched robots.txt: the parsed file and the text it was parsed from.
+#[derive(Debug, Clone)]
+pub struct ParsedRobots {
+    /// The parsed file.
+    pub robots: Arc<RobotsTxt>,
+    /// The body it was parsed from (at most the size limit), for the shared store.
+    pub text: bytes::Bytes,
+}
+
+/// The outcome of fetching a robots.txt ([`super::Fetcher::fetch`]).
+pub type FetchOutcome = Fetched<ParsedRobots>;
+
+/// The outcome of fetching a document other than a robots.txt
+/// ([`super::Fetcher::fetch_document`]), its body left unparsed.
+pub type DocumentOutcome = Fetched<bytes::Bytes>;
+
 /// The kind of a fetch's outcome: a closed set, for metrics and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FetchKind {
-    /// [`FetchOutcome::Parsed`].
+    /// [`Fetched::Body`] of a robots.txt: parsed.
     Parsed,
-    /// [`FetchOutcome::NoRobots`].
+    /// [`Fetched::Missing`]: no robots.txt.
     NoRobots,
-    /// [`FetchOutcome::Unreachable`].
+    /// [`Fetched::Unreachable`].
     Unreachable,
-    /// [`FetchOutcome::Refused`].
+    /// [`Fetched::Refused`].
     Refused,
 }
 
@@ -182,24 +159,58 @@ impl FetchKind {
     }
 }
 
-impl FetchOutcome {
+impl<B> Fetched<B> {
     /// Which kind of outcome this is.
     pub fn kind(&self) -> FetchKind {
         match self {
-            FetchOutcome::Parsed { .. } => FetchKind::Parsed,
-            FetchOutcome::NoRobots { .. } => FetchKind::NoRobots,
-            FetchOutcome::Unreachable { .. } => FetchKind::Unreachable,
-            FetchOutcome::Refused { .. } => FetchKind::Refused,
+            Fetched::Body { .. } => FetchKind::Parsed,
+            Fetched::Missing { .. } => FetchKind::NoRobots,
+            Fetched::Unreachable { .. } => FetchKind::Unreachable,
+            Fetched::Refused { .. } => FetchKind::Refused,
         }
     }
 
     /// What the fetch observed.
     pub fn meta(&self) -> &FetchMeta {
         match self {
-            FetchOutcome::Parsed { meta, .. }
-            | FetchOutcome::NoRobots { meta, .. }
-            | FetchOutcome::Unreachable { meta, .. }
-            | FetchOutcome::Refused { meta, .. } => meta,
+            Fetched::Body { meta, .. }
+            | Fetched::Missing { meta, .. }
+            | Fetched::Unreachable { meta, .. }
+            | Fetched::Refused { meta, .. } => meta,
+        }
+    }
+
+    /// The same outcome with the body turned into something else (the other cases unchanged).
+    pub fn map_body<C>(self, f: impl FnOnce(B) -> C) -> Fetched<C> {
+        match self {
+            Fetched::Body {
+                body,
+                max_age,
+                meta,
+            } => Fetched::Body {
+                body: f(body),
+                max_age,
+                meta,
+            },
+            Fetched::Missing {
+                reason,
+                max_age,
+                meta,
+            } => Fetched::Missing {
+                reason,
+                max_age,
+                meta,
+            },
+            Fetched::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            } => Fetched::Unreachable {
+                reason,
+                retry_after,
+                meta,
+            },
+            Fetched::Refused { error, meta } => Fetched::Refused { error, meta },
         }
     }
 }
