@@ -25,6 +25,22 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// The highest port a cluster node may listen on: redis-server puts its cluster bus 10,000
+/// above, and refuses to start when that is past 65,535.
+const HIGHEST_CLUSTER_PORT: u16 = 55_535;
+
+/// A free port for a cluster node, whose cluster bus port is free too. (The kernel hands out
+/// ports up to 60,999 here: a node on one of the highest would not start.)
+fn free_cluster_port() -> u16 {
+    for _ in 0..1000 {
+        let port = free_port();
+        if port <= HIGHEST_CLUSTER_PORT && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port pair for a cluster node");
+}
+
 impl RedisServer {
     /// Starts a server that keeps nothing on disk.
     pub async fn start() -> RedisServer {
@@ -144,7 +160,7 @@ impl RedisCluster {
         let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
         let mut nodes = Vec::new();
         for _ in 0..3 {
-            let port = free_port();
+            let port = free_cluster_port();
             let mut args: Vec<String> = vec![
                 "--cluster-enabled".into(),
                 "yes".into(),
