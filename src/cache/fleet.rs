@@ -220,7 +220,7 @@ impl OriginCache {
             state.last_fetch = state.last_fetch.max(local.last_fetch);
             *local = state.clone();
         }
-        self.slots.settle(origin, slot, parsed_bytes).await;
+        self.slots.settle(origin, slot, parsed_bytes);
         Some(state)
     }
 

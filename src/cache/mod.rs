@@ -210,7 +210,7 @@ impl OriginCache {
 
     /// Entries and bytes held, after pending housekeeping.
     pub async fn usage(&self) -> (u64, u64) {
-        self.slots.usage().await
+        self.slots.usage()
     }
 
     /// Whether the shared store is up (its breaker closed); `None` without one.
@@ -226,13 +226,13 @@ impl OriginCache {
     /// What to answer from for `origin` now if that needs no fetch in the foreground; `None`
     /// when it would (nothing known, or nothing answerable).
     pub async fn peek(&self, origin: &Origin) -> Option<Snapshot> {
-        let slot = self.slots.get(origin).await?;
+        let slot = self.slots.get(origin)?;
         self.answer_from_state(origin, &slot, Lookup::Hit)
     }
 
     /// What to answer from for `origin` now, fetching if nothing is known.
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
-        let slot = self.slots.get_or_insert(origin).await;
+        let slot = self.slots.get_or_insert(origin);
         if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
             return self.unless_dropped(origin, &slot, snapshot).await;
         }
@@ -429,7 +429,7 @@ impl OriginCache {
             fetch_log::fetched(origin, was_in_backoff, &state, now);
             state.clone()
         };
-        self.slots.settle(origin, slot, parsed_bytes).await;
+        self.slots.settle(origin, slot, parsed_bytes);
         (fetched, taken_in)
     }
 }

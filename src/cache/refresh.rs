@@ -13,7 +13,7 @@ impl OriginCache {
     /// result answered), and still polite: `Err(retry_after)` when the origin was fetched less
     /// than the shortest lifetime ago, or is in a backoff whose retry time has not come.
     pub async fn refresh(&self, origin: &Origin) -> Result<Snapshot, Duration> {
-        let slot = self.slots.get_or_insert(origin).await;
+        let slot = self.slots.get_or_insert(origin);
         let fetching = match Arc::clone(&slot.fetching).try_lock_owned() {
             Ok(guard) => guard,
             Err(_) => {

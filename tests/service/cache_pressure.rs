@@ -1,7 +1,7 @@
 //! Cache pressure never costs politeness: with the cache churned by origins serving large
 //! robots.txt files, a backoff is kept, concurrent cold checks share one fetch, a hot origin is
-//! not flushed by origins named once, no origin is fetched twice within the shortest lifetime,
-//! and evictions are counted exactly.
+//! not flushed by origins named once, new sites are answered while crawled at a full cache, no
+//! origin is fetched twice within the shortest lifetime, and evictions are counted exactly.
 //!
 //! Every origin is a name under `.test` that a resolver the test controls maps to one loopback
 //! server, which answers per `Host` and counts the fetches of each.
@@ -243,5 +243,39 @@ async fn the_check_that_fetched_answers_even_if_the_full_cache_drops_its_copy_at
             panic!("big{n}.test: {error}");
         }
         assert_eq!(sites.fetches(&format!("big{n}.test")), 1, "big{n}");
+    }
+}
+
+#[tokio::test]
+async fn new_sites_at_a_full_cache_are_answered_while_they_are_crawled() {
+    let sites = Sites::start().await;
+    let checker = sites.checker(SMALL_CACHE);
+    // A crawler at work on ten sites at a time, each new to robotsd: the first page of each
+    // site fetches its robots.txt, its next page is asked about once ten other sites have
+    // started, with the cache's housekeeping done in between, as time passing would do. The
+    // cache holds some 1,500 of these files, so for most of the run every new one must take
+    // the place of older ones, which were each asked about twice.
+    let at_once: usize = 10;
+    let mut cache_full = 0;
+    for n in 0..3000 + at_once {
+        if n < 3000 {
+            let first = sites.url(&format!("site{n}.test"), "/private/a");
+            assert!(!checker.check(&first, &["bot"]).await.unwrap().allowed);
+        }
+        checker.cache().usage().await;
+        if let Some(earlier) = n.checked_sub(at_once) {
+            let next = sites.url(&format!("site{earlier}.test"), "/private/b");
+            match checker.check(&next, &["bot"]).await {
+                Ok(answer) => assert!(!answer.allowed),
+                Err(CheckError::CopyDropped { .. }) => cache_full += 1,
+                Err(other) => panic!("{other}"),
+            }
+        }
+    }
+    let (entries, _) = checker.cache().usage().await;
+    assert!(entries < 3000, "the cache was never full");
+    assert_eq!(cache_full, 0, "sites answered cache-full while crawled");
+    for n in [0, 1500, 2999] {
+        assert_eq!(sites.fetches(&format!("site{n}.test")), 1);
     }
 }
