@@ -64,7 +64,8 @@ const IN_COPIES: u8 = 2;
 /// The window's share of the capacity. Caffeine starts at 1 % and adapts; crawls are bursts on
 /// one site after another, which favours a larger window, and a copy should stay in it for the
 /// shortest lifetime (a minute) at a busy fleet's rate of new origins: at 256 MiB, 5 % holds
-/// some 5,000 typical files.
+/// some 2,800 origins of the corpus's average (about 4.7 KB charged each), a minute of 47 new
+/// origins a second.
 pub(crate) const WINDOW_PERCENT: u64 = 5;
 
 impl Slot {
