@@ -64,5 +64,6 @@ mod tests {
         assert!(message.contains("line 1"), "{message}");
         let missing = error_of(&["--api-token-file", "/nonexistent/robotsd-tokens"]).to_string();
         assert!(missing.contains("/nonexistent/robotsd-tokens"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
