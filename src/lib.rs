@@ -10,7 +10,8 @@
 //! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
 //! - [`pacing`]: politeness for the whole fleet: fetch slots per origin and the sites'
 //!   pushback; its rules are the pure state machine [`pacing::policy`].
-//! - [`checker`]: URL + agents → answer, joining the above.
+//! - [`checker`]: URL + agents → answer, joining the above; [`bounds`]: the bounds every
+//!   answer keeps, whatever the file behind it holds.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service; [`ui`]: the tester page it
 //!   serves at `/`.
 //! - [`fast`]: the hot path's hand-written replacements for library code, each held to its
@@ -21,6 +22,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod bounds;
 pub mod cache;
 pub mod checker;
 pub mod cli;

@@ -56,13 +56,19 @@ type Rule struct {
 	Directive string `json:"directive"`
 	Pattern   string `json:"pattern"`
 	Line      int    `json:"line"`
+	// Truncated is true when Pattern was cut to the answer's bound (2,048 bytes of JSON).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
-// Group is the groups of robots.txt that applied, merged.
+// Group is the groups of robots.txt that applied, merged: their first 16 user-agent lines.
 type Group struct {
 	Agents []string `json:"agents"`
 	Lines  []int    `json:"lines"`
 	Global bool     `json:"global"`
+	// AgentsTotal counts the groups' user-agent lines when Agents shows fewer (0 otherwise).
+	AgentsTotal int `json:"agents_total,omitempty"`
+	// Truncated is true when Agents was cut to the answer's bounds.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Agent is the user agents asked about, and the product token robotsd used for each.
@@ -83,6 +89,15 @@ type Usage struct {
 	ContentSignal map[string]Preference `json:"content_signal"`
 	// RSL is present only when robotsd runs with --rsl and the robots.txt names a license.
 	RSL []RSLTerms `json:"rsl,omitempty"`
+	// RSLTotal counts the distinct license URLs when RSL reports fewer (it reports 4; 0
+	// otherwise).
+	RSLTotal int `json:"rsl_total,omitempty"`
+	// ContentUsageTotal and ContentSignalTotal count a vocabulary's categories when its map
+	// shows fewer (16 at most; 0 otherwise).
+	ContentUsageTotal  int `json:"content_usage_total,omitempty"`
+	ContentSignalTotal int `json:"content_signal_total,omitempty"`
+	// Truncated is true when a list here was cut to the answer's bounds.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // RSLTerms is what one License: line of the robots.txt gives the URL: the terms of the
@@ -94,7 +109,12 @@ type RSLTerms struct {
 	State      string       `json:"state"`
 	Reason     *string      `json:"reason"`
 	Contents   []RSLContent `json:"contents"`
-	Source     *RSLSource   `json:"source"`
+	// ContentsTotal counts the covering <content> elements when Contents shows fewer (0
+	// otherwise).
+	ContentsTotal int `json:"contents_total,omitempty"`
+	// Truncated is true when this report was cut to the answer's bounds.
+	Truncated bool       `json:"truncated,omitempty"`
+	Source    *RSLSource `json:"source"`
 }
 
 // RSLContent is a <content> element: its url pattern, its license server (when set, a license

@@ -2,6 +2,7 @@
 //! OpenAPI document. Handlers are thin: they parse input, call the [`Checker`], and shape the
 //! answer; every error leaves through [`ApiError`] as problem+json.
 
+mod batch_answer;
 mod batch_body;
 mod json;
 mod ops;
@@ -32,6 +33,7 @@ use crate::checker::{self, CheckOptions, Checker};
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
+use batch_answer::BatchWriter;
 use json::JsonBody;
 pub(crate) use pace::write_pace_member;
 use params::{View, check_params, query_pairs, required_url, view};
@@ -361,7 +363,7 @@ async fn check_post(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
     body: JsonRequest,
-) -> Result<JsonBody<BatchResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let pairs = query_pairs(query.as_deref());
     check_params(
         &pairs,
@@ -388,7 +390,8 @@ async fn check_post(
             .map(|c| (c.url, c.ua.into_vec()))
             .collect(),
     };
-    check_batch_len(items.len(), &state.limits)?;
+    let len = items.len();
+    check_batch_len(len, &state.limits)?;
     let deadline = tokio::time::Instant::now() + batch_budget(state.limits.request_timeout);
     // Distinct origins are fetched concurrently, within a bound; checks of one origin share its
     // single fetch through the cache. `buffered` keeps the answers in request order. At the
@@ -405,23 +408,20 @@ async fn check_post(
                         .await
                         .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
                 };
-                match checked {
-                    Ok(answer) if view == View::Verdict => BatchItem::Verdict(VerdictResponse {
-                        allowed: answer.allowed,
-                        reason: answer.reason,
-                        pace: pace::pace_member(&answer.pace),
-                    }),
-                    Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
-                    Err(error) => BatchItem::Error {
-                        error: error.problem(),
-                    },
-                }
+                checked.map_err(|error| error.problem())
             }
         })
-        .buffered(state.limits.batch_concurrency.max(1))
-        .collect()
-        .await;
-    Ok(JsonBody(BatchResponse { results }))
+        .buffered(state.limits.batch_concurrency.max(1));
+    // Each answer is written as it comes, in order, and dropped.
+    let mut writer = BatchWriter::new(len);
+    futures_util::pin_mut!(results);
+    while let Some(checked) = results.next().await {
+        match checked {
+            Ok(answer) => writer.answer(&answer, view == View::Verdict),
+            Err(problem) => writer.error(&problem),
+        }
+    }
+    Ok(json::response(writer.finish()))
 }
 
 /// How long a batch may take: the request time limit, less a margin for writing the answer
@@ -476,7 +476,7 @@ async fn check_held(
 async fn evaluate_post(
     State(state): State<AppState>,
     body: JsonRequest,
-) -> Result<JsonBody<EvaluateResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
     let robots_txt = match (request.robots_txt, request.robots_txt_b64) {
         (Some(text), None) => text.into_bytes(),
@@ -519,22 +519,25 @@ async fn evaluate_post(
     let max = state.checker.cache().fetcher().config().max_body_bytes;
     let cut_at_bytes = (robots_txt.len() > max).then_some(max);
     let robots = RobotsTxt::parse(&robots_txt[..robots_txt.len().min(max)]);
-    let results = urls
-        .iter()
-        .map(
-            |url| match evaluate_one(&robots, &tokens, url, decoding, &state.limits) {
-                Ok(answer) => BatchItem::Answer(Box::new(answer.into())),
-                Err(error) => BatchItem::Error {
-                    error: error.problem(),
-                },
-            },
-        )
-        .collect();
-    Ok(JsonBody(EvaluateResponse {
-        results,
-        parsed: request.include.map(|_| ParsedJson::from(&robots)),
-        cut_at_bytes,
-    }))
+    let mut writer = BatchWriter::new(urls.len());
+    for url in &urls {
+        match evaluate_one(&robots, &tokens, url, decoding, &state.limits) {
+            Ok(answer) => writer.answer(&answer, false),
+            Err(error) => writer.error(&error.problem()),
+        }
+    }
+    let mut out = writer.close_results();
+    if request.include.is_some() {
+        out.extend_from_slice(br#","parsed":"#);
+        serde_json::to_writer(&mut out, &ParsedJson::from(&robots))
+            .map_err(|_| ApiError::Internal)?;
+    }
+    if let Some(cut) = cut_at_bytes {
+        out.extend_from_slice(br#","cut_at_bytes":"#);
+        out.extend_from_slice(cut.to_string().as_bytes());
+    }
+    out.push(b'}');
+    Ok(json::response(out))
 }
 
 fn evaluate_one(

@@ -154,6 +154,7 @@ impl From<&robots::RobotsTxt> for ParsedJson {
                             directive: rule.directive().into(),
                             pattern: rule.pattern().into_owned(),
                             line: rule.line(),
+                            truncated: None,
                         })
                         .collect(),
                     crawl_delay: g.crawl_delay().map(|d| d.seconds),

@@ -33,8 +33,17 @@ pub struct RslJson {
     /// Why, for the states other than `covered` and `not_covered`.
     pub reason: Option<String>,
     /// The `<content>` elements that cover the URL: the most specific (longest path pattern, as
-    /// RFC 9309 ranks rules), all of those tied for it; empty unless `covered`.
+    /// RFC 9309 ranks rules), all of those tied for it, at most 4 (and 16 KiB of them across an
+    /// answer's reports); empty unless `covered`.
     pub contents: Vec<RslContentJson>,
+    /// How many `<content>` elements cover the URL, when `contents` shows fewer; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contents_total: Option<usize>,
+    /// `true` when this report was cut to the answer's bounds (`contents`, or a `license_url`
+    /// over 2,048 bytes); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
     /// Where the license document came from; null when it was not fetched.
     pub source: Option<RslSourceJson>,
 }
@@ -148,6 +157,8 @@ impl From<&RslReport> for RslJson {
             state: r.state,
             reason: r.reason.clone(),
             contents: r.contents().map(RslContentJson::from).collect(),
+            contents_total: (r.contents_total > r.contents().count()).then_some(r.contents_total),
+            truncated: r.truncated.then_some(true),
             source: r.source.as_ref().map(|s| RslSourceJson {
                 status: s.status,
                 fetched_at: s.fetched_at.map(rfc3339),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::cache::Lookup;
-use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source, UsageItem};
+use crate::checker::{Answer, GroupInfo, Reason, RuleInfo, Source, UsageCut, UsageItem};
 use crate::fast::timestamp::rfc3339;
 use robotsd_engine as robots;
 
@@ -65,6 +65,10 @@ pub struct RuleJson {
     pub pattern: String,
     /// Its 1-based line number.
     pub line: u32,
+    /// `true` when `pattern` was cut to the answer's bound (2,048 bytes of JSON); absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 impl From<RuleInfo> for RuleJson {
@@ -73,6 +77,7 @@ impl From<RuleInfo> for RuleJson {
             directive: r.directive.into(),
             pattern: r.pattern,
             line: r.line,
+            truncated: r.truncated.then_some(true),
         }
     }
 }
@@ -82,17 +87,25 @@ impl From<RuleInfo> for RuleJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"agents": ["*"], "lines": [1], "global": true}))]
 pub struct GroupJson {
-    /// Their `user-agent` values as written.
+    /// Their `user-agent` values as written: the first 16, each cut at 256 bytes of JSON.
     pub agents: Vec<String>,
     /// The line of each `user-agent` value (parallel to `agents`).
     pub lines: Vec<u32>,
     /// Whether these are the `*` groups.
     pub global: bool,
+    /// How many `user-agent` lines the groups have, when `agents` shows fewer; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agents_total: Option<usize>,
+    /// `true` when `agents` was cut to the answer's bounds; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 impl From<GroupInfo> for GroupJson {
     fn from(g: GroupInfo) -> Self {
         GroupJson {
+            agents_total: (g.agents_total > g.agents.len()).then_some(g.agents_total),
+            truncated: g.truncated.then_some(true),
             agents: g.agents,
             lines: g.lines,
             global: g.global,
@@ -157,18 +170,47 @@ pub struct UsageJson {
     /// order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rsl: Option<Vec<RslJson>>,
+    /// How many distinct license URLs the robots.txt names (among its first 1,000 `License:`
+    /// lines), when `rsl` reports fewer (it reports the first 4); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rsl_total: Option<usize>,
+    /// How many `Content-Usage` categories apply, when `content_usage` shows fewer (it shows
+    /// at most 16, with labels of at most 64 bytes); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_usage_total: Option<usize>,
+    /// How many `Content-Signal` categories apply, when `content_signal` shows fewer; absent
+    /// otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_signal_total: Option<usize>,
+    /// `true` when a list here was cut to the answer's bounds; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 impl UsageJson {
     /// The JSON of an answer's usage items and license reports; `None` when there are none.
-    pub fn of(items: &[UsageItem], rsl: &[crate::rsl::RslReport]) -> Option<UsageJson> {
+    pub fn of(
+        items: &[UsageItem],
+        cut: Option<UsageCut>,
+        rsl: &[crate::rsl::RslReport],
+        rsl_total: usize,
+    ) -> Option<UsageJson> {
         if items.is_empty() && rsl.is_empty() {
             return None;
         }
+        let rsl_total = (rsl_total > rsl.len()).then_some(rsl_total);
+        let shown = |source| items.iter().filter(|i| i.source == source).count();
+        let total = |shown: usize, total: usize| (total > shown).then_some(total);
         let mut usage = UsageJson {
             content_usage: None,
             content_signal: None,
             rsl: (!rsl.is_empty()).then(|| rsl.iter().map(RslJson::from).collect()),
+            rsl_total,
+            content_usage_total: cut
+                .and_then(|c| total(shown(robots::UsageSource::ContentUsage), c.content_usage)),
+            content_signal_total: cut
+                .and_then(|c| total(shown(robots::UsageSource::ContentSignal), c.content_signal)),
+            truncated: (cut.is_some() || rsl_total.is_some()).then_some(true),
         };
         for item in items {
             let map = match item.source {
@@ -308,7 +350,7 @@ impl From<Answer> for CheckResponse {
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,
-            usage: UsageJson::of(&a.usage, &a.rsl),
+            usage: UsageJson::of(&a.usage, a.usage_cut, &a.rsl, a.rsl_total),
             robots: a.source.map(Into::into),
             pace: super::pace::pace_member(&a.pace),
         }
@@ -431,6 +473,10 @@ pub enum BatchItem {
 pub struct BatchResponse {
     /// One per item.
     pub results: Vec<BatchItem>,
+    /// `true` when the answer reached its bound (8 MiB): from the item that reached it on, each
+    /// answer is given as `view=verdict` gives it. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
 }
 
 /// `POST /v1/evaluate`: a robots.txt tester that touches no network.
@@ -476,6 +522,10 @@ pub enum EvaluateInclude {
 pub struct EvaluateResponse {
     /// One answer or problem per URL, in order.
     pub results: Vec<BatchItem>,
+    /// `true` when `results` reached its bound (8 MiB): from the item that reached it on, each
+    /// answer is given as `view=verdict` gives it. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
     /// The parsed file, with `"include": "parsed"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parsed: Option<ParsedJson>,

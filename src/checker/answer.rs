@@ -7,7 +7,8 @@ use std::time::SystemTime;
 
 use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
 
-use super::usage::UsageItem;
+use super::usage::{UsageCut, UsageItem};
+use crate::bounds;
 use crate::pacing::Pace;
 
 use super::CheckError;
@@ -72,21 +73,70 @@ impl Reason {
 pub struct RuleInfo {
     /// `allow` or `disallow`.
     pub directive: Directive,
-    /// The pattern as written.
+    /// The pattern as written, cut at [`bounds::MAX_PATTERN_JSON_BYTES`].
     pub pattern: String,
     /// 1-based line number in robots.txt.
     pub line: u32,
+    /// Whether `pattern` was cut.
+    pub truncated: bool,
+}
+
+impl RuleInfo {
+    /// The rule as an answer shows it: its pattern cut to the bound.
+    pub fn of(rule: &robotsd_engine::Rule<'_>) -> RuleInfo {
+        let (pattern, truncated) =
+            bounds::cut_owned(&rule.pattern(), bounds::MAX_PATTERN_JSON_BYTES);
+        RuleInfo {
+            directive: rule.directive(),
+            pattern,
+            line: rule.line(),
+            truncated,
+        }
+    }
 }
 
 /// The groups that applied.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GroupInfo {
-    /// `user-agent` values as written.
+    /// `user-agent` values as written: the first [`bounds::MAX_GROUP_AGENTS`], each cut at
+    /// [`bounds::MAX_AGENT_JSON_BYTES`].
     pub agents: Vec<String>,
     /// Their line numbers.
     pub lines: Vec<u32>,
     /// Whether these are the `*` groups.
     pub global: bool,
+    /// How many `user-agent` lines the groups have, `agents` or not.
+    pub agents_total: usize,
+    /// Whether a value was cut or left out.
+    pub truncated: bool,
+}
+
+impl GroupInfo {
+    /// The groups as an answer shows them: their first agents, each cut to the bound.
+    pub fn of(groups: &robotsd_engine::AppliedGroups<'_>) -> GroupInfo {
+        let mut truncated = false;
+        let (agents, lines) = groups
+            .agents()
+            .take(bounds::MAX_GROUP_AGENTS)
+            .map(|a| {
+                let (value, cut) = bounds::cut_owned(&a.value, bounds::MAX_AGENT_JSON_BYTES);
+                truncated |= cut;
+                (value, a.line)
+            })
+            .unzip::<_, _, Vec<_>, Vec<_>>();
+        let agents_total = if agents.len() < bounds::MAX_GROUP_AGENTS {
+            agents.len()
+        } else {
+            groups.agent_count()
+        };
+        GroupInfo {
+            truncated: truncated || agents_total > agents.len(),
+            agents,
+            lines,
+            global: groups.is_global(),
+            agents_total,
+        }
+    }
 }
 
 /// A `ua` value and the product token robotsd used for it.
@@ -158,8 +208,11 @@ pub struct Answer {
     #[serde(skip)]
     pub crawl_delay_line: Option<u32>,
     /// The AI usage preferences for the URL, sorted by source then category; empty when none
-    /// applies (never part of the verdict).
+    /// applies (never part of the verdict). At most [`bounds::MAX_USAGE_CATEGORIES`] per
+    /// vocabulary.
     pub usage: Vec<UsageItem>,
+    /// How many categories each vocabulary had, when `usage` could not show them all.
+    pub usage_cut: Option<UsageCut>,
     /// Where the robots.txt came from; `None` for a robots.txt given with the request
     /// ([`super::Checker::evaluate`]), where nothing was fetched.
     pub source: Option<Source>,
@@ -167,6 +220,9 @@ pub struct Answer {
     /// only for a URL that may be fetched; empty otherwise (never part of the verdict).
     #[serde(skip)]
     pub rsl: Vec<crate::rsl::RslReport>,
+    /// How many distinct license URLs the robots.txt names, reported in `rsl` or not.
+    #[serde(skip)]
+    pub rsl_total: usize,
     /// The fetch slot, when the check asked for one.
     #[serde(skip)]
     pub pace: Paced,
@@ -301,6 +357,8 @@ pub struct Decided {
     pub crawl_delay_line: Option<u32>,
     /// The AI usage preferences for the URL.
     pub usage: Vec<UsageItem>,
+    /// How many categories there were, when `usage` could not show them all.
+    pub usage_cut: Option<UsageCut>,
 }
 
 impl Ruling<'_> {
@@ -314,6 +372,7 @@ impl Ruling<'_> {
             crawl_delay: None,
             crawl_delay_line: None,
             usage: Vec::new(),
+            usage_cut: None,
         };
         match self {
             Ruling::Rules {
@@ -342,25 +401,14 @@ pub fn evaluate(
 ) -> Decided {
     let tokens: Vec<&str> = agents.iter().map(|a| a.token.as_str()).collect();
     let verdict = robots.check_path_with(&tokens, path, decoding);
-    let rule = verdict.rule.map(|r| RuleInfo {
-        directive: r.directive(),
-        pattern: r.pattern().into_owned(),
-        line: r.line(),
-    });
+    let rule = verdict.rule.as_ref().map(RuleInfo::of);
     let crawl_delay = verdict.groups.as_ref().and_then(|g| g.crawl_delay());
-    let group = verdict.groups.as_ref().map(|g| {
-        let (agents, lines) = g.agents().map(|a| (a.value.into_owned(), a.line)).unzip();
-        GroupInfo {
-            agents,
-            lines,
-            global: g.is_global(),
-        }
-    });
-    let mut usage = Vec::new();
-    verdict.for_each_usage(path, decoding, |entry| usage.push(UsageItem::from(entry)));
+    let group = verdict.groups.as_ref().map(GroupInfo::of);
+    let (usage, usage_cut) = super::usage::bounded(&verdict, path, decoding);
     Decided {
         allowed: verdict.allowed,
         usage,
+        usage_cut,
         reason: if rule.is_some() {
             Reason::MatchedRule
         } else {

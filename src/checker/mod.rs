@@ -24,7 +24,7 @@ pub use answer::{
     AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Paced,
     Reason, RuleInfo, Ruling, Source, interpret,
 };
-pub use usage::UsageItem;
+pub use usage::{UsageCut, UsageItem};
 
 /// Why a check has no verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -117,8 +117,10 @@ fn answer_from(
         crawl_delay: decided.crawl_delay,
         crawl_delay_line: decided.crawl_delay_line,
         usage: decided.usage,
+        usage_cut: decided.usage_cut,
         source: Some(source),
         rsl: Vec::new(),
+        rsl_total: 0,
         pace: Paced::NotAsked,
     })
 }
@@ -205,7 +207,9 @@ impl Checker {
         if let (Some(licenses), Some((robots, target)), true) =
             (&self.licenses, licensed, answer.allowed)
         {
-            answer.rsl = licenses.reports(&robots, &target, held_only).await;
+            let reports = licenses.reports(&robots, &target, held_only).await;
+            answer.rsl = reports.reports;
+            answer.rsl_total = reports.total;
         }
     }
 
@@ -387,8 +391,10 @@ impl Checker {
             crawl_delay: decided.crawl_delay,
             crawl_delay_line: decided.crawl_delay_line,
             usage: decided.usage,
+            usage_cut: decided.usage_cut,
             source: None,
             rsl: Vec::new(),
+            rsl_total: 0,
             pace: Paced::NotAsked,
         })
     }

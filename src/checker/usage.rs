@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use robotsd_engine::{Preference, UsageEntry, UsageSource};
+use robotsd_engine::{PercentDecoding, Preference, UsageEntry, UsageSource, Verdict};
+
+use crate::bounds;
 
 /// One category's AI usage preference for the URL.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -31,6 +33,48 @@ impl From<UsageEntry<'_>> for UsageItem {
             line: e.line,
         }
     }
+}
+
+/// How many categories each vocabulary stated for the URL, when an answer could not show them
+/// all ([`bounds::MAX_USAGE_CATEGORIES`] each, labels of at most
+/// [`bounds::MAX_USAGE_LABEL_BYTES`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct UsageCut {
+    /// `Content-Usage` categories.
+    pub content_usage: usize,
+    /// `Content-Signal` categories.
+    pub content_signal: usize,
+}
+
+/// The verdict's usage preferences for `path`, as many as an answer shows, in the engine's order
+/// (by source, then category); with the totals when some were left out.
+pub fn bounded(
+    verdict: &Verdict<'_>,
+    path: &str,
+    decoding: PercentDecoding,
+) -> (Vec<UsageItem>, Option<UsageCut>) {
+    let mut items = Vec::new();
+    // [shown, total] per source, in the order of `UsageSource`.
+    let mut counts = [[0usize; 2]; 2];
+    verdict.for_each_usage(path, decoding, |entry| {
+        let count = &mut counts[match entry.source {
+            UsageSource::ContentUsage => 0,
+            UsageSource::ContentSignal => 1,
+        }];
+        count[1] += 1;
+        if count[0] < bounds::MAX_USAGE_CATEGORIES
+            && entry.category.len() <= bounds::MAX_USAGE_LABEL_BYTES
+        {
+            count[0] += 1;
+            items.push(UsageItem::from(entry));
+        }
+    });
+    let cut = counts.iter().any(|[shown, total]| shown < total);
+    let totals = cut.then_some(UsageCut {
+        content_usage: counts[0][1],
+        content_signal: counts[1][1],
+    });
+    (items, totals)
 }
 
 #[cfg(test)]

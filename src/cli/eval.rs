@@ -7,10 +7,10 @@ use std::io::{BufRead, Write};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use robotsd_engine::{Directive, PercentDecoding, RobotsTxt, Verdict, path_params_query};
+use robotsd_engine::{PercentDecoding, RobotsTxt, Verdict, path_params_query};
 
-use crate::api::types::UsageJson;
-use crate::checker::UsageItem;
+use crate::api::types::{GroupJson, RuleJson, UsageJson};
+use crate::checker::{GroupInfo, RuleInfo};
 
 use super::EvalArgs;
 
@@ -64,28 +64,6 @@ pub enum Agents {
     Many(Vec<String>),
 }
 
-/// The deciding rule, in the eval output.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct RuleJson {
-    /// `allow` or `disallow`.
-    pub directive: Directive,
-    /// The pattern as written.
-    pub pattern: String,
-    /// 1-based line number.
-    pub line: u32,
-}
-
-/// The group that applied, in the eval output: the `user-agent` lines of every merged group.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct GroupJson {
-    /// The `user-agent` values as written.
-    pub agents: Vec<String>,
-    /// Their line numbers (parallel to `agents`).
-    pub lines: Vec<u32>,
-    /// Whether these are the `*` groups.
-    pub global: bool,
-}
-
 /// One answer line.
 #[derive(Debug, Serialize)]
 pub struct EvalResult {
@@ -126,14 +104,9 @@ impl EvalResult {
     ) -> EvalResult {
         let path = path_params_query(url);
         let verdict = robots.check_path_with(agents, &path, decoding);
-        let usage: Vec<UsageItem> = verdict
-            .usage(&path, decoding)
-            .entries
-            .into_iter()
-            .map(UsageItem::from)
-            .collect();
+        let (usage, cut) = crate::checker::usage::bounded(&verdict, &path, decoding);
         EvalResult {
-            usage: UsageJson::of(&usage, &[]),
+            usage: UsageJson::of(&usage, cut, &[], 0),
             ..EvalResult::new(id, url, &verdict)
         }
     }
@@ -150,19 +123,8 @@ impl EvalResult {
             } else {
                 "no_matching_rule"
             },
-            rule: verdict.rule.map(|r| RuleJson {
-                directive: r.directive(),
-                pattern: r.pattern().into_owned(),
-                line: r.line(),
-            }),
-            group: verdict.groups.as_ref().map(|g| {
-                let (agents, lines) = g.agents().map(|a| (a.value.into_owned(), a.line)).unzip();
-                GroupJson {
-                    agents,
-                    lines,
-                    global: g.is_global(),
-                }
-            }),
+            rule: verdict.rule.as_ref().map(|r| RuleInfo::of(r).into()),
+            group: verdict.groups.as_ref().map(|g| GroupInfo::of(g).into()),
         }
     }
 }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 
-pub use eval::{EvalError, EvalRequest, EvalResult, GroupJson, RuleJson, evaluate_request};
+pub use eval::{EvalError, EvalRequest, EvalResult, evaluate_request};
 
 /// robots.txt as a service: may this user-agent fetch this URL?
 ///

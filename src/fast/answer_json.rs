@@ -41,6 +41,7 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
             string(out, &rule.pattern);
             out.extend_from_slice(br#","line":"#);
             number(out, rule.line);
+            truncated(out, rule.truncated);
             out.push(b'}');
         }
         None => out.extend_from_slice(b"null"),
@@ -58,10 +59,18 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
                 number(out, *line);
             }
             out.extend_from_slice(if group.global {
-                br#"],"global":true}"#
+                br#"],"global":true"#
             } else {
-                br#"],"global":false}"#
+                br#"],"global":false"#
             });
+            total(
+                out,
+                br#","agents_total":"#,
+                group.agents.len(),
+                group.agents_total,
+            );
+            truncated(out, group.truncated);
+            out.push(b'}');
         }
         None => out.extend_from_slice(b"null"),
     }
@@ -72,7 +81,7 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","usage":"#);
-    usage(out, &answer.usage, &answer.rsl);
+    usage(out, answer);
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
     crate::api::write_pace_member(out, &answer.pace);
@@ -81,7 +90,8 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
 
 /// `UsageJson`: by source, then by category; the items come sorted that way, as a `BTreeMap`
 /// orders keys. `rsl` only when there are license reports (`--rsl`).
-fn usage(out: &mut Vec<u8>, items: &[UsageItem], rsl: &[RslReport]) {
+fn usage(out: &mut Vec<u8>, answer: &Answer) {
+    let (items, rsl): (&[UsageItem], &[RslReport]) = (&answer.usage, &answer.rsl);
     if items.is_empty() && rsl.is_empty() {
         out.extend_from_slice(b"null");
         return;
@@ -95,7 +105,36 @@ fn usage(out: &mut Vec<u8>, items: &[UsageItem], rsl: &[RslReport]) {
         out.extend_from_slice(br#","rsl":"#);
         super::rsl_json::write_rsl(out, rsl);
     }
+    total(out, br#","rsl_total":"#, rsl.len(), answer.rsl_total);
+    if let Some(cut) = answer.usage_cut {
+        total(out, br#","content_usage_total":"#, split, cut.content_usage);
+        total(
+            out,
+            br#","content_signal_total":"#,
+            items.len() - split,
+            cut.content_signal,
+        );
+    }
+    truncated(
+        out,
+        answer.usage_cut.is_some() || answer.rsl_total > rsl.len(),
+    );
     out.push(b'}');
+}
+
+/// `,"<list>_total":N` when a list shows fewer than its total, as serde skips it otherwise.
+pub(super) fn total(out: &mut Vec<u8>, key: &[u8], shown: usize, total: usize) {
+    if total > shown {
+        out.extend_from_slice(key);
+        number(out, total);
+    }
+}
+
+/// `,"truncated":true` when an object was cut, as serde skips it otherwise.
+pub(super) fn truncated(out: &mut Vec<u8>, cut: bool) {
+    if cut {
+        out.extend_from_slice(br#","truncated":true"#);
+    }
 }
 
 fn preferences(out: &mut Vec<u8>, items: &[UsageItem]) {

@@ -7,7 +7,9 @@ use proptest::prelude::*;
 use super::*;
 use crate::api::types::CheckResponse;
 use crate::cache::Lookup;
-use crate::checker::{AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageItem};
+use crate::checker::{
+    AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageCut, UsageItem,
+};
 use crate::clock::Timestamp;
 use crate::pacing::{IntervalSource, Pace, Scope};
 
@@ -36,6 +38,9 @@ fn rsl_report() -> crate::rsl::RslReport {
         state: crate::rsl::RslState::Covered,
         reason: Some("\"quoted\"".into()),
         covered: Some((std::sync::Arc::new(doc), vec![0])),
+        // Cut, so that the optional members are written too.
+        contents_total: 3,
+        truncated: true,
         source: Some(crate::rsl::RslSource {
             status: Some(200),
             fetched_at: Some(at(1_795_000_000)),
@@ -74,11 +79,14 @@ fn full() -> Answer {
             directive: Directive::Disallow,
             pattern: "/private".into(),
             line: 7,
+            truncated: true,
         }),
         group: Some(GroupInfo {
             agents: vec!["googlebot".into(), "other".into()],
             lines: vec![3, 4],
             global: false,
+            agents_total: 40,
+            truncated: true,
         }),
         crawl_delay: Some(2.5),
         crawl_delay_line: Some(5),
@@ -99,7 +107,12 @@ fn full() -> Answer {
         ]
         .into_iter()
         .collect(),
+        usage_cut: Some(UsageCut {
+            content_usage: 5,
+            content_signal: 3,
+        }),
         rsl: vec![rsl_report()],
+        rsl_total: 7,
         source: Some(Source {
             cache: Lookup::Stale,
             status: Some(200),
@@ -179,6 +192,30 @@ fn every_field_set() {
     assert_same(&full());
 }
 
+/// An answer that nothing was cut from carries none of the bounds' members, as serde skips them.
+#[test]
+fn an_answer_within_its_bounds_says_nothing_of_them() {
+    let mut answer = full();
+    answer.rule.as_mut().unwrap().truncated = false;
+    let group = answer.group.as_mut().unwrap();
+    group.truncated = false;
+    group.agents_total = group.agents.len();
+    answer.usage_cut = None;
+    answer.rsl_total = answer.rsl.len();
+    for report in &mut answer.rsl {
+        report.truncated = false;
+        report.contents_total = report.contents().count();
+    }
+    assert_same(&answer);
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        !text.contains("truncated") && !text.contains("_total"),
+        "{text}"
+    );
+}
+
 /// Every license state, with and without a source, two tied contents, a payment without a type,
 /// and license reports without any preference line.
 #[test]
@@ -242,8 +279,10 @@ fn every_documented_field_is_written() {
         crawl_delay: _,
         crawl_delay_line: _,
         usage: _,
+        usage_cut: _,
         source: _,
         rsl: _,
+        rsl_total: _,
         pace: _,
     } = &answer;
     let mut out = Vec::new();

@@ -5,7 +5,7 @@
 //!
 //! [`RslJson`]: crate::api::types::RslJson
 
-use super::answer_json::{list, number, optional, string, timestamp};
+use super::answer_json::{list, number, optional, string, timestamp, total, truncated};
 use crate::rsl::document::{Payment, Scope};
 use crate::rsl::{Content, RslReport, RslSource};
 
@@ -25,13 +25,18 @@ pub(super) fn write_rsl(out: &mut Vec<u8>, reports: &[RslReport]) {
         out.extend_from_slice(br#"","reason":"#);
         optional(out, report.reason.as_deref(), string);
         out.extend_from_slice(br#","contents":["#);
+        let mut shown = 0;
         for (c, content) in report.contents().enumerate() {
             if c > 0 {
                 out.push(b',');
             }
             write_content(out, content);
+            shown += 1;
         }
-        out.extend_from_slice(br#"],"source":"#);
+        out.push(b']');
+        total(out, br#","contents_total":"#, shown, report.contents_total);
+        truncated(out, report.truncated);
+        out.extend_from_slice(br#","source":"#);
         optional(out, report.source.as_ref(), write_source);
         out.push(b'}');
     }

@@ -23,7 +23,7 @@ pub use cache::{
 };
 pub use document::{Content, LicenseTerms, RslDocument, RslError};
 
-/// Distinct license URLs fetched for one robots.txt; the others are reported `not_fetched`, so
+/// Distinct license URLs fetched for one robots.txt; the others are counted, not reported, so
 /// that a file listing thousands of them costs one check a bounded number of fetches.
 pub const MAX_LICENSES_PER_FILE: usize = 4;
 
@@ -31,8 +31,9 @@ pub const MAX_LICENSES_PER_FILE: usize = 4;
 const MAX_SCANNED_LINES: usize = 1_000;
 
 /// Distinct license URLs reported for one robots.txt: a file of thousands of `License:` lines
-/// gets an answer of bounded size (the lines themselves are all in `/v1/robots`).
-pub const MAX_REPORTED_PER_FILE: usize = 16;
+/// gets an answer of bounded size (the lines themselves are all in `/v1/robots`, and the answer
+/// counts the others in `rsl_total`).
+pub const MAX_REPORTED_PER_FILE: usize = crate::bounds::MAX_RSL_REPORTS;
 
 /// Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
@@ -51,8 +52,8 @@ pub enum RslState {
     /// The license URL, or a redirect on the way, leads to a destination robotsd does not
     /// contact (a private address, unless allowed).
     Refused,
-    /// Not fetched: not an absolute http(s) URL, past [`MAX_LICENSES_PER_FILE`], or (in a batch
-    /// past its deadline) not held yet.
+    /// Not fetched: not an absolute http(s) URL, or (in a batch past its deadline) not held
+    /// yet.
     NotFetched,
 }
 
@@ -102,10 +103,103 @@ pub struct RslReport {
     pub state: RslState,
     /// Why, for states other than `covered` and `not_covered`.
     pub reason: Option<String>,
-    /// The document, and the `<content>` elements that cover the URL (for `covered`).
+    /// The document, and the `<content>` elements that cover the URL that the answer shows
+    /// (for `covered`).
     pub covered: Option<(Arc<RslDocument>, Vec<usize>)>,
+    /// How many `<content>` elements cover the URL, shown or not.
+    pub contents_total: usize,
+    /// Whether `license_url` was cut or a covering `<content>` left out.
+    pub truncated: bool,
     /// Where the document came from (`None` when it was not fetched).
     pub source: Option<RslSource>,
+}
+
+/// The license reports of an answer, and how many distinct license URLs its robots.txt names
+/// (among its first 1,000 `License:` lines).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RslReports {
+    /// One report per license URL, for the first [`MAX_REPORTED_PER_FILE`].
+    pub reports: Vec<RslReport>,
+    /// Distinct license URLs, reported or not.
+    pub total: usize,
+}
+
+impl RslReport {
+    fn new(license_url: &str, line: u32, state: RslState, reason: Option<String>) -> RslReport {
+        let (license_url, truncated) =
+            crate::bounds::cut_owned(license_url, crate::bounds::MAX_LICENSE_URL_JSON_BYTES);
+        RslReport {
+            license_url,
+            line,
+            state,
+            reason,
+            covered: None,
+            contents_total: 0,
+            truncated,
+            source: None,
+        }
+    }
+}
+
+/// At least the bytes of the JSON `usage.rsl` shows `content` in: its texts as escaped, and a
+/// generous allowance for the keys and punctuation around each (the writer's fixed parts).
+fn content_json_size(content: &Content) -> usize {
+    use crate::bounds::json_len;
+    let text = |t: &str| json_len(t) + 3;
+    let optional = |t: &Option<String>| t.as_deref().map_or(4, text);
+    let scope = |s: &document::Scope| {
+        40 + s
+            .usage
+            .iter()
+            .chain(&s.user)
+            .chain(&s.geo)
+            .map(|v| text(v))
+            .sum::<usize>()
+    };
+    let licenses: usize = content
+        .licenses
+        .iter()
+        .map(|l| {
+            40 + scope(&l.permits)
+                + scope(&l.prohibits)
+                + l.payment.as_ref().map_or(4, |p| {
+                    80 + optional(&p.kind)
+                        + optional(&p.standard)
+                        + optional(&p.custom)
+                        + p.amounts
+                            .iter()
+                            .map(|a| 30 + text(&a.value) + optional(&a.currency))
+                            .sum::<usize>()
+                })
+        })
+        .sum();
+    100 + text(&content.url) + optional(&content.server) + optional(&content.lastmod) + licenses
+}
+
+/// Cuts the covering contents of `reports` to what an answer shows: at most
+/// [`bounds::MAX_RSL_CONTENTS`](crate::bounds::MAX_RSL_CONTENTS) a report, and
+/// [`bounds::MAX_RSL_CONTENTS_JSON_BYTES`](crate::bounds::MAX_RSL_CONTENTS_JSON_BYTES) of them
+/// in all, in report order.
+fn bound_contents(reports: &mut [RslReport]) {
+    let mut budget = crate::bounds::MAX_RSL_CONTENTS_JSON_BYTES;
+    for report in reports {
+        let Some((doc, at)) = &mut report.covered else {
+            continue;
+        };
+        let mut kept = 0;
+        for &i in at.iter().take(crate::bounds::MAX_RSL_CONTENTS) {
+            let size = content_json_size(&doc.contents[i]);
+            if size > budget {
+                break;
+            }
+            budget -= size;
+            kept += 1;
+        }
+        if kept < at.len() {
+            at.truncate(kept);
+            report.truncated = true;
+        }
+    }
 }
 
 impl RslReport {
@@ -164,11 +258,13 @@ impl Licenses {
         robots: &RobotsTxt,
         target: &Target,
         held_only: bool,
-    ) -> Vec<RslReport> {
+    ) -> RslReports {
         // At most MAX_REPORTED_PER_FILE entries: a linear search beats hashing.
         let mut seen: Vec<String> = Vec::new();
+        // The others are only counted, by hash (a file of a thousand distinct lines is rare).
+        let mut others = std::collections::HashSet::new();
+        let hasher = std::hash::RandomState::new();
         let mut pending = Vec::new();
-        let mut fetched = 0;
         // The first lines only: a file of a hundred thousand copies of one line costs a check
         // no more than a thousand.
         for license in robots.licenses().take(MAX_SCANNED_LINES) {
@@ -177,34 +273,29 @@ impl Licenses {
                 continue;
             }
             if seen.len() == MAX_REPORTED_PER_FILE {
-                break;
+                others.insert(std::hash::BuildHasher::hash_one(&hasher, written));
+                continue;
             }
             seen.push(written.to_owned());
-            let handle = match (fetched < MAX_LICENSES_PER_FILE, held_only) {
-                (true, false) => self.cache.resolve(written),
-                (true, true) => self.cache.held(written),
-                (false, _) => None,
+            let handle = if held_only {
+                self.cache.held(written)
+            } else {
+                self.cache.resolve(written)
             };
             let why = match handle {
                 Some(handle) => {
-                    fetched += 1;
                     pending.push(Ok((written.to_owned(), license.line, handle)));
                     continue;
                 }
                 None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
-                None if fetched == MAX_LICENSES_PER_FILE => {
-                    "robotsd fetches at most 4 license documents per robots.txt"
-                }
                 None => "not held yet (a batch past its deadline fetches nothing)",
             };
-            pending.push(Err(RslReport {
-                license_url: written.to_owned(),
-                line: license.line,
-                state: RslState::NotFetched,
-                reason: Some(why.to_owned()),
-                covered: None,
-                source: None,
-            }));
+            pending.push(Err(RslReport::new(
+                written,
+                license.line,
+                RslState::NotFetched,
+                Some(why.to_owned()),
+            )));
         }
         let lookup = |p: Result<(String, u32, LicenseHandle), RslReport>| async move {
             let (written, line, handle) = p?;
@@ -214,15 +305,13 @@ impl Licenses {
                 Some(self.cache.lookup(&handle).await)
             };
             Ok(match view {
-                Some(view) => report(written, line, view, target),
-                None => RslReport {
-                    license_url: written,
+                Some(view) => report(&written, line, view, target),
+                None => RslReport::new(
+                    &written,
                     line,
-                    state: RslState::NotFetched,
-                    reason: Some("not held yet (a batch past its deadline fetches nothing)".into()),
-                    covered: None,
-                    source: None,
-                },
+                    RslState::NotFetched,
+                    Some("not held yet (a batch past its deadline fetches nothing)".into()),
+                ),
             })
         };
         let done: Vec<Result<RslReport, RslReport>> = if pending.len() == 1 {
@@ -231,12 +320,18 @@ impl Licenses {
         } else {
             futures_util::future::join_all(pending.into_iter().map(lookup)).await
         };
-        done.into_iter().map(|r| r.unwrap_or_else(|r| r)).collect()
+        let mut reports: Vec<RslReport> =
+            done.into_iter().map(|r| r.unwrap_or_else(|r| r)).collect();
+        bound_contents(&mut reports);
+        RslReports {
+            total: reports.len() + others.len(),
+            reports,
+        }
     }
 }
 
 /// The report of one license URL from its cached view.
-fn report(license_url: String, line: u32, view: LicenseView, target: &Target) -> RslReport {
+fn report(license_url: &str, line: u32, view: LicenseView, target: &Target) -> RslReport {
     let source = RslSource {
         status: view.meta.as_ref().and_then(|m| m.status),
         fetched_at: view.meta.as_ref().map(|m| m.fetched_at),
@@ -265,11 +360,9 @@ fn report(license_url: String, line: u32, view: LicenseView, target: &Target) ->
         LicenseState::Refused(why) => (RslState::Refused, Some(why), None),
     };
     RslReport {
-        license_url,
-        line,
-        state,
-        reason,
+        contents_total: covered.as_ref().map_or(0, |(_, at)| at.len()),
         covered,
         source: Some(source),
+        ..RslReport::new(license_url, line, state, reason)
     }
 }

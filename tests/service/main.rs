@@ -1,10 +1,11 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
-//! `cargo test --test service api::` (or `cache_pressure::`, `cli::`, `connections::`,
+//! `cargo test --test service api::` (or `bounds::`, `cache_pressure::`, `cli::`, `connections::`,
 //! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `pacing::`, `percent_decoding::`,
 //! `redis_tls::`, `rsl::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
+mod bounds;
 mod cache_pressure;
 mod cli;
 mod connections;

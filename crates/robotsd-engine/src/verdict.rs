@@ -254,6 +254,19 @@ impl<'a> AppliedGroups<'a> {
         self.groups().flat_map(move |g| group_agents(robots, g.id))
     }
 
+    /// How many `user-agent` lines the merged groups have: what [`AppliedGroups::agents`] would
+    /// yield, counted without reading them (a file may give one group tens of thousands).
+    pub fn agent_count(&self) -> usize {
+        let robots = self.robots;
+        self.group_ids()
+            .into_iter()
+            .map(|id| {
+                let (a, b) = robots.groups[id as usize].agents;
+                (b - a) as usize
+            })
+            .sum()
+    }
+
     /// The first `crawl-delay` among the merged groups, for information only.
     pub fn crawl_delay(&self) -> Option<CrawlDelay> {
         self.groups().find_map(|g| g.crawl_delay())
