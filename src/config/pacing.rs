@@ -56,6 +56,12 @@ pub struct PacingArgs {
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
     pub max_retry_after: Duration,
 
+    /// Added to every interval between two fetch slots of an origin, so that a worker starting
+    /// a little late (the clients allow 25 ms) never leaves the site a gap under its crawl-delay.
+    #[arg(long, env = "ROBOTSD_PACE_GUARD", default_value = "50ms")]
+    #[arg(value_parser = parse_duration, value_name = "DURATION")]
+    pub pace_guard: Duration,
+
     /// Memory bound of the pacing state this replica holds (about 200 bytes an origin).
     #[arg(long, env = "ROBOTSD_PACE_CAPACITY", default_value = "32MiB")]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
@@ -73,6 +79,7 @@ impl PacingArgs {
             max_interval: self.max_crawl_delay,
             max_wait: self.max_pace_wait,
             max_retry_after: self.max_retry_after,
+            guard: self.pace_guard,
         };
         policy.validate()?;
         Ok(PacingSettings {
@@ -109,6 +116,7 @@ mod tests {
             "--max-pace-wait=2m",
             "--max-retry-after=1h",
             "--pace-capacity=1MiB",
+            "--pace-guard=10ms",
         ])
         .unwrap()
         .settings()
@@ -120,6 +128,7 @@ mod tests {
                 max_interval: Duration::from_secs(30),
                 max_wait: Duration::from_secs(120),
                 max_retry_after: Duration::from_secs(3600),
+                guard: Duration::from_millis(10),
             }
         );
         assert_eq!(settings.pacing.capacity_bytes, 1 << 20);

@@ -189,6 +189,7 @@ impl Pacer {
             interval_ms,
             max_interval_ms: millis(self.config.max_interval),
             max_wait_ms: millis(self.config.max_wait),
+            guard_ms: millis(self.config.guard),
         };
         let shared = match &self.store {
             Some(store) => store

@@ -33,6 +33,10 @@ pub struct PaceConfig {
     pub max_wait: Duration,
     /// The longest `Retry-After` honoured (10 min).
     pub max_retry_after: Duration,
+    /// Added to every interval between two slots (50 ms), so that a worker that starts its
+    /// fetch a little late (a timer, a busy event loop: the clients allow 25 ms) followed by one
+    /// on time still leaves the site a gap of the whole interval.
+    pub guard: Duration,
 }
 
 impl Default for PaceConfig {
@@ -42,6 +46,7 @@ impl Default for PaceConfig {
             max_interval: Duration::from_secs(60),
             max_wait: Duration::from_secs(60),
             max_retry_after: Duration::from_secs(600),
+            guard: Duration::from_millis(50),
         }
     }
 }
@@ -145,6 +150,8 @@ pub struct SlotRequest {
     pub max_interval_ms: u64,
     /// The longest wait, in milliseconds.
     pub max_wait_ms: u64,
+    /// The guard band added after the interval, in milliseconds ([`PaceConfig::guard`]).
+    pub guard_ms: u64,
 }
 
 /// The outcome of a reservation, on the keeper's clock.
@@ -198,7 +205,11 @@ impl PaceState {
         let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
         let mut at = now.max(self.blocked_until);
         if self.last_slot > 0 {
-            at = at.max(self.last_slot.saturating_add(interval_ms));
+            at = at.max(
+                self.last_slot
+                    .saturating_add(interval_ms)
+                    .saturating_add(request.guard_ms),
+            );
         }
         let reserved = at - now <= request.max_wait_ms;
         if reserved {

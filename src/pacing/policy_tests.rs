@@ -7,6 +7,7 @@ fn request(interval_ms: u64) -> SlotRequest {
         interval_ms,
         max_interval_ms: 60_000,
         max_wait_ms: 60_000,
+        guard_ms: 0,
     }
 }
 
@@ -165,4 +166,20 @@ fn configurations_that_contradict_themselves_are_refused() {
         config.validate(),
         Err(PaceConfigError::Zero { field: "max_wait" })
     );
+}
+
+#[test]
+fn the_guard_band_follows_every_interval_but_not_the_first_slot() {
+    let mut state = PaceState::default();
+    let guarded = SlotRequest {
+        guard_ms: 50,
+        ..request(500)
+    };
+    assert_eq!(state.reserve(T0, guarded).at, T0);
+    // A fetch started 25 ms late at T0 + 25 and one on time at T0 + 550 are 525 ms apart.
+    let second = state.reserve(T0, guarded);
+    assert_eq!(second.at, T0 + 550);
+    assert_eq!(second.interval_ms, 500, "the answer's interval is the crawl-delay's");
+    // Long after the last slot, the next is now: the guard only separates slots.
+    assert_eq!(state.reserve(T0 + 10_000, guarded).at, T0 + 10_000);
 }

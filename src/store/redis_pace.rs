@@ -35,7 +35,7 @@ local function slowdown_at(at)
 end
 ";
 
-/// ARGV: interval, largest interval, longest wait, keep (all ms). Returns
+/// ARGV: interval, largest interval, longest wait, keep, guard band (all ms). Returns
 /// `{reserved, at, now, interval, slowdown, blocked_until}` as [`PaceState::reserve`] does.
 const RESERVE: &str = r"
 local interval = tonumber(ARGV[1])
@@ -44,7 +44,7 @@ local max_wait = tonumber(ARGV[3])
 local slow = slowdown_at(now)
 local applied = math.min(math.floor(interval * slow / UNSLOWED), max_interval)
 local at = math.max(now, blocked)
-if last > 0 then at = math.max(at, last + applied) end
+if last > 0 then at = math.max(at, last + applied + tonumber(ARGV[5])) end
 local reserved = 0
 if at - now <= max_wait then
   reserved = 1
@@ -132,7 +132,8 @@ pub(super) async fn reserve(
         .arg(request.interval_ms)
         .arg(request.max_interval_ms)
         .arg(request.max_wait_ms)
-        .arg(millis(keep).max(1));
+        .arg(millis(keep).max(1))
+        .arg(request.guard_ms);
     let [reserved, at, now, interval_ms, slowdown, blocked_until] =
         six(store.run(&command).await?)?;
     Ok(SlotGrant {
