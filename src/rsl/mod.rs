@@ -10,7 +10,9 @@
 pub mod cache;
 pub mod document;
 mod fleet;
+mod parser;
 mod pattern;
+mod prescan;
 
 use std::sync::Arc;
 
@@ -46,7 +48,8 @@ pub enum RslState {
     /// and no good copy of it is held.
     FetchFailed,
     /// It was fetched, and is not an RSL 1.0 document robotsd can read (not XML, a DTD, the
-    /// wrong namespace, over the size or nesting bounds).
+    /// wrong namespace, over the size, nesting, attribute, namespace or text bounds, heavier
+    /// than its share of `--rsl-capacity`, or not parsed within its time budget).
     Invalid,
     /// The license URL, or a redirect on the way, leads to a destination robotsd does not
     /// contact (a private address, unless allowed).
