@@ -29,6 +29,11 @@ pub use document::{Content, LicenseTerms, RslDocument, RslError};
 /// that a file listing thousands of them costs one check a bounded number of fetches.
 pub const MAX_LICENSES_PER_FILE: usize = 4;
 
+/// The longest license URL fetched, in bytes: the common bound on URLs (browsers, sitemaps).
+/// A longer one is reported `not_fetched`, never cut to fit: a cut URL is another URL. It also
+/// covers the lines the engine cut at its line limit (16,663 bytes), as those are longer.
+pub const MAX_LICENSE_URL_BYTES: usize = 2_048;
+
 /// `License:` lines looked at per check.
 const MAX_SCANNED_LINES: usize = 1_000;
 
@@ -54,8 +59,8 @@ pub enum RslState {
     /// The license URL, or a redirect on the way, leads to a destination robotsd does not
     /// contact (a private address, unless allowed).
     Refused,
-    /// Not fetched: not an absolute http(s) URL, past [`MAX_LICENSES_PER_FILE`], or (in a batch
-    /// past its deadline) not held yet.
+    /// Not fetched: not an absolute http(s) URL, longer than [`MAX_LICENSE_URL_BYTES`], past
+    /// [`MAX_LICENSES_PER_FILE`], or (in a batch past its deadline) not held yet.
     NotFetched,
 }
 
@@ -183,7 +188,8 @@ impl Licenses {
                 break;
             }
             seen.push(written.to_owned());
-            let handle = match (fetched < MAX_LICENSES_PER_FILE, held_only) {
+            let too_long = written.len() > MAX_LICENSE_URL_BYTES;
+            let handle = match (fetched < MAX_LICENSES_PER_FILE && !too_long, held_only) {
                 (true, false) => self.cache.resolve(written),
                 (true, true) => self.cache.held(written),
                 (false, _) => None,
@@ -194,6 +200,7 @@ impl Licenses {
                     pending.push(Ok((written.to_owned(), license.line, handle)));
                     continue;
                 }
+                None if too_long => "the License URL is longer than 2,048 bytes",
                 None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
                 None if fetched == MAX_LICENSES_PER_FILE => {
                     "robotsd fetches at most 4 license documents per robots.txt"

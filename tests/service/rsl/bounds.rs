@@ -1,9 +1,11 @@
 //! What a site can make robotsd spend on its license documents: documents built to make the XML
-//! parser's work grow faster than their size, and a document heavier than its share of
-//! `--rsl-capacity`. Each costs a bounded time, once, and never delays the answers for other
-//! sites or the probes.
+//! parser's work grow faster than their size, a document heavier than its share of
+//! `--rsl-capacity`, and `License:` URLs longer than any URL. Each costs a bounded time, once,
+//! and never delays the answers for other sites or the probes.
 
 use std::time::Instant;
+
+use serde_json::json;
 
 use super::*;
 
@@ -187,4 +189,67 @@ async fn a_document_heavier_than_its_share_is_fetched_once() {
     assert_eq!(site.hits("/license.xml"), 1);
     // Held as an entry without a document, charged as one.
     assert!(robotsd.metric("robotsd_rsl_weight_bytes").await < 2_048.0);
+}
+
+#[tokio::test]
+async fn a_license_url_longer_than_2048_bytes_is_not_fetched() {
+    let site = Site::start("127.0.0.1").await;
+    let long = site.url(&format!("/{}", "a".repeat(3_000)));
+    // Longer than the engine's line limit: the engine cuts it, and a cut URL is another URL.
+    let cut = site.url(&format!("/{}", "b".repeat(20_000)));
+    let fits = site.url(&format!("/{}", "c".repeat(2_000)));
+    assert!(fits.len() <= 2_048);
+    site.serve(
+        "/robots.txt",
+        ok(&format!(
+            "User-agent: *
+Allow: /
+License: {long}
+License: {cut}
+License: {fits}
+"
+        )),
+    );
+    site.serve(&fits[site.url("").len()..], xml(NO_TRAINING));
+    let robotsd = rsl_robotsd().await;
+    let answer = check(&robotsd, site.url("/page")).await;
+    let reports = answer["usage"]["rsl"].as_array().expect("reports");
+    let states: Vec<(&str, &str)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r["state"].as_str().unwrap(),
+                r["reason"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let too_long = "the License URL is longer than 2,048 bytes";
+    assert_eq!(
+        states,
+        [
+            ("not_fetched", too_long),
+            ("not_fetched", too_long),
+            ("covered", "")
+        ],
+        "{answer}"
+    );
+    let fetched: usize = site.hits.lock().unwrap().values().sum();
+    assert_eq!(fetched, 2, "robots.txt and the license that fits only");
+}
+
+#[tokio::test]
+async fn license_lines_are_reported_not_unsupported() {
+    let site = licensed_site(xml(NO_TRAINING)).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    let robots = json_of(
+        reqwest::get(robotsd.url(&format!("/v1/robots?url={}", encode(&site.url("/")))))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        robots["parsed"]["diagnostics"],
+        json!([{"line": 3, "kind": "reported_only", "key": "License"}]),
+        "{robots}"
+    );
 }
