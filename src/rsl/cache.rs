@@ -12,7 +12,7 @@
 //! the cache neither flushes every other document for it nor drops it and fetches it again on
 //! every check.
 //!
-//! Bodies are parsed off the async workers ([`super::parser`]).
+//! Bodies are parsed off the async workers (`parser.rs`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
