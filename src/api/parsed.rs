@@ -93,22 +93,24 @@ pub struct DiagnosticJson {
     pub line: u32,
     /// One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
     /// `unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:
-    /// `crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and
-    /// `content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,
-    /// `preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it
-    /// states nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or
-    /// `yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a
-    /// label outside the vocabulary implemented, reported as written; `key` is the label).
+    /// `crawl-delay`, whose value is the group's `crawl_delay`, `content-usage` and
+    /// `content-signal`, the AI usage preferences, and `license`, listed in `licenses`),
+    /// `not_a_directive`, `rule_outside_group`, `preference_syntax` (a preference statement
+    /// that is not an RFC 9651 dictionary: it states nothing), `invalid_preference_value` (a
+    /// label whose value is not `y`/`n`, or `yes`/`no` for `content-signal`; `key` is the
+    /// label), `unknown_preference_label` (a label outside the vocabulary implemented, reported
+    /// as written; `key` is the label).
     pub kind: String,
     /// The key concerned, if any (cut to 64 bytes).
     pub key: Option<String>,
 }
 
 fn diagnostic_kind(kind: DiagnosticKind, key: Option<&str>) -> String {
-    // Google ignores crawl-delay and the usage preferences, so the engine calls them
-    // unsupported; robotsd reports them (a crawler may honour them), which `unsupported_key`
+    // Google ignores crawl-delay, the usage preferences and RSL's `License:`, so the engine
+    // calls them unsupported; robotsd reports them (a crawler may honour them; the license
+    // lines are in `licenses`, and `--rsl` reads their documents), which `unsupported_key`
     // would seem to deny.
-    const REPORTED: [&str; 3] = ["crawl-delay", "content-usage", "content-signal"];
+    const REPORTED: [&str; 4] = ["crawl-delay", "content-usage", "content-signal", "license"];
     if kind == DiagnosticKind::UnsupportedKey
         && key.is_some_and(|key| REPORTED.iter().any(|r| key.eq_ignore_ascii_case(r)))
     {

@@ -136,6 +136,10 @@ pub fn run(
 /// and counted instead of blocking.
 const LOG_QUEUE_LINES: usize = 8_192;
 
+/// How long the process waits, once the drain is over, for work left on the runtime's blocking
+/// threads: a moment for what ends at once, never the length of a parse or a stuck lookup.
+const BLOCKING_SHUTDOWN: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Validates the settings, starts the service and serves until SIGTERM or SIGINT.
 fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
     let settings = match args.settings() {
@@ -209,6 +213,10 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
         }
         crate::server::run(state, listener, admin, crate::server::shutdown_signal()).await
     });
+    // Dropping a runtime waits for every task on its blocking threads; a license document still
+    // being parsed (or a DNS lookup) must not keep the process past the drain, which has ended
+    // by now: its result has no one left to go to.
+    runtime.shutdown_timeout(BLOCKING_SHUTDOWN);
     match result {
         Ok(()) => {
             tracing::info!("robotsd stopped");

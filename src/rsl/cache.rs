@@ -6,7 +6,13 @@
 //! At most one fetch of a URL runs at a time: checks that need a document nobody holds wait for
 //! the one fetch (bounded by the fetch's own time limit); an expired document is answered at once
 //! while one background refresh runs; during a backoff nothing is sent before the retry time.
-//! Entries are weighed by the bytes their document holds and bounded by `--rsl-cache-capacity`.
+//! Entries are weighed by the bytes their document holds and bounded by `--rsl-capacity`. A
+//! document that would take more than [`DOCUMENT_SHARE`] of it is not held: its entry keeps the
+//! outcome (`invalid`, charged as an entry without a document) for the copy's lifetime, so that
+//! the cache neither flushes every other document for it nor drops it and fetches it again on
+//! every check.
+//!
+//! Bodies are parsed off the async workers (`parser.rs`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -17,6 +23,7 @@ use url::Url;
 
 use super::document::{Limits, RslDocument, RslError};
 use super::fleet::LicenseFleet;
+use super::parser::{ParserPool, PoolError};
 use crate::cache::FleetConfig;
 use crate::cache::Lookup;
 use crate::cache::policy::{FetchResult, OriginState, PolicyConfig};
@@ -144,6 +151,20 @@ pub struct LicenseStats {
 /// Bytes charged for an entry besides its document.
 const ENTRY_OVERHEAD_BYTES: u32 = 512;
 
+/// The most of `--rsl-capacity` one document may take: an eighth (2 MiB of the default 16 MiB,
+/// ten times the heaviest document measured in BENCHMARKS.md), so that one site's document
+/// never flushes more than an eighth of everyone's, and one always fits.
+pub const DOCUMENT_SHARE: u64 = 8;
+
+/// How a body was read.
+pub(super) struct Read {
+    /// The document, or why there is none.
+    pub(super) held: Held,
+    /// The outcome says nothing lasting about the document (no parser was free, or the parse
+    /// ran out of time): it is kept for the shortest lifetime only.
+    pub(super) transient: bool,
+}
+
 /// License documents by URL. Cheap to clone; clones share everything.
 #[derive(Clone)]
 pub struct LicenseCache {
@@ -152,6 +173,9 @@ pub struct LicenseCache {
     pub(super) policy: Arc<PolicyConfig>,
     pub(super) clock: Arc<dyn Clock>,
     pub(super) limits: Limits,
+    parsers: ParserPool,
+    /// The most bytes one document may be charged ([`DOCUMENT_SHARE`]).
+    share: u64,
     fleet: Option<LicenseFleet>,
     stats: Arc<LicenseStats>,
 }
@@ -191,6 +215,8 @@ impl LicenseCache {
             policy: Arc::new(policy),
             clock,
             limits: Limits::default(),
+            parsers: ParserPool::default(),
+            share: capacity_bytes / DOCUMENT_SHARE,
             fleet: None,
             stats: Arc::default(),
         }
@@ -394,7 +420,7 @@ impl LicenseCache {
             DocumentOutcome::Body { body, .. } => Some(body.clone()),
             _ => None,
         };
-        let result = self.result(outcome);
+        let result = self.result(outcome).await;
         let kind = match &result {
             FetchResult::Success {
                 rules: Held::Document(_),
@@ -432,8 +458,34 @@ impl LicenseCache {
         }
     }
 
+    /// Reads a fetched or stored body (`truncated`: cut at the size limit) on a parser, within
+    /// the document bounds and the document's share of the capacity.
+    pub(super) async fn read(&self, body: bytes::Bytes, truncated: bool) -> Read {
+        let limits = self.limits;
+        let parsed = self
+            .parsers
+            .run(move || RslDocument::parse(&body, truncated, &limits))
+            .await;
+        let budget_ms = u64::try_from(self.parsers.budget().as_millis()).unwrap_or(u64::MAX);
+        let (held, transient) = match parsed {
+            Ok(Ok(doc)) if doc.heap_size() as u64 > self.share => (
+                Held::Invalid(RslError::TooHeavy {
+                    bytes: doc.heap_size(),
+                    share: self.share,
+                }),
+                false,
+            ),
+            Ok(Ok(doc)) => (Held::Document(Arc::new(doc)), false),
+            Ok(Err(error)) => (Held::Invalid(error), false),
+            Err(PoolError::Busy) => (Held::Invalid(RslError::Busy(budget_ms)), true),
+            Err(PoolError::Overtime) => (Held::Invalid(RslError::Overtime(budget_ms)), true),
+            Err(PoolError::Panicked) => (Held::Invalid(RslError::ParserFailed), false),
+        };
+        Read { held, transient }
+    }
+
     /// The policy's view of an outcome.
-    fn result(&self, outcome: DocumentOutcome) -> FetchResult<LicenseMeta, Held> {
+    async fn result(&self, outcome: DocumentOutcome) -> FetchResult<LicenseMeta, Held> {
         let meta_of =
             |m: &crate::fetch::FetchMeta, body: Option<&[u8]>, error: Option<String>| LicenseMeta {
                 status: m.status,
@@ -451,14 +503,17 @@ impl LicenseCache {
                 max_age,
                 meta,
             } => {
-                let held = match RslDocument::parse(&body, meta.truncated, &self.limits) {
-                    Ok(doc) => Held::Document(Arc::new(doc)),
-                    Err(error) => Held::Invalid(error),
-                };
+                let meta = meta_of(&meta, Some(&body), None);
+                let read = self.read(body, meta.truncated).await;
                 FetchResult::Success {
-                    rules: held,
-                    max_age,
-                    meta: meta_of(&meta, Some(&body), None),
+                    rules: read.held,
+                    // Read again after the shortest lifetime.
+                    max_age: if read.transient {
+                        Some(Duration::ZERO)
+                    } else {
+                        max_age
+                    },
+                    meta,
                 }
             }
             DocumentOutcome::Missing {

@@ -7,12 +7,13 @@
 //! revision still reads.
 
 use super::pattern::ContentPattern;
+use super::prescan::{ScanLimits, prescan};
 
 /// The XML namespace of RSL 1.0 documents (RSL 1.0 §3.1: `<rsl>` "MUST" declare it).
 pub const RSL_NAMESPACE: &str = "https://rslstandard.org/rsl";
 
 /// The bounds a document is read within: a document past any of them is invalid, and reading it
-/// stops there.
+/// stops there (`docs/usage.md`, "RSL licenses", lists them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Most XML nodes (elements, text, comments) in the whole document.
@@ -25,6 +26,13 @@ pub struct Limits {
     pub max_licenses: usize,
     /// Most values of one `<permits>`/`<prohibits>` list.
     pub max_values: usize,
+    /// Most bytes of one string a `<content>` keeps (its url, server, lastmod, a value, an
+    /// amount…).
+    pub max_string_bytes: usize,
+    /// Most bytes of all the strings one `<content>` keeps ([`Content::text_bytes`]).
+    pub max_content_text_bytes: usize,
+    /// The attribute and namespace bounds checked before the parser runs.
+    pub scan: ScanLimits,
 }
 
 impl Default for Limits {
@@ -35,6 +43,13 @@ impl Default for Limits {
             max_contents: 1_000,
             max_licenses: 16,
             max_values: 256,
+            // A URL pattern of 2,048 bytes is already longer than browsers and sitemaps accept
+            // URLs (2,048 is the common bound, RFC 9309's robots.txt lines aside); the published
+            // documents keep under 300 bytes per <content>. So each <content> an answer shows
+            // is small, whatever the document.
+            max_string_bytes: 2_048,
+            max_content_text_bytes: 4_096,
+            scan: ScanLimits::default(),
         }
     }
 }
@@ -46,9 +61,29 @@ pub enum RslError {
     /// declaration is refused outright).
     #[error("not well-formed XML without a DTD: {0}")]
     Xml(String),
-    /// More nodes, deeper nesting or more elements than the limits allow.
+    /// More nodes, deeper nesting, more elements, attributes, namespace declarations or text
+    /// than the limits allow.
     #[error("over the limits robotsd reads RSL within: {0}")]
     TooLarge(&'static str),
+    /// Parsed, and holding more memory than one document may take of `--rsl-capacity`.
+    #[error(
+        "the parsed document takes {bytes} bytes, more than the {share} bytes one document may take of --rsl-capacity"
+    )]
+    TooHeavy {
+        /// Bytes the parsed document holds.
+        bytes: usize,
+        /// The most one document may hold.
+        share: u64,
+    },
+    /// Not parsed within the time budget; the parse may end later, and its result is dropped.
+    #[error("the parse exceeded its time budget ({0} ms)")]
+    Overtime(u64),
+    /// No parser came free within the time budget (other documents were being parsed).
+    #[error("no parser was free within the time budget ({0} ms)")]
+    Busy(u64),
+    /// The parser stopped without a result (a bug in it).
+    #[error("the XML parser failed")]
+    ParserFailed,
     /// The body was cut at the fetch size limit.
     #[error("larger than the fetch size limit ({0} bytes)")]
     Truncated(usize),
@@ -78,6 +113,24 @@ impl Scope {
     /// Whether nothing is listed.
     pub fn is_empty(&self) -> bool {
         self.usage.is_empty() && self.user.is_empty() && self.geo.is_empty()
+    }
+
+    fn strings(&self) -> impl Iterator<Item = &str> {
+        let (usage, user, geo) = (self.usage.iter(), self.user.iter(), self.geo.iter());
+        usage.chain(user).chain(geo).map(String::as_str)
+    }
+}
+
+impl Payment {
+    fn strings(&self) -> impl Iterator<Item = &str> {
+        let amounts = self
+            .amounts
+            .iter()
+            .flat_map(|a| std::iter::once(a.value.as_str()).chain(a.currency.as_deref()));
+        [&self.kind, &self.standard, &self.custom]
+            .into_iter()
+            .filter_map(Option::as_deref)
+            .chain(amounts)
     }
 }
 
@@ -143,6 +196,48 @@ pub struct RslDocument {
     pub bytes: usize,
 }
 
+impl Content {
+    /// Every string this `<content>` keeps: url, server, lastmod, each license's values and
+    /// its payment's type, amounts, currencies, standard and custom.
+    fn strings(&self) -> impl Iterator<Item = &str> {
+        let licenses = self.licenses.iter().flat_map(|l| {
+            l.permits
+                .strings()
+                .chain(l.prohibits.strings())
+                .chain(l.payment.iter().flat_map(Payment::strings))
+        });
+        std::iter::once(self.url.as_str())
+            .chain(self.server.as_deref())
+            .chain(self.lastmod.as_deref())
+            .chain(licenses)
+    }
+
+    /// Bytes of the strings this `<content>` keeps (its url, server, lastmod, values, amounts…):
+    /// what its part of an answer grows with. At most [`Limits::max_content_text_bytes`].
+    pub fn text_bytes(&self) -> usize {
+        self.strings().map(str::len).sum()
+    }
+
+    /// Refuses a `<content>` keeping a string, or strings in all, over the limits.
+    fn check_text(&self, limits: &Limits) -> Result<(), RslError> {
+        let mut total = 0;
+        for string in self.strings() {
+            if string.len() > limits.max_string_bytes {
+                return Err(RslError::TooLarge(
+                    "a <content> keeps a string (a url, a value, an amount…) longer than 2,048 bytes",
+                ));
+            }
+            total += string.len();
+            if total > limits.max_content_text_bytes {
+                return Err(RslError::TooLarge(
+                    "a <content> keeps more than 4 KiB of text (url, values, amounts…)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl RslDocument {
     /// Reads `body` within `limits`. `truncated` says the fetch cut the body at its size limit:
     /// a cut document is never read, since its last `<content>` elements are missing.
@@ -151,6 +246,9 @@ impl RslDocument {
             return Err(RslError::Truncated(body.len()));
         }
         let text = std::str::from_utf8(body).map_err(|e| RslError::Xml(e.to_string()))?;
+        // Before the parser: its cost grows with the square of attributes per element and of
+        // namespace declarations in scope (`prescan`).
+        prescan(body, &limits.scan)?;
         let options = roxmltree::ParsingOptions {
             // No DTD, so no entity is ever defined or expanded (billion laughs, external
             // entities): such a document is refused.
@@ -285,7 +383,7 @@ fn content(
         licenses.push(terms(license, limits)?);
     }
     licenses.shrink_to_fit();
-    Ok(Content {
+    let content = Content {
         url: url.to_owned(),
         pattern: ContentPattern::new(url),
         server: attribute(node, "server"),
@@ -294,7 +392,9 @@ fn content(
         lastmod: attribute(node, "lastmod"),
         licenses,
         line,
-    })
+    };
+    content.check_text(limits)?;
+    Ok(content)
 }
 
 fn attribute(node: roxmltree::Node<'_, '_>, name: &str) -> Option<String> {
@@ -380,100 +480,4 @@ fn payment(node: roxmltree::Node<'_, '_>) -> Payment {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(xml: &str) -> Result<RslDocument, RslError> {
-        RslDocument::parse(xml.as_bytes(), false, &Limits::default())
-    }
-
-    #[test]
-    fn lists_split_on_spaces_and_on_the_drafts_commas_once_each() {
-        let doc = parse(
-            r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>
-                 <permits type="usage">ai-input  search,ai-index search</permits>
-                 <prohibits>ai-train</prohibits>
-                 <permits type="other">x</permits>
-               </license></content></rsl>"#,
-        )
-        .unwrap();
-        let terms = &doc.contents[0].licenses[0];
-        assert_eq!(terms.permits.usage, ["ai-input", "search", "ai-index"]);
-        assert_eq!(terms.prohibits.usage, ["ai-train"]);
-        assert!(terms.permits.user.is_empty() && terms.payment.is_none());
-    }
-
-    #[test]
-    fn a_payment_without_type_is_not_guessed_and_other_namespaces_are_skipped() {
-        let doc = parse(
-            r#"<rsl xmlns="https://rslstandard.org/rsl" xmlns:x="urn:x">
-                 <x:content url="/ignored"/>
-                 <content url="/a" encrypted="TRUE"><license><payment><amount>5</amount></payment>
-                 <x:payment type="free"/></license></content></rsl>"#,
-        )
-        .unwrap();
-        assert_eq!(doc.contents.len(), 1);
-        let content = &doc.contents[0];
-        assert!(!content.encrypted, "only the lower-case true is true");
-        let payment = content.licenses[0].payment.as_ref().unwrap();
-        assert_eq!(payment.kind, None);
-        assert_eq!(payment.amounts[0].value, "5");
-        assert_eq!(payment.amounts[0].currency, None);
-    }
-
-    #[test]
-    fn a_prefixed_rsl_namespace_reads_the_same() {
-        let doc = parse(
-            r#"<r:rsl xmlns:r="https://rslstandard.org/rsl"><r:content url="/x" server="https://s.example/">
-               <r:license><r:permits>search</r:permits></r:license></r:content></r:rsl>"#,
-        )
-        .unwrap();
-        assert_eq!(
-            doc.contents[0].server.as_deref(),
-            Some("https://s.example/")
-        );
-        assert_eq!(doc.contents[0].licenses[0].permits.usage, ["search"]);
-    }
-
-    #[test]
-    fn broken_documents_say_why() {
-        let cases = [
-            ("<rsl", "not well-formed"),
-            (
-                r#"<rsl xmlns="https://rslstandard.org/rsl"><content/></rsl>"#,
-                "no url",
-            ),
-            (
-                r#"<rsl xmlns="https://rslstandard.org/rsl"/>"#,
-                "no <content>",
-            ),
-            (r#"<feed xmlns="https://rslstandard.org/rsl"/>"#, "<feed>"),
-        ];
-        for (xml, why) in cases {
-            let error = parse(xml).unwrap_err().to_string();
-            assert!(error.contains(why), "{xml}: {error}");
-        }
-        let cut = RslDocument::parse(b"<rsl", true, &Limits::default()).unwrap_err();
-        assert_eq!(cut, RslError::Truncated(4));
-    }
-
-    #[test]
-    fn weight_grows_with_what_is_held() {
-        let one = parse(
-            r#"<rsl xmlns="https://rslstandard.org/rsl"><content url="/a"><license/></content></rsl>"#,
-        )
-        .unwrap();
-        let many = parse(&format!(
-            r#"<rsl xmlns="https://rslstandard.org/rsl">{}</rsl>"#,
-            r#"<content url="/a"><license><permits>search ai-input</permits></license></content>"#
-                .repeat(100)
-        ))
-        .unwrap();
-        assert!(
-            many.heap_size() > 50 * one.heap_size(),
-            "{} {}",
-            many.heap_size(),
-            one.heap_size()
-        );
-    }
-}
+mod tests;

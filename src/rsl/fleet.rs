@@ -11,7 +11,6 @@ use std::time::Duration;
 use url::Url;
 
 use super::cache::{Entry, Held, LicenseCache, LicenseMeta};
-use super::document::RslDocument;
 use crate::cache::FleetConfig;
 use crate::cache::policy::{Backoff, Copy, OriginState};
 use crate::clock::Timestamp;
@@ -44,7 +43,8 @@ fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
     }
 }
 
-fn license_meta(stored: &StoredFetch, body: Option<&[u8]>, error: Option<String>) -> LicenseMeta {
+/// The meta of a stored fetch (its body's SHA-256 is set by whoever reads the body).
+fn license_meta(stored: &StoredFetch, error: Option<String>) -> LicenseMeta {
     LicenseMeta {
         status: stored.status,
         fetched_at: from_ms(stored.fetched_at_ms),
@@ -52,7 +52,7 @@ fn license_meta(stored: &StoredFetch, body: Option<&[u8]>, error: Option<String>
         final_url: stored.final_url.clone(),
         bytes: stored.bytes,
         truncated: stored.truncated,
-        sha256: body.map(super::cache::sha256),
+        sha256: None,
         error,
     }
 }
@@ -90,28 +90,32 @@ fn export(state: &State) -> Record {
 }
 
 impl LicenseCache {
-    /// The state a record describes, its document read again from the stored body; `None`
-    /// when the record cannot be used.
-    fn import(&self, record: &Record, body: Option<&[u8]>) -> Option<State> {
+    /// The state a record describes, its document read again from the stored body (on a
+    /// parser, as a fetched one is); `None` when the record cannot be used, or when the body
+    /// could not be read for a passing reason (no parser free): this replica fetches then.
+    async fn import(&self, record: &Record, body: Option<Vec<u8>>) -> Option<State> {
         let copy = match &record.copy {
             None => None,
             Some(stored) => {
-                let (held, body) = match (&stored.no_robots, body) {
+                let (held, sha256) = match (&stored.no_robots, body) {
                     (Some(why), _) => (Held::Missing(why.clone()), None),
-                    (None, Some(body)) => (
-                        match RslDocument::parse(body, stored.fetch.truncated, &self.limits) {
-                            Ok(doc) => Held::Document(Arc::new(doc)),
-                            Err(error) => Held::Invalid(error),
-                        },
-                        Some(body),
-                    ),
+                    (None, Some(body)) => {
+                        let sha256 = super::cache::sha256(&body);
+                        let read = self.read(body.into(), stored.fetch.truncated).await;
+                        if read.transient {
+                            return None;
+                        }
+                        (read.held, Some(sha256))
+                    }
                     (None, None) => return None,
                 };
+                let mut meta = license_meta(&stored.fetch, None);
+                meta.sha256 = sha256;
                 Some(Copy {
                     rules: held,
                     fetched_at: Timestamp::from_unix_millis(stored.kept_at_ms),
                     expires_at: Timestamp::from_unix_millis(stored.expires_at_ms),
-                    meta: license_meta(&stored.fetch, body, None),
+                    meta,
                 })
             }
         };
@@ -119,7 +123,7 @@ impl LicenseCache {
             since: Timestamp::from_unix_millis(b.since_ms),
             failures: b.failures,
             next_retry: Timestamp::from_unix_millis(b.next_retry_ms),
-            last: license_meta(&b.last, None, Some(b.reason.clone())),
+            last: license_meta(&b.last, Some(b.reason.clone())),
         });
         let last_fetch = copy.as_ref().map(|c| c.fetched_at).max(
             backoff
@@ -141,7 +145,7 @@ impl LicenseCache {
         let Ok(Some((record, body))) = fleet.store.load(&store_key(url), max).await else {
             return false;
         };
-        let Some(mut state) = self.import(&record, body.as_deref()) else {
+        let Some(mut state) = self.import(&record, body).await else {
             return false;
         };
         {

@@ -10,7 +10,9 @@
 pub mod cache;
 pub mod document;
 mod fleet;
+mod parser;
 mod pattern;
+mod prescan;
 
 use std::sync::Arc;
 
@@ -26,6 +28,11 @@ pub use document::{Content, LicenseTerms, RslDocument, RslError};
 /// Distinct license URLs fetched for one robots.txt; the others are counted, not reported, so
 /// that a file listing thousands of them costs one check a bounded number of fetches.
 pub const MAX_LICENSES_PER_FILE: usize = 4;
+
+/// The longest license URL fetched, in bytes: the common bound on URLs (browsers, sitemaps).
+/// A longer one is reported `not_fetched`, never cut to fit: a cut URL is another URL. It also
+/// covers the lines the engine cut at its line limit (16,663 bytes), as those are longer.
+pub const MAX_LICENSE_URL_BYTES: usize = 2_048;
 
 /// `License:` lines looked at per check.
 const MAX_SCANNED_LINES: usize = 1_000;
@@ -47,13 +54,14 @@ pub enum RslState {
     /// and no good copy of it is held.
     FetchFailed,
     /// It was fetched, and is not an RSL 1.0 document robotsd can read (not XML, a DTD, the
-    /// wrong namespace, over the size or nesting bounds).
+    /// wrong namespace, over the size, nesting, attribute, namespace or text bounds, heavier
+    /// than its share of `--rsl-capacity`, or not parsed within its time budget).
     Invalid,
     /// The license URL, or a redirect on the way, leads to a destination robotsd does not
     /// contact (a private address, unless allowed).
     Refused,
-    /// Not fetched: not an absolute http(s) URL, or (in a batch past its deadline) not held
-    /// yet.
+    /// Not fetched: not an absolute http(s) URL, longer than [`MAX_LICENSE_URL_BYTES`], or (in
+    /// a batch past its deadline) not held yet.
     NotFetched,
 }
 
@@ -277,16 +285,18 @@ impl Licenses {
                 continue;
             }
             seen.push(written.to_owned());
-            let handle = if held_only {
-                self.cache.held(written)
-            } else {
-                self.cache.resolve(written)
+            let too_long = written.len() > MAX_LICENSE_URL_BYTES;
+            let handle = match (too_long, held_only) {
+                (true, _) => None,
+                (false, true) => self.cache.held(written),
+                (false, false) => self.cache.resolve(written),
             };
             let why = match handle {
                 Some(handle) => {
                     pending.push(Ok((written.to_owned(), license.line, handle)));
                     continue;
                 }
+                None if too_long => "the License URL is longer than 2,048 bytes",
                 None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
                 None => "not held yet (a batch past its deadline fetches nothing)",
             };

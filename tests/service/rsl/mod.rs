@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
+mod bounds;
 mod documents;
 mod fleet;
 

@@ -90,18 +90,19 @@ class DiagnosticJson(Struct):
     kind: Annotated[
         str,
         Meta(
-            description="One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,\n`unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:\n`crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and\n`content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,\n`preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it\nstates nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or\n`yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a\nlabel outside the vocabulary implemented, reported as written; `key` is the label)."
+            description="One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,\n`unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:\n`crawl-delay`, whose value is the group's `crawl_delay`, `content-usage` and\n`content-signal`, the AI usage preferences, and `license`, listed in `licenses`),\n`not_a_directive`, `rule_outside_group`, `preference_syntax` (a preference statement\nthat is not an RFC 9651 dictionary: it states nothing), `invalid_preference_value` (a\nlabel whose value is not `y`/`n`, or `yes`/`no` for `content-signal`; `key` is the\nlabel), `unknown_preference_label` (a label outside the vocabulary implemented, reported\nas written; `key` is the label)."
         ),
     ]
     """
     One of `accepted_typo`, `missing_colon`, `line_too_long`, `unknown_key`,
     `unsupported_key`, `reported_only` (a key Google's rules do not use but robotsd reports:
-    `crawl-delay`, whose value is the group's `crawl_delay`, and `content-usage` and
-    `content-signal`, the AI usage preferences), `not_a_directive`, `rule_outside_group`,
-    `preference_syntax` (a preference statement that is not an RFC 9651 dictionary: it
-    states nothing), `invalid_preference_value` (a label whose value is not `y`/`n`, or
-    `yes`/`no` for `content-signal`; `key` is the label), `unknown_preference_label` (a
-    label outside the vocabulary implemented, reported as written; `key` is the label).
+    `crawl-delay`, whose value is the group's `crawl_delay`, `content-usage` and
+    `content-signal`, the AI usage preferences, and `license`, listed in `licenses`),
+    `not_a_directive`, `rule_outside_group`, `preference_syntax` (a preference statement
+    that is not an RFC 9651 dictionary: it states nothing), `invalid_preference_value` (a
+    label whose value is not `y`/`n`, or `yes`/`no` for `content-signal`; `key` is the
+    label), `unknown_preference_label` (a label outside the vocabulary implemented, reported
+    as written; `key` is the label).
     """
     line: Annotated[int, Meta(description="The line.", ge=0)]
     """
