@@ -26,6 +26,7 @@ use crate::destination::DestinationError;
 use crate::fetch::{
     FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, ParsedRobots, UnreachableReason,
 };
+use crate::kept::{allocation, kept_text};
 use crate::origin::Origin;
 use crate::store::Store;
 use fleet::Fleet;
@@ -98,7 +99,8 @@ enum Detail {
     Parsed(KeptBody),
     /// Why there is no robots.txt.
     NoRobots(NoRobotsReason),
-    /// Why the fetch failed, as shown in answers.
+    /// Why the fetch failed, as shown in answers: at most
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`].
     Failed(String),
     /// Which destination was refused, and why.
     Refused(DestinationError),
@@ -417,19 +419,15 @@ impl OriginCache {
             _ => FetchedBody::None,
         };
         let result = fetch_result(outcome);
-        let parsed_bytes = match &result {
-            FetchResult::Success { rules, meta, .. } => copy_weight(rules, meta),
-            _ => 0,
-        };
         let now = self.clock.now();
-        let taken_in = {
+        let (taken_in, held_bytes) = {
             let mut state = slot.lock();
             let was_in_backoff = state.backoff.is_some();
             state.apply(result, now, rand::random::<f64>(), &self.policy);
             fetch_log::fetched(origin, was_in_backoff, &state, now);
-            state.clone()
+            (state.clone(), state_weight(&state))
         };
-        self.slots.settle(origin, slot, parsed_bytes);
+        self.slots.settle(origin, slot, held_bytes);
         (fetched, taken_in)
     }
 }
@@ -444,15 +442,31 @@ enum FetchedBody {
     None,
 }
 
-/// The bytes a copy is charged in the cache: its parse and its kept body.
-fn copy_weight(rules: &Rules, remembered: &Remembered) -> usize {
-    let body = match &remembered.detail {
-        Detail::Parsed(body) => body.heap_size(),
-        _ => 0,
-    };
-    match rules {
-        Rules::Parsed(robots) => robots.heap_size() + body,
+/// The bytes an origin's state is charged in the cache: the copy's parse, and what each fetch
+/// it keeps left (its kept body, final URL and reason), during a backoff the last good copy's
+/// and the last failure's both.
+fn state_weight(state: &OriginState<Remembered>) -> usize {
+    let rules = |rules: &Rules| match rules {
+        Rules::Parsed(robots) => robots.heap_size(),
         Rules::NoRobots => 0,
+    };
+    state.heap_size(Remembered::heap_size, rules)
+}
+
+impl Remembered {
+    /// Heap bytes held: the shared [`FetchMeta`] and its final URL (at most
+    /// [`crate::origin::MAX_URL_BYTES`], as robotsd fetches no longer URL), and the detail's
+    /// body or text (a reason at most [`crate::kept::MAX_KEPT_TEXT_BYTES`]).
+    fn heap_size(&self) -> usize {
+        // An `Arc`'s allocation holds its two counts beside the value.
+        let meta = allocation(std::mem::size_of::<FetchMeta>() + 2 * std::mem::size_of::<usize>())
+            + allocation(self.meta.final_url.as_str().len());
+        meta + match &self.detail {
+            Detail::Parsed(body) => body.heap_size(),
+            Detail::NoRobots(_) => 0,
+            Detail::Failed(reason) => crate::kept::string(reason),
+            Detail::Refused(error) => error.heap_size(),
+        }
     }
 }
 
@@ -490,7 +504,8 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         } => FetchResult::Unreachable {
             retry_after,
             short: matches!(reason, UnreachableReason::Status(429 | 503)),
-            meta: remember(meta, Detail::Failed(reason.to_string())),
+            // Its text can hold a URL the site chose (reqwest names the URL it failed on).
+            meta: remember(meta, Detail::Failed(kept_text(reason.to_string()))),
         },
     }
 }
