@@ -257,8 +257,8 @@ impl LicenseCache {
     }
 
     /// The entry of the license URL `written` (as the `License:` line writes it), made when
-    /// there is none; `None` when it is not an absolute http(s) URL. A URL asked about before
-    /// is not parsed again.
+    /// there is none; `None` when it is not an absolute http(s) URL within [`MAX_URL_BYTES`]
+    /// ([`license_url`]). A URL asked about before is not parsed again.
     pub fn resolve(&self, written: &str) -> Option<LicenseHandle> {
         if let Some(entry) = self.entries.get(written) {
             return Some(LicenseHandle(entry));
@@ -536,5 +536,24 @@ impl LicenseCache {
                 meta: meta_of(&meta, None, Some(kept_text(error.to_string()))),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_license_url_is_at_most_8_kib_as_written_and_as_parsed() {
+        let of = |path: String| format!("https://example.com/{path}");
+        let fits = of("a".repeat(MAX_URL_BYTES - of(String::new()).len()));
+        assert_eq!(
+            license_url(&fits).map(|u| u.as_str().len()),
+            Some(MAX_URL_BYTES)
+        );
+        assert_eq!(license_url(&format!("{fits}a")), None);
+        // 6 KB as written, 18 KB once percent-encoded.
+        assert_eq!(license_url(&of("é".repeat(3000))), None);
+        assert!(license_url(&of("é".repeat(1000))).is_some());
     }
 }

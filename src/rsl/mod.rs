@@ -191,7 +191,9 @@ impl Licenses {
                     pending.push(Ok((written.to_owned(), license.line, handle)));
                     continue;
                 }
-                None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
+                None if cache::license_url(written).is_none() => {
+                    "not an absolute http(s) URL of at most 8 KiB"
+                }
                 None if fetched == MAX_LICENSES_PER_FILE => {
                     "robotsd fetches at most 4 license documents per robots.txt"
                 }
