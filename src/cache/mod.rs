@@ -509,3 +509,50 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kept::MAX_KEPT_TEXT_BYTES;
+
+    fn failed(final_url: &str, error: String) -> FetchResult<Remembered> {
+        fetch_result(FetchOutcome::Unreachable {
+            reason: UnreachableReason::Other(error),
+            retry_after: None,
+            meta: FetchMeta {
+                status: None,
+                bytes: 0,
+                truncated: false,
+                final_url: url::Url::parse(final_url).unwrap(),
+                redirects: 1,
+                fetched_at: std::time::SystemTime::UNIX_EPOCH,
+                duration: Duration::ZERO,
+            },
+        })
+    }
+
+    #[test]
+    fn a_backoff_is_charged_its_final_url_and_its_cut_error_text() {
+        let policy = PolicyConfig::default();
+        let now = crate::clock::Timestamp::from_unix_millis(1_795_000_000_000);
+        let weight = |final_url: &str, error: String| {
+            let mut state = OriginState::default();
+            state.apply(failed(final_url, error), now, 0.5, &policy);
+            state_weight(&state)
+        };
+        let short = weight("https://example.com/robots.txt", "reset".into());
+        let url = format!("https://example.com/{}", "a".repeat(4_000));
+        // reqwest's error text names the URL: kept cut, and charged as kept.
+        let long = weight(&url, format!("error sending request for url ({url})"));
+        // Grown by the long strings' allocations, less the short ones' (under 100 bytes).
+        let grown = long - short;
+        assert!(
+            grown >= 4_000 + MAX_KEPT_TEXT_BYTES - 100,
+            "{short} → {long}"
+        );
+        assert!(
+            grown <= 4_000 + MAX_KEPT_TEXT_BYTES + 64,
+            "{short} → {long}"
+        );
+    }
+}
