@@ -6,7 +6,8 @@
 //! - [`origin`], [`user_agent`]: which robots.txt and which agent token a check is about.
 //! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
-//!   the time of a [`clock`].
+//!   the time of a [`clock`]; [`kept`]: the bounds on, and the price of, what its entries
+//!   keep of text a site controls.
 //! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
 //! - [`pacing`]: politeness for the whole fleet: fetch slots per origin and the sites'
 //!   pushback; its rules are the pure state machine [`pacing::policy`].
@@ -32,6 +33,7 @@ pub mod destination;
 pub mod fast;
 pub mod fetch;
 pub mod hex;
+pub mod kept;
 pub mod metrics;
 pub mod origin;
 pub mod pacing;

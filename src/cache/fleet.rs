@@ -15,7 +15,7 @@ use url::Url;
 
 use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
-use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, copy_weight};
+use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, state_weight};
 use crate::clock::Timestamp;
 use crate::fetch::{FetchMeta, NoRobotsReason};
 use crate::origin::Origin;
@@ -208,10 +208,7 @@ impl OriginCache {
         };
         // Parsed before the lock is taken: checks of this origin go on meanwhile.
         let mut state = import(&record, body.as_deref())?;
-        let parsed_bytes = state
-            .copy
-            .as_ref()
-            .map_or(0, |c| copy_weight(&c.rules, &c.meta));
+        let held_bytes = state_weight(&state);
         {
             let mut local = slot.lock();
             if last_change(&state) <= last_change(&local) {
@@ -220,7 +217,7 @@ impl OriginCache {
             state.last_fetch = state.last_fetch.max(local.last_fetch);
             *local = state.clone();
         }
-        self.slots.settle(origin, slot, parsed_bytes);
+        self.slots.settle(origin, slot, held_bytes);
         Some(state)
     }
 

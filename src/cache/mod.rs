@@ -26,6 +26,7 @@ use crate::destination::DestinationError;
 use crate::fetch::{
     FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, ParsedRobots, UnreachableReason,
 };
+use crate::kept::{allocation, kept_text};
 use crate::origin::Origin;
 use crate::store::Store;
 use fleet::Fleet;
@@ -98,7 +99,8 @@ enum Detail {
     Parsed(KeptBody),
     /// Why there is no robots.txt.
     NoRobots(NoRobotsReason),
-    /// Why the fetch failed, as shown in answers.
+    /// Why the fetch failed, as shown in answers: at most
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`].
     Failed(String),
     /// Which destination was refused, and why.
     Refused(DestinationError),
@@ -417,19 +419,15 @@ impl OriginCache {
             _ => FetchedBody::None,
         };
         let result = fetch_result(outcome);
-        let parsed_bytes = match &result {
-            FetchResult::Success { rules, meta, .. } => copy_weight(rules, meta),
-            _ => 0,
-        };
         let now = self.clock.now();
-        let taken_in = {
+        let (taken_in, held_bytes) = {
             let mut state = slot.lock();
             let was_in_backoff = state.backoff.is_some();
             state.apply(result, now, rand::random::<f64>(), &self.policy);
             fetch_log::fetched(origin, was_in_backoff, &state, now);
-            state.clone()
+            (state.clone(), state_weight(&state))
         };
-        self.slots.settle(origin, slot, parsed_bytes);
+        self.slots.settle(origin, slot, held_bytes);
         (fetched, taken_in)
     }
 }
@@ -444,15 +442,31 @@ enum FetchedBody {
     None,
 }
 
-/// The bytes a copy is charged in the cache: its parse and its kept body.
-fn copy_weight(rules: &Rules, remembered: &Remembered) -> usize {
-    let body = match &remembered.detail {
-        Detail::Parsed(body) => body.heap_size(),
-        _ => 0,
-    };
-    match rules {
-        Rules::Parsed(robots) => robots.heap_size() + body,
+/// The bytes an origin's state is charged in the cache: the copy's parse, and what each fetch
+/// it keeps left (its kept body, final URL and reason), during a backoff the last good copy's
+/// and the last failure's both.
+fn state_weight(state: &OriginState<Remembered>) -> usize {
+    let rules = |rules: &Rules| match rules {
+        Rules::Parsed(robots) => robots.heap_size(),
         Rules::NoRobots => 0,
+    };
+    state.heap_size(Remembered::heap_size, rules)
+}
+
+impl Remembered {
+    /// Heap bytes held: the shared [`FetchMeta`] and its final URL (at most
+    /// [`crate::origin::MAX_URL_BYTES`], as robotsd fetches no longer URL), and the detail's
+    /// body or text (a reason at most [`crate::kept::MAX_KEPT_TEXT_BYTES`]).
+    fn heap_size(&self) -> usize {
+        // An `Arc`'s allocation holds its two counts beside the value.
+        let meta = allocation(std::mem::size_of::<FetchMeta>() + 2 * std::mem::size_of::<usize>())
+            + allocation(self.meta.final_url.as_str().len());
+        meta + match &self.detail {
+            Detail::Parsed(body) => body.heap_size(),
+            Detail::NoRobots(_) => 0,
+            Detail::Failed(reason) => crate::kept::string(reason),
+            Detail::Refused(error) => error.heap_size(),
+        }
     }
 }
 
@@ -490,7 +504,55 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         } => FetchResult::Unreachable {
             retry_after,
             short: matches!(reason, UnreachableReason::Status(429 | 503)),
-            meta: remember(meta, Detail::Failed(reason.to_string())),
+            // Its text can hold a URL the site chose (reqwest names the URL it failed on).
+            meta: remember(meta, Detail::Failed(kept_text(reason.to_string()))),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kept::MAX_KEPT_TEXT_BYTES;
+
+    fn failed(final_url: &str, error: String) -> FetchResult<Remembered> {
+        fetch_result(FetchOutcome::Unreachable {
+            reason: UnreachableReason::Other(error),
+            retry_after: None,
+            meta: FetchMeta {
+                status: None,
+                bytes: 0,
+                truncated: false,
+                final_url: url::Url::parse(final_url).unwrap(),
+                redirects: 1,
+                fetched_at: std::time::SystemTime::UNIX_EPOCH,
+                duration: Duration::ZERO,
+            },
+        })
+    }
+
+    #[test]
+    fn a_backoff_is_charged_its_final_url_and_its_cut_error_text() {
+        let policy = PolicyConfig::default();
+        let now = crate::clock::Timestamp::from_unix_millis(1_795_000_000_000);
+        let weight = |final_url: &str, error: String| {
+            let mut state = OriginState::default();
+            state.apply(failed(final_url, error), now, 0.5, &policy);
+            state_weight(&state)
+        };
+        let short = weight("https://example.com/robots.txt", "reset".into());
+        let url = format!("https://example.com/{}", "a".repeat(4_000));
+        // reqwest's error text names the URL: kept cut, and charged as kept.
+        let long = weight(&url, format!("error sending request for url ({url})"));
+        // Grown by the long strings' allocations, less the short ones' (under 100 bytes).
+        let grown = long - short;
+        assert!(
+            grown >= 4_000 + MAX_KEPT_TEXT_BYTES - 100,
+            "{short} → {long}"
+        );
+        assert!(
+            grown <= 4_000 + MAX_KEPT_TEXT_BYTES + 64,
+            "{short} → {long}"
+        );
     }
 }

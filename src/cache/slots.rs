@@ -188,10 +188,11 @@ impl Slots {
     }
 
     /// After a fetch: the slot holds a copy now (or a backoff or refusal), charged at
-    /// `parsed_bytes` (zero for none). A slot without a place enters the window.
-    pub(crate) fn settle(&self, origin: &Origin, slot: &Arc<Slot>, parsed_bytes: usize) {
+    /// `held_bytes` beside the slot's overhead (what its state holds: the parsed file, kept
+    /// body, final URLs and reasons). A slot without a place enters the window.
+    pub(crate) fn settle(&self, origin: &Origin, slot: &Arc<Slot>, held_bytes: usize) {
         let weight =
-            SLOT_OVERHEAD_BYTES.saturating_add(u32::try_from(parsed_bytes).unwrap_or(u32::MAX));
+            SLOT_OVERHEAD_BYTES.saturating_add(u32::try_from(held_bytes).unwrap_or(u32::MAX));
         let previous = slot.weight.swap(weight, Ordering::Relaxed);
         let place = slot
             .place

@@ -155,6 +155,19 @@ impl DestinationError {
             DestinationError::Resolve { .. } | DestinationError::NoAddresses { .. }
         )
     }
+
+    /// Heap bytes the error holds, for a cache that keeps it (a refusal is kept for the
+    /// shortest lifetime). A host is at most a fetched URL's length.
+    pub fn heap_size(&self) -> usize {
+        match self {
+            DestinationError::Forbidden { .. } | DestinationError::Denied { .. } => 0,
+            DestinationError::ForbiddenName { host, .. }
+            | DestinationError::NoAddresses { host } => crate::kept::string(host),
+            DestinationError::Resolve { host, message } => {
+                crate::kept::string(host) + crate::kept::string(message)
+            }
+        }
+    }
 }
 
 /// Which destinations robotsd may connect to.

@@ -1,7 +1,8 @@
 //! Fetching one origin's robots.txt safely (SEMANTICS.md §3 and §6).
 //!
 //! One fetch is a GET with robotsd's own `User-Agent`, following redirects itself (at most
-//! five hops, each destination checked again), reading at most 500 KiB of decoded body (gzip,
+//! five hops, each destination checked again; a `Location` over [`MAX_LOCATION_BYTES`], or one
+//! leading to a URL over [`crate::origin::MAX_URL_BYTES`], is not followed), reading at most 500 KiB of decoded body (gzip,
 //! brotli and deflate are decoded as a stream, so decompression stops at the cut too), under a
 //! connect and a total time limit. Its outcome is a [`FetchOutcome`]: parsed, no robots.txt,
 //! unreachable, or refused. What to do with it over time is the cache policy's business
@@ -23,6 +24,7 @@ use crate::clock::{Clock, TokioClock};
 use crate::destination::{
     DestinationError, DestinationPolicy, NameLookup, PolicyResolver, find_destination_error,
 };
+use crate::origin::MAX_URL_BYTES;
 use robotsd_engine::RobotsTxt;
 
 mod config;
@@ -33,6 +35,18 @@ pub use outcome::{
     DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, Fetched, NoRobotsReason, ParsedRobots,
     UnreachableReason,
 };
+
+/// The longest `Location` followed, in bytes. Real redirects are a few hundred bytes; the
+/// URL a redirect leads to is kept with the copy or the backoff (the final URL, and often in
+/// the error text), so a longer one is a redirect without a usable `Location`
+/// ([`NoRobotsReason::BadRedirect`]), never a URL robotsd keeps.
+pub const MAX_LOCATION_BYTES: usize = 4096;
+
+/// The most bytes of response headers accepted over HTTP/2 (hyper's default, stated here so
+/// it stays one). Over HTTP/1, hyper reads a response head of up to about 408 KiB, a bound
+/// reqwest does not let robotsd lower; the head lives only as long as the fetch, and nothing
+/// of it is kept past [`MAX_LOCATION_BYTES`].
+const MAX_HTTP2_HEADER_BYTES: u32 = 16 * 1024;
 
 /// Why a [`Fetcher`] could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -100,6 +114,7 @@ impl Fetcher {
             // One fetch per origin a day: idle connections would only hold file descriptors and
             // buffers for origins that will not be asked again soon (100k of them, in a fleet).
             .pool_max_idle_per_host(0)
+            .http2_max_header_list_size(MAX_HTTP2_HEADER_BYTES)
             .dns_resolver(resolver);
         builder = match &config.proxy {
             Some(proxy) => builder.proxy(reqwest::Proxy::all(proxy.as_str())?),
@@ -214,9 +229,12 @@ impl Fetcher {
                 let next = response
                     .headers()
                     .get(reqwest::header::LOCATION)
+                    .filter(|l| l.len() <= MAX_LOCATION_BYTES)
                     .and_then(|l| l.to_str().ok())
                     .and_then(|l| url.join(l).ok())
-                    .filter(|next| matches!(next.scheme(), "http" | "https"));
+                    .filter(|next| matches!(next.scheme(), "http" | "https"))
+                    // Resolving and percent-encoding can lengthen it (non-ASCII triples).
+                    .filter(|next| next.as_str().len() <= MAX_URL_BYTES);
                 let Some(next) = next else {
                     return Ok(Done::NoRobots(
                         NoRobotsReason::BadRedirect,

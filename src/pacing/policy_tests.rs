@@ -179,7 +179,10 @@ fn the_guard_band_follows_every_interval_but_not_the_first_slot() {
     // A fetch started 25 ms late at T0 + 25 and one on time at T0 + 550 are 525 ms apart.
     let second = state.reserve(T0, guarded);
     assert_eq!(second.at, T0 + 550);
-    assert_eq!(second.interval_ms, 500, "the answer's interval is the crawl-delay's");
+    assert_eq!(
+        second.interval_ms, 500,
+        "the answer's interval is the crawl-delay's"
+    );
     // Long after the last slot, the next is now: the guard only separates slots.
     assert_eq!(state.reserve(T0 + 10_000, guarded).at, T0 + 10_000);
 }

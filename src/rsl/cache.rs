@@ -29,6 +29,8 @@ use crate::cache::Lookup;
 use crate::cache::policy::{FetchResult, OriginState, PolicyConfig};
 use crate::clock::Clock;
 use crate::fetch::{DocumentOutcome, Fetcher};
+use crate::kept::{allocation, kept_text};
+use crate::origin::MAX_URL_BYTES;
 use crate::store::Store;
 
 /// What a successful fetch of a license URL gave: a document, or a stable reason there is none.
@@ -38,8 +40,20 @@ pub enum Held {
     Document(Arc<RslDocument>),
     /// A body that is not a usable RSL document.
     Invalid(RslError),
-    /// A 4xx, or a redirect that led nowhere: no document at that URL.
+    /// A 4xx, or a redirect that led nowhere: no document at that URL. The reason, at most
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`] (one read from the shared store is cut there).
     Missing(String),
+}
+
+impl Held {
+    /// Heap bytes held, for the weigher.
+    pub fn heap_size(&self) -> usize {
+        match self {
+            Held::Document(doc) => doc.heap_size(),
+            Held::Invalid(error) => error.heap_size(),
+            Held::Missing(why) => crate::kept::string(why),
+        }
+    }
 }
 
 /// What the fetch layer observed, kept with the copy or the backoff.
@@ -51,7 +65,8 @@ pub struct LicenseMeta {
     pub fetched_at: SystemTime,
     /// How long it took.
     pub duration: Duration,
-    /// The URL the document came from, after redirects.
+    /// The URL the document came from, after redirects: at most
+    /// [`crate::origin::MAX_URL_BYTES`] (robotsd fetches no longer URL).
     pub final_url: String,
     /// Body bytes read.
     pub bytes: usize,
@@ -59,8 +74,16 @@ pub struct LicenseMeta {
     pub truncated: bool,
     /// SHA-256 of the body read, when there was one.
     pub sha256: Option<[u8; 32]>,
-    /// Why the fetch failed or was refused, for answers.
+    /// Why the fetch failed or was refused, for answers: at most
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`] (an error's text can hold a URL a site chose).
     pub error: Option<String>,
+}
+
+impl LicenseMeta {
+    /// Heap bytes held, for the weigher.
+    pub fn heap_size(&self) -> usize {
+        crate::kept::string(&self.final_url) + self.error.as_ref().map_or(0, crate::kept::string)
+    }
 }
 
 /// A run of failures to fetch a license document.
@@ -124,14 +147,34 @@ impl std::fmt::Debug for LicenseHandle {
     }
 }
 
-/// `written` as a license URL: an absolute http(s) URL with a host.
+/// `written` as a license URL: an absolute http(s) URL with a host, within
+/// [`MAX_URL_BYTES`] as written and once parsed (percent-encoding can triple it), as a checked
+/// URL is: the entry keeps it, and its fetch's final URL.
 pub fn license_url(written: &str) -> Option<Url> {
-    Url::parse(written)
-        .ok()
-        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
+    if written.len() > MAX_URL_BYTES {
+        return None;
+    }
+    Url::parse(written).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host().is_some()
+            && u.as_str().len() <= MAX_URL_BYTES
+    })
 }
 
 impl Entry {
+    /// Bytes charged for the entry (its map key apart): the fixed overhead, its URL as parsed
+    /// and as written, and what its state holds.
+    fn held_bytes(&self) -> u32 {
+        let held = allocation(self.url.as_str().len())
+            + allocation(self.key.len())
+            + self
+                .lock()
+                .heap_size(LicenseMeta::heap_size, Held::heap_size);
+        u32::try_from(held)
+            .unwrap_or(u32::MAX)
+            .saturating_add(ENTRY_OVERHEAD_BYTES)
+    }
+
     pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<LicenseMeta, Held>> {
         // Updates are single assignments: a poisoned lock still holds a whole state.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
@@ -205,8 +248,8 @@ impl LicenseCache {
         let entries = moka::sync::Cache::builder()
             .max_capacity(capacity_bytes)
             .weigher(|url: &String, entry: &Arc<Entry>| {
-                let bytes = url.len() as u32 + entry.weight.load(Ordering::Relaxed);
-                bytes.max(1)
+                let key = u32::try_from(allocation(url.len())).unwrap_or(u32::MAX);
+                key.saturating_add(entry.weight.load(Ordering::Relaxed))
             })
             .build();
         LicenseCache {
@@ -240,21 +283,23 @@ impl LicenseCache {
     }
 
     /// The entry of the license URL `written` (as the `License:` line writes it), made when
-    /// there is none; `None` when it is not an absolute http(s) URL. A URL asked about before
-    /// is not parsed again.
+    /// there is none; `None` when it is not an absolute http(s) URL within [`MAX_URL_BYTES`]
+    /// ([`license_url`]). A URL asked about before is not parsed again.
     pub fn resolve(&self, written: &str) -> Option<LicenseHandle> {
         if let Some(entry) = self.entries.get(written) {
             return Some(LicenseHandle(entry));
         }
         let url = license_url(written)?;
         let entry = self.entries.get_with(written.to_owned(), || {
-            Arc::new(Entry {
+            let entry = Entry {
                 url,
                 key: written.to_owned(),
                 state: Mutex::new(OriginState::default()),
                 fetching: Arc::new(tokio::sync::Mutex::new(())),
-                weight: AtomicU32::new(ENTRY_OVERHEAD_BYTES),
-            })
+                weight: AtomicU32::new(0),
+            };
+            entry.weight.store(entry.held_bytes(), Ordering::Relaxed);
+            Arc::new(entry)
         });
         Some(LicenseHandle(entry))
     }
@@ -443,15 +488,10 @@ impl LicenseCache {
         body
     }
 
-    /// Charges the entry for the document it holds now.
+    /// Charges the entry for what it holds now: the document, and every string its fetches
+    /// left (final URLs, reasons, error texts), each at what its allocation costs.
     pub(super) fn reweigh(&self, key: &str, entry: &Arc<Entry>) {
-        let held = match entry.lock().copy.as_ref().map(|c| &c.rules) {
-            Some(Held::Document(doc)) => doc.heap_size(),
-            _ => 0,
-        };
-        let weight = u32::try_from(held)
-            .unwrap_or(u32::MAX)
-            .saturating_add(ENTRY_OVERHEAD_BYTES);
+        let weight = entry.held_bytes();
         if entry.weight.swap(weight, Ordering::Relaxed) != weight {
             // Inserting again is what makes the cache weigh the entry anew.
             self.entries.insert(key.to_owned(), Arc::clone(entry));
@@ -491,7 +531,7 @@ impl LicenseCache {
                 status: m.status,
                 fetched_at: m.fetched_at,
                 duration: m.duration,
-                final_url: m.final_url.to_string(),
+                final_url: m.final_url.as_str().to_owned(),
                 bytes: m.bytes,
                 truncated: m.truncated,
                 sha256: body.map(sha256),
@@ -544,12 +584,31 @@ impl LicenseCache {
                 FetchResult::Unreachable {
                     retry_after,
                     short,
-                    meta: meta_of(&meta, None, Some(reason.to_string())),
+                    meta: meta_of(&meta, None, Some(kept_text(reason.to_string()))),
                 }
             }
             DocumentOutcome::Refused { error, meta } => FetchResult::Refused {
-                meta: meta_of(&meta, None, Some(error.to_string())),
+                meta: meta_of(&meta, None, Some(kept_text(error.to_string()))),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_license_url_is_at_most_8_kib_as_written_and_as_parsed() {
+        let of = |path: String| format!("https://example.com/{path}");
+        let fits = of("a".repeat(MAX_URL_BYTES - of(String::new()).len()));
+        assert_eq!(
+            license_url(&fits).map(|u| u.as_str().len()),
+            Some(MAX_URL_BYTES)
+        );
+        assert_eq!(license_url(&format!("{fits}a")), None);
+        // 6 KB as written, 18 KB once percent-encoded.
+        assert_eq!(license_url(&of("é".repeat(3000))), None);
+        assert!(license_url(&of("é".repeat(1000))).is_some());
     }
 }

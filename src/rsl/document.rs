@@ -8,6 +8,7 @@
 
 use super::pattern::ContentPattern;
 use super::prescan::{ScanLimits, prescan};
+use crate::kept::{allocation, kept_text};
 
 /// The XML namespace of RSL 1.0 documents (RSL 1.0 §3.1: `<rsl>` "MUST" declare it).
 pub const RSL_NAMESPACE: &str = "https://rslstandard.org/rsl";
@@ -58,7 +59,8 @@ impl Default for Limits {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RslError {
     /// Not well-formed XML, or XML with a DTD (entities are never expanded: a document type
-    /// declaration is refused outright).
+    /// declaration is refused outright). The parser's message, cut to
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`].
     #[error("not well-formed XML without a DTD: {0}")]
     Xml(String),
     /// More nodes, deeper nesting, more elements, attributes, namespace declarations or text
@@ -87,7 +89,8 @@ pub enum RslError {
     /// The body was cut at the fetch size limit.
     #[error("larger than the fetch size limit ({0} bytes)")]
     Truncated(usize),
-    /// The root is not `<rsl>` in the RSL namespace.
+    /// The root is not `<rsl>` in the RSL namespace: the root found, cut to
+    /// [`crate::kept::MAX_KEPT_TEXT_BYTES`].
     #[error("the root element is not <rsl> in the {RSL_NAMESPACE} namespace (found {0})")]
     NotRsl(String),
     /// A `<content>` without the required `url` attribute.
@@ -96,6 +99,16 @@ pub enum RslError {
     /// No `<content>` element: RSL 1.0 requires at least one.
     #[error("the document has no <content> element")]
     NoContent,
+}
+
+impl RslError {
+    /// Heap bytes the error holds, for the license cache's weigher.
+    pub fn heap_size(&self) -> usize {
+        match self {
+            RslError::Xml(text) | RslError::NotRsl(text) => crate::kept::string(text),
+            _ => 0,
+        }
+    }
 }
 
 /// One `<permits>` or `<prohibits>` side of a license, by the `type` of its elements.
@@ -245,7 +258,8 @@ impl RslDocument {
         if truncated {
             return Err(RslError::Truncated(body.len()));
         }
-        let text = std::str::from_utf8(body).map_err(|e| RslError::Xml(e.to_string()))?;
+        let text =
+            std::str::from_utf8(body).map_err(|e| RslError::Xml(kept_text(e.to_string())))?;
         // Before the parser: its cost grows with the square of attributes per element and of
         // namespace declarations in scope (`prescan`).
         prescan(body, &limits.scan)?;
@@ -258,16 +272,17 @@ impl RslDocument {
         };
         let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| match e {
             roxmltree::Error::NodesLimitReached => RslError::TooLarge("too many XML nodes"),
-            other => RslError::Xml(other.to_string()),
+            other => RslError::Xml(kept_text(other.to_string())),
         })?;
         check_depth(&doc, limits.max_depth)?;
         let root = doc.root_element();
         if !is_rsl(root, "rsl") {
             let ns = root.tag_name().namespace().unwrap_or("no namespace");
-            return Err(RslError::NotRsl(format!(
+            // The names are the document's: a site can make them as long as the body.
+            return Err(RslError::NotRsl(kept_text(format!(
                 "<{}> in {ns}",
                 root.tag_name().name()
-            )));
+            ))));
         }
         let mut contents = Vec::new();
         for node in root.children().filter(|n| is_rsl(*n, "content")) {
@@ -321,16 +336,6 @@ impl RslDocument {
         allocation(self.contents.capacity() * std::mem::size_of::<Content>())
             + self.contents.iter().map(content).sum::<usize>()
             + std::mem::size_of::<RslDocument>()
-    }
-}
-
-/// What an allocation of `bytes` costs a general-purpose allocator: nothing for none, else the
-/// size with an 8-byte header, rounded up to 16 bytes, at least 32 (glibc's malloc).
-pub(crate) fn allocation(bytes: usize) -> usize {
-    if bytes == 0 {
-        0
-    } else {
-        (bytes + 8).next_multiple_of(16).max(32)
     }
 }
 

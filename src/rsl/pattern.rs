@@ -57,7 +57,7 @@ impl ContentPattern {
 
     /// Heap bytes held.
     pub(crate) fn heap_size(&self) -> usize {
-        let allocation = super::document::allocation;
+        let allocation = crate::kept::allocation;
         self.origin.as_ref().map_or(0, |o| allocation(o.capacity()))
             + allocation(self.path.capacity())
     }

@@ -8,6 +8,10 @@
 //! does not inflate or inflates past the fetch limit, or numbers out of range are a
 //! [`RecordError`], and the caller ignores the record (and later overwrites it). A record never
 //! crashes a replica and never yields a verdict the bytes do not support.
+//!
+//! Another replica (or anyone with access to the store) may have written the record, so what
+//! comes out is bounded as a fetch bounds it: a final URL over [`MAX_URL_BYTES`] makes the
+//! record unusable, and reasons are cut to [`crate::kept::MAX_KEPT_TEXT_BYTES`] (as they are when written).
 
 use std::io::Read as _;
 use std::time::SystemTime;
@@ -15,6 +19,8 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::kept::kept_text;
+use crate::origin::MAX_URL_BYTES;
 
 /// The schema this build writes. A record of another version is skipped, not guessed at.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -88,6 +94,9 @@ pub enum RecordError {
         /// The version found.
         found: String,
     },
+    /// A final URL longer than robotsd fetches ([`MAX_URL_BYTES`]).
+    #[error("a final URL of {0} bytes, over {MAX_URL_BYTES}")]
+    UrlTooLong(usize),
     /// The metadata is missing, too large or not the expected JSON.
     #[error("metadata: {0}")]
     Meta(String),
@@ -125,7 +134,7 @@ pub fn from_ms(ms: u64) -> SystemTime {
 impl Record {
     /// Encodes the record with `body`, the parsed copy's robots.txt (`None` for none).
     pub fn encode(&self, body: Option<&[u8]>) -> Encoded {
-        let meta = serde_json::to_vec(self).unwrap_or_default();
+        let meta = serde_json::to_vec(&self.clone().with_texts_cut()).unwrap_or_default();
         let body = body.map(deflate_body).unwrap_or_default();
         Encoded {
             version: SCHEMA_VERSION.to_string(),
@@ -149,6 +158,7 @@ impl Record {
         }
         let record: Record =
             serde_json::from_slice(&encoded.meta).map_err(|e| RecordError::Meta(e.to_string()))?;
+        let record = record.within_bounds()?;
         let parsed_copy = record.copy.as_ref().filter(|c| c.no_robots.is_none());
         let body = match (parsed_copy, encoded.body.is_empty()) {
             (Some(copy), false) => {
@@ -165,6 +175,32 @@ impl Record {
             (Some(_), true) => return Err(RecordError::Inconsistent),
         };
         Ok((record, body))
+    }
+}
+
+impl Record {
+    /// The record with every reason cut to [`crate::kept::MAX_KEPT_TEXT_BYTES`].
+    fn with_texts_cut(mut self) -> Record {
+        if let Some(copy) = &mut self.copy {
+            copy.no_robots = copy.no_robots.take().map(kept_text);
+        }
+        if let Some(backoff) = &mut self.backoff {
+            backoff.reason = kept_text(std::mem::take(&mut backoff.reason));
+        }
+        self
+    }
+
+    /// The record as a cache may keep it: reasons cut, and no final URL over
+    /// [`MAX_URL_BYTES`] (a URL cut short is another URL, so such a record is not used).
+    fn within_bounds(self) -> Result<Record, RecordError> {
+        let fetches = self.copy.iter().map(|c| &c.fetch);
+        let fetches = fetches.chain(self.backoff.iter().map(|b| &b.last));
+        for fetch in fetches {
+            if fetch.final_url.len() > MAX_URL_BYTES {
+                return Err(RecordError::UrlTooLong(fetch.final_url.len()));
+            }
+        }
+        Ok(self.with_texts_cut())
     }
 }
 
@@ -195,6 +231,7 @@ pub(crate) fn inflate(deflated: &[u8], max: usize) -> Result<Vec<u8>, RecordErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kept::MAX_KEPT_TEXT_BYTES;
     use std::time::Duration;
 
     fn fetch() -> StoredFetch {
@@ -300,6 +337,43 @@ mod tests {
             Record::decode(&encoded, 512_000),
             Err(RecordError::Body(_))
         ));
+    }
+
+    #[test]
+    fn what_comes_out_of_a_record_is_bounded() {
+        // As another replica, or anyone with access to the store, could have written it.
+        let mut long = parsed();
+        let backoff = long.backoff.as_mut().unwrap();
+        backoff.reason = format!("error sending request for url ({})", "é".repeat(20_000));
+        let meta = serde_json::to_vec(&long).unwrap();
+        let encoded = Encoded {
+            meta,
+            ..parsed().encode(Some(BODY))
+        };
+        let (record, _) = Record::decode(&encoded, 512_000).expect("decodes");
+        let reason = &record.backoff.unwrap().reason;
+        assert!(reason.len() <= MAX_KEPT_TEXT_BYTES, "{}", reason.len());
+        assert!(reason.starts_with("error sending request for url (é"));
+
+        let mut far = parsed();
+        far.copy.as_mut().unwrap().fetch.final_url =
+            format!("https://example.com/{}", "a".repeat(MAX_URL_BYTES));
+        let encoded = Encoded {
+            meta: serde_json::to_vec(&far).unwrap(),
+            ..parsed().encode(Some(BODY))
+        };
+        assert!(matches!(
+            Record::decode(&encoded, 512_000),
+            Err(RecordError::UrlTooLong(_))
+        ));
+    }
+
+    #[test]
+    fn what_goes_into_a_record_is_bounded() {
+        let mut long = parsed();
+        long.backoff.as_mut().unwrap().reason = "x".repeat(100_000);
+        let encoded = long.encode(Some(BODY));
+        assert!(encoded.meta.len() < 2_000, "{}", encoded.meta.len());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use crate::support::{Robotsd, ok, origin};
+use crate::support::{Robotsd, ok, origin, resident_bytes};
 
 /// Reads until the server closes the connection (or `limit` passes), and says how long that took
 /// and what was read.
@@ -149,17 +149,6 @@ async fn half_sent_heads_and_idle_connections_are_closed_by_their_timeouts() {
     let idle = r#"robotsd_connection_timeouts_total{listener="api",timeout="idle"}"#;
     assert_eq!(robotsd.metric(header).await, 1.0);
     assert_eq!(robotsd.metric(idle).await, 1.0);
-}
-
-/// Resident memory of `pid`, in bytes.
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let kib: u64 = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS");
-    kib * 1024
 }
 
 #[tokio::test]

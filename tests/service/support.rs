@@ -376,6 +376,17 @@ impl Robotsd {
     }
 }
 
+/// Resident memory of `pid`, in bytes.
+pub fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS");
+    kib * 1024
+}
+
 /// The JSON body of `response` (null when it is not JSON).
 pub async fn json_of(response: reqwest::Response) -> serde_json::Value {
     serde_json::from_slice(&response.bytes().await.expect("a body"))

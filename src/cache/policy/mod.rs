@@ -418,6 +418,17 @@ impl<M, R> OriginState<M, R> {
         gap.max(retry).unwrap_or_default()
     }
 
+    /// Heap bytes the state holds, for a cache's weigher: the copy's rules and what its fetch
+    /// left (`meta`), and what the last failure and the refusal left, each priced by the caller
+    /// (this module knows neither type). A backoff keeps the last good copy, so both count.
+    pub fn heap_size(&self, meta: impl Fn(&M) -> usize, rules: impl Fn(&R) -> usize) -> usize {
+        self.copy
+            .as_ref()
+            .map_or(0, |c| rules(&c.rules) + meta(&c.meta))
+            + self.backoff.as_ref().map_or(0, |b| meta(&b.last))
+            + self.refusal.as_ref().map_or(0, |r| meta(&r.meta))
+    }
+
     /// Drops the copy (the cache needs its memory), keeping what politeness needs: the backoff,
     /// a refusal, and when the last fetch was. In backoff, the §5 table then has no last good
     /// copy to answer from.

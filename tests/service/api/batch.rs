@@ -63,10 +63,10 @@ async fn a_declared_oversized_body_is_refused_at_once_without_100_continue() {
 #[tokio::test]
 async fn a_batch_answers_by_its_deadline_and_keeps_its_good_answers() {
     let mut settings = settings();
-    settings.limits.request_timeout = Duration::from_secs(2);
+    settings.limits.request_timeout = Duration::from_secs(3);
     settings.limits.batch_concurrency = 4;
     // Origins slower than the batch: their fetches outlive it.
-    settings.fetch.total_timeout = Duration::from_secs(10);
+    settings.fetch.total_timeout = Duration::from_secs(30);
     let service = start(settings).await;
     let healthy = origin(|| ok(RULES)).await;
     let held = origin(|| ok(RULES)).await;
@@ -98,8 +98,10 @@ async fn a_batch_answers_by_its_deadline_and_keeps_its_good_answers() {
     )
     .await;
     let took = started.elapsed();
+    // A 200, not the edge's 504 at 3 s: the batch answered by its deadline (2.7 s). The time
+    // itself is only held to a bound a busy machine keeps: far under the fetches' 30 s.
     assert_eq!(status, 200, "{body}");
-    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(took < Duration::from_secs(15), "{took:?}");
     let results = body["results"].as_array().unwrap();
     assert_eq!(results.len(), 15);
     // The first four hanging origins were being fetched at the deadline; the rest were not
