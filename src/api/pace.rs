@@ -173,6 +173,10 @@ pub struct FeedbackRequest {
 pub struct ReportTaken {
     /// The origin (scheme, host, port).
     pub origin: String,
+    /// Whether it changed the origin's pacing state: `false` for an origin robotsd holds
+    /// nothing of (no replica checked it, or it was forgotten), whose report is not kept, so
+    /// that reports about made-up origins cannot fill the store.
+    pub applied: bool,
     /// Its pacing state now.
     pub pace: PaceStateJson,
 }
@@ -225,7 +229,11 @@ pub(super) async fn feedback_post(
     let mut results = Vec::with_capacity(request.reports.len());
     for item in request.reports {
         results.push(match take_report(&state, item).await {
-            Ok((origin, pace)) => FeedbackItem::Taken(ReportTaken { origin, pace }),
+            Ok((origin, applied, pace)) => FeedbackItem::Taken(ReportTaken {
+                origin,
+                applied,
+                pace,
+            }),
             Err(error) => FeedbackItem::Refused(ReportRefused {
                 error: error.problem(),
             }),
@@ -237,12 +245,26 @@ pub(super) async fn feedback_post(
 async fn take_report(
     state: &AppState,
     item: ReportItem,
-) -> Result<(String, PaceStateJson), ApiError> {
+) -> Result<(String, bool, PaceStateJson), ApiError> {
     check_url_length(&item.url, &state.limits)?;
     let target = parse_target(&item.url).map_err(ApiError::Url)?;
     let report = Report::new(item.status, item.retry_after, item.timeout)
         .map_err(|e| ApiError::InvalidReport(e.to_string()))?;
+    let checked_here = state.checker.cache().knows(&target.origin);
     let origin = target.origin.key().to_string();
-    let view = state.checker.pacer().report(&origin, &report).await;
-    Ok((origin, view.into()))
+    let pacer = state.checker.pacer();
+    Ok(match pacer.report(&origin, &report, checked_here).await {
+        Some(view) => (origin, true, view.into()),
+        // Nothing is kept of an origin nobody checked: its state is the one it would start from.
+        None => (
+            origin,
+            false,
+            PaceStateJson {
+                slowdown: 1.0,
+                retry_after_until: None,
+                last_slot: None,
+                scope: pacer.scope(),
+            },
+        ),
+    })
 }

@@ -225,6 +225,12 @@ impl OriginCache {
         self.slots.count(|slot| slot.lock().backoff.is_some())
     }
 
+    /// Whether this replica keeps anything of `origin` (a copy, a backoff, a fetch's trace): it
+    /// was checked here, and not forgotten since.
+    pub fn knows(&self, origin: &Origin) -> bool {
+        self.slots.contains(origin)
+    }
+
     /// What to answer from for `origin` now if that needs no fetch in the foreground; `None`
     /// when it would (nothing known, or nothing answerable).
     pub async fn peek(&self, origin: &Origin) -> Option<Snapshot> {

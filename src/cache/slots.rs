@@ -178,6 +178,13 @@ impl Slots {
             .or_else(|| self.states.get(origin))
     }
 
+    /// Whether anything is kept for the origin, without counting the look as a use.
+    pub(crate) fn contains(&self, origin: &Origin) -> bool {
+        self.copies.contains_key(origin)
+            || self.window.contains_key(origin)
+            || self.states.contains_key(origin)
+    }
+
     /// The origin's slot, created empty if there is none.
     pub(crate) fn get_or_insert(&self, origin: &Origin) -> Arc<Slot> {
         if let Some(slot) = self.copies.get(origin).or_else(|| self.window.get(origin)) {

@@ -227,31 +227,52 @@ impl Pacer {
         pace
     }
 
-    /// Takes in what `origin` answered a worker: the state after it.
-    pub async fn report(&self, origin: &str, report: &Report) -> PaceView {
+    /// Takes in what `origin` answered a worker: the state after it, or `None` when robotsd
+    /// holds nothing of the origin (nobody checked it, or it was forgotten) and the report
+    /// changed nothing. `checked_here` says whether this replica holds the origin's robots.txt
+    /// state; with a shared store, the store decides for the fleet (any replica's check counts).
+    pub async fn report(
+        &self,
+        origin: &str,
+        report: &Report,
+        checked_here: bool,
+    ) -> Option<PaceView> {
         let (signal, kind) = report.signal(self.clock.now(), self.config.max_retry_after);
-        self.observe(PaceEvent::Reported(kind));
         let shared = match &self.store {
             Some(store) => store.signal(origin, signal, self.config.keep()).await.ok(),
             None => None,
         };
-        match shared {
-            Some(reading) => {
+        let view = match shared {
+            Some(Some(reading)) => {
                 self.local.with(origin, |state| {
                     state.slowdown = reading.state.slowdown;
                     state.slowdown_at = reading.state.slowdown_at;
                     state.blocked_until = state.blocked_until.max(reading.state.blocked_until);
                 });
-                view(reading, Scope::Fleet)
+                Some(view(reading, Scope::Fleet))
             }
-            None => {
+            Some(None) => None,
+            None if checked_here || self.local.get(origin).is_some() => {
                 let now = self.now_ms();
                 let state = self.local.with(origin, |state| {
                     state.signal(now, signal);
                     *state
                 });
-                view(PaceReading { state, now }, Scope::Local)
+                Some(view(PaceReading { state, now }, Scope::Local))
             }
+            None => None,
+        };
+        if view.is_some() {
+            self.observe(PaceEvent::Reported(kind));
+        }
+        view
+    }
+
+    /// Where a report would be kept now: in the fleet's store while it is up, else here.
+    pub fn scope(&self) -> Scope {
+        match &self.store {
+            Some(store) if store.is_up() => Scope::Fleet,
+            _ => Scope::Local,
         }
     }
 

@@ -96,7 +96,7 @@ async fn a_reported_retry_after_holds_every_replica_back() {
     let other = pacer(&clock).with_store(store(shared, &clock));
     one.reserve(ORIGIN, None).await;
     let report = Report::new(Some(429), Some("3".into()), false).unwrap();
-    let view = one.report(ORIGIN, &report).await;
+    let view = one.report(ORIGIN, &report, false).await.expect("applied");
     assert_eq!(view.slowdown, 2.0);
     assert!(view.retry_after_until.is_some());
     assert_eq!(one.origins_slowed(), 1);
@@ -104,6 +104,28 @@ async fn a_reported_retry_after_holds_every_replica_back() {
     assert_eq!(held.wait, Duration::from_secs(3));
     assert_eq!(held.source, IntervalSource::Pushback);
     assert_eq!(other.view(ORIGIN).await.unwrap().slowdown, 2.0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_report_about_an_origin_nobody_checked_changes_nothing() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let shared = Arc::new(MemoryStore::new(Arc::clone(&clock)));
+    let fleet = pacer(&clock).with_store(store(shared.clone(), &clock));
+    let alone = pacer(&clock);
+    let report = Report::new(Some(429), Some("600".into()), false).unwrap();
+    for pacer in [&fleet, &alone] {
+        assert_eq!(
+            pacer.report("https://made-up.test", &report, false).await,
+            None
+        );
+        assert_eq!(pacer.view("https://made-up.test").await, None);
+        assert_eq!(pacer.origins_slowed(), 0);
+    }
+    assert_eq!(shared.pace("https://made-up.test").await.unwrap(), None);
+    // Alone, an origin this replica checked takes the report.
+    let view = alone.report(ORIGIN, &report, true).await.expect("applied");
+    assert_eq!(view.scope, Scope::Local);
+    assert!(view.retry_after_until.is_some());
 }
 
 /// A store that never answers in time.
@@ -152,7 +174,7 @@ impl SharedStore for DeadStore {
         _: &'a str,
         _: Signal,
         _: Duration,
-    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
         futures_util::future::pending().boxed()
     }
     fn pace<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {

@@ -181,9 +181,20 @@ impl SharedStore for MemoryStore {
         origin: &'a str,
         signal: Signal,
         keep: Duration,
-    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
-        let ((), state, now) = self.with_pace(origin, keep, |state, now| state.signal(now, signal));
-        async move { Ok(PaceReading { state, now }) }.boxed()
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        let held = {
+            let now = self.clock.now();
+            let inner = self.lock();
+            let live = |expires: &Timestamp| *expires > now;
+            inner.paces.get(origin).is_some_and(|(_, e)| live(e))
+                || inner.records.get(origin).is_some_and(|(_, e)| live(e))
+        };
+        let reading = held.then(|| {
+            let ((), state, now) =
+                self.with_pace(origin, keep, |state, now| state.signal(now, signal));
+            PaceReading { state, now }
+        });
+        async move { Ok(reading) }.boxed()
     }
 
     fn pace<'a>(

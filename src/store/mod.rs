@@ -107,13 +107,15 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>>;
 
     /// Takes in what the origin answered a worker, in one atomic step on the store's clock; the
-    /// state after it. The state is kept for `keep`.
+    /// state after it, kept for `keep`. Only for an origin the store holds something of (its
+    /// pacing state, or its robots.txt record: some replica checked it): `None`, and nothing
+    /// written, for any other, so that reports about made-up origins cannot fill the store.
     fn signal<'a>(
         &'a self,
         origin: &'a str,
         signal: Signal,
         keep: Duration,
-    ) -> BoxFuture<'a, Result<PaceReading, StoreError>>;
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
 
     /// The origin's pacing state, `None` when none is kept.
     fn pace<'a>(
@@ -407,13 +409,13 @@ impl Store {
             .await
     }
 
-    /// Takes in what the origin answered a worker.
+    /// Takes in what the origin answered a worker, if the store holds anything of it.
     pub async fn signal(
         &self,
         origin: &str,
         signal: Signal,
         keep: Duration,
-    ) -> Result<PaceReading, StoreError> {
+    ) -> Result<Option<PaceReading>, StoreError> {
         self.call(StoreOp::Signal, self.inner.signal(origin, signal, keep))
             .await
     }

@@ -148,11 +148,11 @@ mod tests {
             _: &'a str,
             _: Signal,
             _: Duration,
-        ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
-            self.answer(PaceReading {
+        ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+            self.answer(Some(PaceReading {
                 state: Default::default(),
                 now: 0,
-            })
+            }))
         }
         fn pace<'a>(
             &'a self,

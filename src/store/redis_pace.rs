@@ -57,9 +57,13 @@ if blocked <= now then blocked = 0 end
 return {reserved, at, now, applied, slow, blocked}
 ";
 
-/// ARGV: 0 (success) or 1 (pushback), the `Retry-After` in ms or -1, keep (ms). Returns the
-/// state after it and now, as [`read`] does.
+/// KEYS: the pacing state, the origin's record. ARGV: 0 (success) or 1 (pushback), the
+/// `Retry-After` in ms or -1, keep (ms). Returns the state after it and now, as [`read`] does;
+/// or `exists` 0, and nothing written, when neither key exists (nobody checked the origin).
 const SIGNAL: &str = r"
+if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then
+  return {0, 0, 0, 0, 0, now}
+end
 local slow = slowdown_at(now)
 if ARGV[1] == '1' then
   slow = math.min(slow * 2, MAX_SLOWDOWN)
@@ -151,7 +155,7 @@ pub(super) async fn signal(
     origin: &str,
     signal: Signal,
     keep: Duration,
-) -> Result<PaceReading, StoreError> {
+) -> Result<Option<PaceReading>, StoreError> {
     let (kind, after) = match signal {
         Signal::Success => (0, -1),
         Signal::Pushback { retry_after_ms } => (
@@ -159,10 +163,17 @@ pub(super) async fn signal(
             retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
         ),
     };
-    let mut command = eval(&store.scripts().signal, pace_key(origin));
-    command.arg(kind).arg(after).arg(millis(keep).max(1));
-    reading(six(store.run(&command).await?)?)
-        .ok_or_else(|| StoreError::Failed("pacing script returned no state after a signal".into()))
+    // The record's key is in the origin's hash slot too, so one script reads both.
+    let mut command = redis::cmd("EVAL");
+    command
+        .arg(&store.scripts().signal)
+        .arg(2)
+        .arg(pace_key(origin))
+        .arg(super::redis_record::record_key(origin))
+        .arg(kind)
+        .arg(after)
+        .arg(millis(keep).max(1));
+    Ok(reading(six(store.run(&command).await?)?))
 }
 
 pub(super) async fn read(

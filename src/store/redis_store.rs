@@ -389,7 +389,7 @@ impl SharedStore for RedisStore {
         origin: &'a str,
         signal: Signal,
         keep: Duration,
-    ) -> BoxFuture<'a, Result<PaceReading, StoreError>> {
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
         redis_pace::signal(self, origin, signal, keep).boxed()
     }
 

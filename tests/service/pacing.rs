@@ -349,6 +349,11 @@ async fn the_redis_script_agrees_with_the_policy() {
                     .signal("http://agree.test", Signal::Success, keep)
                     .await
                     .unwrap();
+                // Nothing is kept before the first slot: a report changes nothing then.
+                let Some(reading) = reading else {
+                    assert_eq!(model, PaceState::default(), "step {step}");
+                    continue;
+                };
                 model.signal(reading.now, Signal::Success);
                 assert_eq!(reading.state, model, "step {step}: success");
             }
@@ -360,6 +365,10 @@ async fn the_redis_script_agrees_with_the_policy() {
                     .signal("http://agree.test", signal, keep)
                     .await
                     .unwrap();
+                let Some(reading) = reading else {
+                    assert_eq!(model, PaceState::default(), "step {step}");
+                    continue;
+                };
                 model.signal(reading.now, signal);
                 assert_eq!(reading.state, model, "step {step}: {signal:?}");
                 pushbacks += 1;
@@ -528,4 +537,71 @@ async fn reports_need_the_api_token_when_tokens_are_configured() {
         .unwrap();
     assert_eq!(taken.status(), 200);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Reports about origins nobody checked are answered `applied: false` and leave nothing in
+/// Redis, while a checked origin's Retry-After reaches every replica.
+#[tokio::test]
+async fn reports_about_origins_nobody_checked_leave_nothing_in_redis() {
+    let redis = RedisServer::start().await;
+    let mut connection = redis.connection().await.unwrap();
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.1\n").await;
+    let replicas = replicas(&redis, &[]).await;
+    let client = reqwest::Client::new();
+    // One origin checked (without pace=true): its record is in Redis.
+    let checked = client
+        .get(
+            url::Url::parse_with_params(
+                &replicas[0].url("/v1/check"),
+                [("url", site.url("/a").as_str()), ("ua", "FleetBot")],
+            )
+            .unwrap(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(checked.status(), 200);
+    let keys_before: u64 = redis::cmd("DBSIZE")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+
+    for chunk in 0..5 {
+        let reports: Vec<Value> = (0..1_000)
+            .map(|i| {
+                json!({"url": format!("https://made-up-{chunk}-{i}.test/x"), "status": 429,
+                    "retry_after": "600"})
+            })
+            .collect();
+        let (status, answer) = post_value(
+            &replicas[chunk % 3].url("/v1/feedback"),
+            &json!({ "reports": reports }),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        for result in answer["results"].as_array().unwrap() {
+            assert_eq!(result["applied"], false, "{result}");
+            assert_eq!(result["pace"]["slowdown"], 1.0, "{result}");
+        }
+    }
+    let keys_after: u64 = redis::cmd("DBSIZE")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(
+        keys_after <= keys_before + 100,
+        "{keys_before} keys before, {keys_after} after"
+    );
+
+    // The checked origin, reported through another replica, holds back a third.
+    let (status, answer) = post_value(
+        &replicas[1].url("/v1/feedback"),
+        &json!({"reports": [{"url": site.url("/b"), "status": 429, "retry_after": "30"}]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["results"][0]["applied"], true, "{answer}");
+    let held = reserve(&client, &replicas[2], &site.url("/c")).await;
+    assert_eq!(held["interval_source"], "pushback", "{held}");
+    assert!(held["wait_ms"].as_u64().unwrap() > 20_000, "{held}");
 }
