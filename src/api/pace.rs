@@ -51,10 +51,14 @@ fn rfc3339_millis(at: Timestamp) -> String {
 
 /// When this worker may fetch the URL, for the whole fleet (`pace=true`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"outcome": "reserved", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
+#[schema(example = json!({"outcome": "reserved", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
 pub struct PaceJson {
     /// `reserved` or `deferred`.
     pub outcome: PaceOutcome,
+    /// The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
+    /// default, `host:example.com`; or `origin:https://example.com:8443`,
+    /// `site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot.
+    pub lane: String,
     /// Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
     /// again. On the clock of the fleet's store (Redis's), or of this replica without one.
     pub not_before: String,
@@ -87,6 +91,7 @@ impl From<&Pace> for PaceJson {
             } else {
                 PaceOutcome::Deferred
             },
+            lane: p.lane.clone(),
             not_before: rfc3339_millis(p.not_before),
             wait_ms: crate::pacing::policy::millis(p.wait),
             interval_ms: crate::pacing::policy::millis(p.interval),
@@ -120,8 +125,10 @@ pub(crate) fn write_pace_member(out: &mut Vec<u8>, paced: &Paced) {
 
 /// An origin's pacing state.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"slowdown": 2.0, "retry_after_until": "2026-11-25T06:00:03.000Z", "last_slot": "2026-11-25T06:00:00.000Z", "scope": "fleet"}))]
+#[schema(example = json!({"lane": "host:example.com", "slowdown": 2.0, "retry_after_until": "2026-11-25T06:00:03.000Z", "last_slot": "2026-11-25T06:00:00.000Z", "scope": "fleet"}))]
 pub struct PaceStateJson {
+    /// The lane (`--pace-key`), as `pace` of a check names it.
+    pub lane: String,
     /// The slowdown factor now: 1 unless the site pushed back; it halves every minute.
     pub slowdown: f64,
     /// The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
@@ -135,6 +142,7 @@ pub struct PaceStateJson {
 impl From<PaceView> for PaceStateJson {
     fn from(v: PaceView) -> Self {
         PaceStateJson {
+            lane: v.lane,
             slowdown: v.slowdown,
             retry_after_until: v.retry_after_until.map(rfc3339_millis),
             last_slot: v.last_slot.map(rfc3339_millis),
@@ -253,18 +261,22 @@ async fn take_report(
     let checked_here = state.checker.cache().knows(&target.origin);
     let origin = target.origin.key().to_string();
     let pacer = state.checker.pacer();
-    Ok(match pacer.report(&origin, &report, checked_here).await {
-        Some(view) => (origin, true, view.into()),
-        // Nothing is kept of an origin nobody checked: its state is the one it would start from.
-        None => (
-            origin,
-            false,
-            PaceStateJson {
-                slowdown: 1.0,
-                retry_after_until: None,
-                last_slot: None,
-                scope: pacer.scope(),
-            },
-        ),
-    })
+    let lane = pacer.lane(&target.origin);
+    Ok(
+        match pacer.report(&lane, &origin, &report, checked_here).await {
+            Some(view) => (origin, true, view.into()),
+            // Nothing is kept of an origin nobody checked: its state is the one it would start from.
+            None => (
+                origin,
+                false,
+                PaceStateJson {
+                    lane,
+                    slowdown: 1.0,
+                    retry_after_until: None,
+                    last_slot: None,
+                    scope: pacer.scope(),
+                },
+            ),
+        },
+    )
 }

@@ -239,14 +239,15 @@ impl Checker {
         }
     }
 
-    /// Reserves a fetch slot for `answer` when `options` ask for one and the URL may be fetched.
-    async fn pace(&self, answer: &mut Answer, origin: &str, options: CheckOptions) {
+    /// Reserves a fetch slot in `lane` for `answer` when `options` ask for one and the URL may
+    /// be fetched.
+    async fn pace(&self, answer: &mut Answer, lane: &str, options: CheckOptions) {
         if !options.pace {
             return;
         }
         answer.pace = if answer.allowed {
             let crawl_delay = answer.crawl_delay.zip(answer.crawl_delay_line);
-            Paced::Slot(self.pacer.reserve(origin, crawl_delay).await)
+            Paced::Slot(self.pacer.reserve(lane, crawl_delay).await)
         } else {
             Paced::Disallowed
         };
@@ -298,15 +299,15 @@ impl Checker {
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
-        let origin = options.pace.then(|| target.origin.key().to_string());
+        let lane = options.pace.then(|| self.pacer.lane(&target.origin));
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, false).await;
-        if let Some(origin) = origin {
-            self.pace(&mut answer, &origin, options).await;
+        if let Some(lane) = lane {
+            self.pace(&mut answer, &lane, options).await;
         }
         Ok(answer)
     }
@@ -325,14 +326,14 @@ impl Checker {
         let Some(snapshot) = self.cache.peek(&target.origin).await else {
             return Ok(None);
         };
-        let origin = target.origin.key().to_string();
+        let lane = self.pacer.lane(&target.origin);
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, true).await;
-        self.pace(&mut answer, &origin, options).await;
+        self.pace(&mut answer, &lane, options).await;
         Ok(Some(answer))
     }
 
@@ -340,7 +341,7 @@ impl Checker {
     pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
         let snapshot = self.lookup(&target).await?;
-        let pace = self.pacer.view(target.origin.key()).await;
+        let pace = self.pacer.view(&self.pacer.lane(&target.origin)).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
         Ok(report)
@@ -356,7 +357,7 @@ impl Checker {
             .refresh(&target.origin)
             .await
             .map_err(|retry_after| CheckError::TooSoon { retry_after })?;
-        let pace = self.pacer.view(target.origin.key()).await;
+        let pace = self.pacer.view(&self.pacer.lane(&target.origin)).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
         Ok(report)

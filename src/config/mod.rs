@@ -184,7 +184,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 57] = [
+const FLAGS: [(&str, &str); 58] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -239,6 +239,7 @@ const FLAGS: [(&str, &str); 57] = [
     ("pacing.policy.max_wait", "--max-pace-wait"),
     ("pacing.policy.max_retry_after", "--max-retry-after"),
     ("pacing.policy.guard", "--pace-guard"),
+    ("pacing.key", "--pace-key"),
     ("pacing.capacity_bytes", "--pace-capacity"),
     ("rsl.enabled", "--rsl"),
     ("rsl.capacity_bytes", "--rsl-capacity"),

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::{ConfigError, parse_duration, parse_size};
+use crate::pacing::PaceKey;
 use crate::pacing::policy::{PaceConfig, PaceConfigError};
 
 /// Where [`PaceConfig`] sits in [`super::Settings`], to name the flag of a field.
@@ -18,6 +19,8 @@ pub struct PacingSettings {
     pub policy: PaceConfig,
     /// Most bytes of pacing state this replica holds (its own, or its view of the fleet's).
     pub capacity_bytes: u64,
+    /// How origins share a pace.
+    pub key: PaceKey,
 }
 
 impl Default for PacingSettings {
@@ -25,6 +28,7 @@ impl Default for PacingSettings {
         PacingSettings {
             policy: PaceConfig::default(),
             capacity_bytes: crate::checker::DEFAULT_PACE_CAPACITY,
+            key: PaceKey::default(),
         }
     }
 }
@@ -62,6 +66,12 @@ pub struct PacingArgs {
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
     pub pace_guard: Duration,
 
+    /// Which fetches share one pace (a lane): `host` (every scheme and port of a host, as polite
+    /// crawlers queue), `origin` (scheme, host and port), or `site` (the registrable domain, by
+    /// the Public Suffix List).
+    #[arg(long, env = "ROBOTSD_PACE_KEY", default_value = "host", value_enum)]
+    pub pace_key: PaceKey,
+
     /// Memory bound of the pacing state this replica holds (about 200 bytes an origin).
     #[arg(long, env = "ROBOTSD_PACE_CAPACITY", default_value = "32MiB")]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
@@ -85,6 +95,7 @@ impl PacingArgs {
         Ok(PacingSettings {
             policy,
             capacity_bytes: self.pace_capacity,
+            key: self.pace_key,
         })
     }
 }
@@ -117,6 +128,7 @@ mod tests {
             "--max-retry-after=1h",
             "--pace-capacity=1MiB",
             "--pace-guard=10ms",
+            "--pace-key=site",
         ])
         .unwrap()
         .settings()
@@ -132,6 +144,7 @@ mod tests {
             }
         );
         assert_eq!(settings.pacing.capacity_bytes, 1 << 20);
+        assert_eq!(settings.pacing.key, PaceKey::Site);
     }
 
     #[test]

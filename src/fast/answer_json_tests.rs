@@ -135,6 +135,7 @@ fn full() -> Answer {
 
 fn pace() -> Pace {
     Pace {
+        lane: "host:example.com".into(),
         reserved: true,
         not_before: Timestamp::from_unix(Duration::from_millis(1_795_000_001_500)),
         wait: Duration::from_millis(1500),

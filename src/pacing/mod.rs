@@ -9,6 +9,7 @@
 //! never waits for anything but one store call: a dead store makes pacing local, never blocking.
 
 mod feedback;
+pub mod lane;
 mod local;
 pub mod policy;
 
@@ -18,6 +19,7 @@ use std::time::Duration;
 use crate::clock::{Clock, Timestamp};
 use crate::store::{PaceReading, Store};
 pub use feedback::{Report, ReportError, SignalKind};
+pub use lane::PaceKey;
 use local::LocalPaces;
 use policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};
 
@@ -56,6 +58,8 @@ impl Scope {
 /// A reservation's outcome, for the answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pace {
+    /// The lane the slot was taken in ([`PaceKey::lane`]).
+    pub lane: String,
     /// Whether a slot was reserved; `false`: it would be further ahead than `--max-pace-wait`,
     /// nothing was taken, and the worker should ask again at `not_before`.
     pub reserved: bool,
@@ -79,9 +83,11 @@ pub struct Pace {
     pub scope: Scope,
 }
 
-/// An origin's pacing state, for `/v1/robots` and the feedback answer.
+/// A lane's pacing state, for `/v1/robots` and the feedback answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaceView {
+    /// The lane.
+    pub lane: String,
     /// The slowdown factor now (1: none).
     pub slowdown: f64,
     /// The end of a `Retry-After` the site asked for, while it lasts.
@@ -118,6 +124,7 @@ pub type PaceObserver = Arc<dyn Fn(PaceEvent) + Send + Sync>;
 #[derive(Clone)]
 pub struct Pacer {
     config: Arc<PaceConfig>,
+    key: PaceKey,
     local: LocalPaces,
     store: Option<Store>,
     clock: Arc<dyn Clock>,
@@ -147,6 +154,7 @@ impl Pacer {
         let local = LocalPaces::new(capacity_bytes, config.keep());
         Pacer {
             config: Arc::new(config),
+            key: PaceKey::default(),
             local,
             store: None,
             clock,
@@ -158,6 +166,17 @@ impl Pacer {
     pub fn with_store(mut self, store: Store) -> Pacer {
         self.store = Some(store);
         self
+    }
+
+    /// The same pacer, with lanes by `key` (by host unless set).
+    pub fn with_key(mut self, key: PaceKey) -> Pacer {
+        self.key = key;
+        self
+    }
+
+    /// `origin`'s lane.
+    pub fn lane(&self, origin: &crate::origin::Origin) -> String {
+        self.key.lane(origin)
     }
 
     /// The same pacer, telling `observer` of every event.
@@ -181,9 +200,10 @@ impl Pacer {
         millis(self.clock.now().since_epoch())
     }
 
-    /// Reserves the next fetch slot of `origin` for a check whose group states `crawl_delay`
-    /// (seconds, and its line), or says when to ask again.
-    pub async fn reserve(&self, origin: &str, crawl_delay: Option<(f64, u32)>) -> Pace {
+    /// Reserves the next fetch slot of `lane` for a check whose group states `crawl_delay`
+    /// (seconds, and its line: of the checked origin's robots.txt, kept after the lane's last
+    /// slot whatever origin took it), or says when to ask again.
+    pub async fn reserve(&self, lane: &str, crawl_delay: Option<(f64, u32)>) -> Pace {
         let (interval_ms, capped) = self.config.base_interval(crawl_delay.map(|(s, _)| s));
         let request = SlotRequest {
             interval_ms,
@@ -192,10 +212,7 @@ impl Pacer {
             guard_ms: millis(self.config.guard),
         };
         let shared = match &self.store {
-            Some(store) => store
-                .reserve(origin, request, self.config.keep())
-                .await
-                .ok(),
+            Some(store) => store.reserve(lane, request, self.config.keep()).await.ok(),
             None => None,
         };
         let (grant, scope) = match shared {
@@ -203,7 +220,7 @@ impl Pacer {
                 // This replica's view follows the fleet's, so that a fallback to local pacing
                 // starts from the last slot it handed out.
                 if grant.reserved {
-                    self.local.with(origin, |state| {
+                    self.local.with(lane, |state| {
                         state.last_slot = state.last_slot.max(grant.at)
                     });
                 }
@@ -211,11 +228,17 @@ impl Pacer {
             }
             None => {
                 let now = self.now_ms();
-                let grant = self.local.with(origin, |state| state.reserve(now, request));
+                let grant = self.local.with(lane, |state| state.reserve(now, request));
                 (grant, Scope::Local)
             }
         };
-        let pace = pace(grant, scope, crawl_delay.map(|(_, line)| line), capped);
+        let pace = pace(
+            lane,
+            grant,
+            scope,
+            crawl_delay.map(|(_, line)| line),
+            capped,
+        );
         self.observe(if pace.reserved {
             PaceEvent::Reserved {
                 scope,
@@ -227,38 +250,43 @@ impl Pacer {
         pace
     }
 
-    /// Takes in what `origin` answered a worker: the state after it, or `None` when robotsd
-    /// holds nothing of the origin (nobody checked it, or it was forgotten) and the report
-    /// changed nothing. `checked_here` says whether this replica holds the origin's robots.txt
-    /// state; with a shared store, the store decides for the fleet (any replica's check counts).
+    /// Takes in what `origin` answered a worker, into its `lane`: the lane's state after it, or
+    /// `None` when robotsd holds nothing of either (nobody checked the origin, or it was
+    /// forgotten) and the report changed nothing. `checked_here` says whether this replica holds
+    /// the origin's robots.txt state; with a shared store, the store decides for the fleet (any
+    /// replica's check counts).
     pub async fn report(
         &self,
+        lane: &str,
         origin: &str,
         report: &Report,
         checked_here: bool,
     ) -> Option<PaceView> {
         let (signal, kind) = report.signal(self.clock.now(), self.config.max_retry_after);
         let shared = match &self.store {
-            Some(store) => store.signal(origin, signal, self.config.keep()).await.ok(),
+            Some(store) => store
+                .signal(lane, origin, signal, self.config.keep())
+                .await
+                .ok(),
             None => None,
         };
         let view = match shared {
             Some(Some(reading)) => {
-                self.local.with(origin, |state| {
+                self.local.with(lane, |state| {
                     state.slowdown = reading.state.slowdown;
                     state.slowdown_at = reading.state.slowdown_at;
                     state.blocked_until = state.blocked_until.max(reading.state.blocked_until);
                 });
-                Some(view(reading, Scope::Fleet))
+                Some(view(lane, reading, Scope::Fleet))
             }
             Some(None) => None,
-            None if checked_here || self.local.get(origin).is_some() => {
+            None if checked_here || self.local.get(lane).is_some() => {
                 let now = self.now_ms();
-                let state = self.local.with(origin, |state| {
+                let state = self.local.with(lane, |state| {
                     state.signal(now, signal);
                     *state
                 });
-                Some(view(PaceReading { state, now }, Scope::Local))
+                Some(view(lane, PaceReading { state, now }, Scope::Local))
             }
             None => None,
         };
@@ -276,15 +304,16 @@ impl Pacer {
         }
     }
 
-    /// `origin`'s pacing state now, `None` when nothing is kept for it.
-    pub async fn view(&self, origin: &str) -> Option<PaceView> {
+    /// `lane`'s pacing state now, `None` when nothing is kept for it.
+    pub async fn view(&self, lane: &str) -> Option<PaceView> {
         if let Some(store) = &self.store
-            && let Ok(reading) = store.pace(origin).await
+            && let Ok(reading) = store.pace(lane).await
         {
-            return reading.map(|reading| view(reading, Scope::Fleet));
+            return reading.map(|reading| view(lane, reading, Scope::Fleet));
         }
-        let state = self.local.get(origin)?;
+        let state = self.local.get(lane)?;
         Some(view(
+            lane,
             PaceReading {
                 state,
                 now: self.now_ms(),
@@ -305,9 +334,16 @@ impl Pacer {
     }
 }
 
-fn pace(grant: SlotGrant, scope: Scope, crawl_delay_line: Option<u32>, capped: bool) -> Pace {
+fn pace(
+    lane: &str,
+    grant: SlotGrant,
+    scope: Scope,
+    crawl_delay_line: Option<u32>,
+    capped: bool,
+) -> Pace {
     let pushed_back = grant.slowdown > UNSLOWED || grant.blocked_until > 0;
     Pace {
+        lane: lane.to_owned(),
         reserved: grant.reserved,
         not_before: timestamp(grant.at),
         wait: Duration::from_millis(grant.at.saturating_sub(grant.now)),
@@ -327,9 +363,10 @@ fn pace(grant: SlotGrant, scope: Scope, crawl_delay_line: Option<u32>, capped: b
     }
 }
 
-fn view(reading: PaceReading, scope: Scope) -> PaceView {
+fn view(lane: &str, reading: PaceReading, scope: Scope) -> PaceView {
     let PaceReading { state, now } = reading;
     PaceView {
+        lane: lane.to_owned(),
         slowdown: factor(state.slowdown_at(now)),
         retry_after_until: (state.blocked_until > now).then(|| timestamp(state.blocked_until)),
         last_slot: (state != PaceState::default() && state.last_slot > 0)

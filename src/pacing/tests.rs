@@ -96,7 +96,10 @@ async fn a_reported_retry_after_holds_every_replica_back() {
     let other = pacer(&clock).with_store(store(shared, &clock));
     one.reserve(ORIGIN, None).await;
     let report = Report::new(Some(429), Some("3".into()), false).unwrap();
-    let view = one.report(ORIGIN, &report, false).await.expect("applied");
+    let view = one
+        .report(ORIGIN, ORIGIN, &report, false)
+        .await
+        .expect("applied");
     assert_eq!(view.slowdown, 2.0);
     assert!(view.retry_after_until.is_some());
     assert_eq!(one.origins_slowed(), 1);
@@ -115,7 +118,14 @@ async fn a_report_about_an_origin_nobody_checked_changes_nothing() {
     let report = Report::new(Some(429), Some("600".into()), false).unwrap();
     for pacer in [&fleet, &alone] {
         assert_eq!(
-            pacer.report("https://made-up.test", &report, false).await,
+            pacer
+                .report(
+                    "https://made-up.test",
+                    "https://made-up.test",
+                    &report,
+                    false
+                )
+                .await,
             None
         );
         assert_eq!(pacer.view("https://made-up.test").await, None);
@@ -123,7 +133,10 @@ async fn a_report_about_an_origin_nobody_checked_changes_nothing() {
     }
     assert_eq!(shared.pace("https://made-up.test").await.unwrap(), None);
     // Alone, an origin this replica checked takes the report.
-    let view = alone.report(ORIGIN, &report, true).await.expect("applied");
+    let view = alone
+        .report(ORIGIN, ORIGIN, &report, true)
+        .await
+        .expect("applied");
     assert_eq!(view.scope, Scope::Local);
     assert!(view.retry_after_until.is_some());
 }
@@ -171,6 +184,7 @@ impl SharedStore for DeadStore {
     }
     fn signal<'a>(
         &'a self,
+        _: &'a str,
         _: &'a str,
         _: Signal,
         _: Duration,

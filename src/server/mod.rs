@@ -73,6 +73,7 @@ pub fn state_with_clock(
         settings.pacing.capacity_bytes,
         Arc::clone(&clock),
     )
+    .with_key(settings.pacing.key)
     .with_observer(Arc::new(move |event| observed.observe_pace(event)));
     let mut shared = None;
     if let Some(config) = &settings.store {

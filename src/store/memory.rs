@@ -178,6 +178,7 @@ impl SharedStore for MemoryStore {
 
     fn signal<'a>(
         &'a self,
+        lane: &'a str,
         origin: &'a str,
         signal: Signal,
         keep: Duration,
@@ -186,12 +187,12 @@ impl SharedStore for MemoryStore {
             let now = self.clock.now();
             let inner = self.lock();
             let live = |expires: &Timestamp| *expires > now;
-            inner.paces.get(origin).is_some_and(|(_, e)| live(e))
+            inner.paces.get(lane).is_some_and(|(_, e)| live(e))
                 || inner.records.get(origin).is_some_and(|(_, e)| live(e))
         };
         let reading = held.then(|| {
             let ((), state, now) =
-                self.with_pace(origin, keep, |state, now| state.signal(now, signal));
+                self.with_pace(lane, keep, |state, now| state.signal(now, signal));
             PaceReading { state, now }
         });
         async move { Ok(reading) }.boxed()

@@ -96,32 +96,32 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// Reserves a fetch slot for the origin (docs/politeness.md) in one atomic step on the
-    /// store's own clock, so that neither concurrent replicas nor their clocks' skew can hand out
-    /// two slots closer than the interval; the state is kept for `keep`.
+    /// Reserves a fetch slot in a lane (docs/politeness.md; [`crate::pacing::PaceKey`]) in one
+    /// atomic step on the store's own clock, so that neither concurrent replicas nor their
+    /// clocks' skew can hand out two slots closer than the interval; the state is kept for
+    /// `keep`.
     fn reserve<'a>(
         &'a self,
-        origin: &'a str,
+        lane: &'a str,
         request: SlotRequest,
         keep: Duration,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>>;
 
-    /// Takes in what the origin answered a worker, in one atomic step on the store's clock; the
-    /// state after it, kept for `keep`. Only for an origin the store holds something of (its
-    /// pacing state, or its robots.txt record: some replica checked it): `None`, and nothing
-    /// written, for any other, so that reports about made-up origins cannot fill the store.
+    /// Takes in what `origin` answered a worker, into its lane, in one atomic step on the
+    /// store's clock; the state after it, kept for `keep`. Only when the store holds something
+    /// of it (the lane's pacing state, or the origin's robots.txt record: some replica checked
+    /// it): `None`, and nothing written, otherwise, so that reports about made-up origins cannot
+    /// fill the store.
     fn signal<'a>(
         &'a self,
+        lane: &'a str,
         origin: &'a str,
         signal: Signal,
         keep: Duration,
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
 
-    /// The origin's pacing state, `None` when none is kept.
-    fn pace<'a>(
-        &'a self,
-        origin: &'a str,
-    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
+    /// A lane's pacing state, `None` when none is kept.
+    fn pace<'a>(&'a self, lane: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
 
     /// The cheapest call that shows the store answers (`PING`): the background probe of a
     /// store believed down.
@@ -398,30 +398,35 @@ impl Store {
             .await
     }
 
-    /// Reserves a fetch slot for the origin on the store's clock.
+    /// Reserves a fetch slot in a lane on the store's clock.
     pub async fn reserve(
         &self,
-        origin: &str,
+        lane: &str,
         request: SlotRequest,
         keep: Duration,
     ) -> Result<SlotGrant, StoreError> {
-        self.call(StoreOp::Reserve, self.inner.reserve(origin, request, keep))
+        self.call(StoreOp::Reserve, self.inner.reserve(lane, request, keep))
             .await
     }
 
-    /// Takes in what the origin answered a worker, if the store holds anything of it.
+    /// Takes in what `origin` answered a worker into its lane, if the store holds anything of
+    /// either.
     pub async fn signal(
         &self,
+        lane: &str,
         origin: &str,
         signal: Signal,
         keep: Duration,
     ) -> Result<Option<PaceReading>, StoreError> {
-        self.call(StoreOp::Signal, self.inner.signal(origin, signal, keep))
-            .await
+        self.call(
+            StoreOp::Signal,
+            self.inner.signal(lane, origin, signal, keep),
+        )
+        .await
     }
 
-    /// The origin's pacing state.
-    pub async fn pace(&self, origin: &str) -> Result<Option<PaceReading>, StoreError> {
-        self.call(StoreOp::Pace, self.inner.pace(origin)).await
+    /// A lane's pacing state.
+    pub async fn pace(&self, lane: &str) -> Result<Option<PaceReading>, StoreError> {
+        self.call(StoreOp::Pace, self.inner.pace(lane)).await
     }
 }

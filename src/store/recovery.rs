@@ -146,6 +146,7 @@ mod tests {
         fn signal<'a>(
             &'a self,
             _: &'a str,
+            _: &'a str,
             _: Signal,
             _: Duration,
         ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {

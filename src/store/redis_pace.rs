@@ -57,11 +57,11 @@ if blocked <= now then blocked = 0 end
 return {reserved, at, now, applied, slow, blocked}
 ";
 
-/// KEYS: the pacing state, the origin's record. ARGV: 0 (success) or 1 (pushback), the
-/// `Retry-After` in ms or -1, keep (ms). Returns the state after it and now, as [`read`] does;
-/// or `exists` 0, and nothing written, when neither key exists (nobody checked the origin).
+/// ARGV: 0 (success) or 1 (pushback), the `Retry-After` in ms or -1, keep (ms), and 1 to
+/// create the state or 0 to change only a state that exists. Returns the state after it and
+/// now, as [`read`] does; or `exists` 0, and nothing written.
 const SIGNAL: &str = r"
-if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('EXISTS', KEYS[2]) == 0 then
+if ARGV[4] == '0' and redis.call('EXISTS', KEYS[1]) == 0 then
   return {0, 0, 0, 0, 0, now}
 end
 local slow = slowdown_at(now)
@@ -109,9 +109,9 @@ impl Scripts {
     }
 }
 
-/// The key of an origin's pacing state.
-pub(super) fn pace_key(origin: &str) -> String {
-    format!("robotsd:{{{origin}}}:pace")
+/// The key of a lane's pacing state: in the lane's own hash slot.
+pub(super) fn pace_key(lane: &str) -> String {
+    format!("robotsd:{{{lane}}}:pace")
 }
 
 fn count(value: i64) -> u64 {
@@ -150,8 +150,12 @@ pub(super) async fn reserve(
     })
 }
 
+/// A report into `lane`'s state; when the lane has none, only if `origin`'s record shows that
+/// some replica checked it. The record is in the origin's hash slot and the state in the lane's,
+/// so that is a second call, made only for a lane's first report.
 pub(super) async fn signal(
     store: &RedisStore,
+    lane: &str,
     origin: &str,
     signal: Signal,
     keep: Duration,
@@ -163,17 +167,25 @@ pub(super) async fn signal(
             retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
         ),
     };
-    // The record's key is in the origin's hash slot too, so one script reads both.
-    let mut command = redis::cmd("EVAL");
-    command
-        .arg(&store.scripts().signal)
-        .arg(2)
-        .arg(pace_key(origin))
-        .arg(super::redis_record::record_key(origin))
-        .arg(kind)
-        .arg(after)
-        .arg(millis(keep).max(1));
-    Ok(reading(six(store.run(&command).await?)?))
+    let run = |create: u8| {
+        let mut command = eval(&store.scripts().signal, pace_key(lane));
+        command
+            .arg(kind)
+            .arg(after)
+            .arg(millis(keep).max(1))
+            .arg(create);
+        command
+    };
+    if let Some(reading) = reading(six(store.run(&run(0)).await?)?) {
+        return Ok(Some(reading));
+    }
+    let mut exists = redis::cmd("EXISTS");
+    exists.arg(super::redis_record::record_key(origin));
+    let checked: i64 = store.run(&exists).await?;
+    if checked == 0 {
+        return Ok(None);
+    }
+    Ok(reading(six(store.run(&run(1)).await?)?))
 }
 
 pub(super) async fn read(

@@ -386,11 +386,12 @@ impl SharedStore for RedisStore {
 
     fn signal<'a>(
         &'a self,
+        lane: &'a str,
         origin: &'a str,
         signal: Signal,
         keep: Duration,
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
-        redis_pace::signal(self, origin, signal, keep).boxed()
+        redis_pace::signal(self, lane, origin, signal, keep).boxed()
     }
 
     fn pace<'a>(

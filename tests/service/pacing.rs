@@ -346,7 +346,12 @@ async fn the_redis_script_agrees_with_the_policy() {
             }
             7 => {
                 let reading = store
-                    .signal("http://agree.test", Signal::Success, keep)
+                    .signal(
+                        "http://agree.test",
+                        "http://agree.test",
+                        Signal::Success,
+                        keep,
+                    )
                     .await
                     .unwrap();
                 // Nothing is kept before the first slot: a report changes nothing then.
@@ -362,7 +367,7 @@ async fn the_redis_script_agrees_with_the_policy() {
                     retry_after_ms: [None, Some(0), Some(40), Some(700)][next(4) as usize],
                 };
                 let reading = store
-                    .signal("http://agree.test", signal, keep)
+                    .signal("http://agree.test", "http://agree.test", signal, keep)
                     .await
                     .unwrap();
                 let Some(reading) = reading else {
@@ -604,4 +609,30 @@ async fn reports_about_origins_nobody_checked_leave_nothing_in_redis() {
     let held = reserve(&client, &replicas[2], &site.url("/c")).await;
     assert_eq!(held["interval_source"], "pushback", "{held}");
     assert!(held["wait_ms"].as_u64().unwrap() > 20_000, "{held}");
+}
+
+/// Lanes by host by default: two origins of one host (two ports) share its pace, as the site
+/// sees it; by origin each has its own.
+#[tokio::test]
+async fn origins_of_one_host_share_a_lane_by_default_and_not_by_origin() {
+    let one = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    let two = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    let client = reqwest::Client::new();
+    for (args, apart) in [(&[][..], true), (&["--pace-key", "origin"][..], false)] {
+        let mut all = vec!["--allow-private-networks"];
+        all.extend_from_slice(args);
+        let robotsd = Robotsd::start(&all, false).await;
+        let first = reserve(&client, &robotsd, &one.url("/a")).await;
+        let second = reserve(&client, &robotsd, &two.url("/b")).await;
+        let gap = millis_since_epoch(&second["not_before"])
+            .saturating_sub(millis_since_epoch(&first["not_before"]));
+        if apart {
+            assert_eq!(first["lane"], "host:127.0.0.1", "{first}");
+            assert_eq!(second["lane"], "host:127.0.0.1", "{second}");
+            assert!(gap >= 500, "{gap} ms: {first} {second}");
+        } else {
+            assert_eq!(first["lane"], format!("origin:{}", one.url("")), "{first}");
+            assert!(gap < 500, "{gap} ms: {first} {second}");
+        }
+    }
 }

@@ -1,0 +1,116 @@
+//! Which fetches share one pace: an origin's lane (docs/politeness.md, "Lanes").
+//!
+//! A site's crawl-delay protects the server behind it, and `http://example.com`,
+//! `https://example.com` and `https://example.com:8443` are one server: paced by origin, it
+//! would get the fleet's rate three times. So lanes are by host by default, as crawlers that are
+//! polite at scale queue (Apache Nutch's `fetcher.queue.mode` byHost, StormCrawler's
+//! `partition.url.mode`), and can be by registrable domain (`site`, by the Public Suffix List),
+//! or by origin as before.
+
+use crate::origin::Origin;
+
+/// How origins are grouped into lanes (`--pace-key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum PaceKey {
+    /// The host: every scheme and port of it share one lane.
+    #[default]
+    Host,
+    /// The origin (scheme, host, port): each its own lane.
+    Origin,
+    /// The registrable domain, by the Public Suffix List (`www.example.co.uk` and
+    /// `img.example.co.uk` share `example.co.uk`); a host without one (an IP address, `localhost`,
+    /// a public suffix itself) is its own lane.
+    Site,
+}
+
+impl PaceKey {
+    /// The flag's value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaceKey::Host => "host",
+            PaceKey::Origin => "origin",
+            PaceKey::Site => "site",
+        }
+    }
+
+    /// `origin`'s lane: the kind, a colon, and the host, domain or origin it stands for
+    /// (`host:example.com`, `site:example.co.uk`, `origin:https://example.com:8443`), so that
+    /// lanes of two kinds never share a key in the store.
+    pub fn lane(self, origin: &Origin) -> String {
+        let name = match self {
+            PaceKey::Origin => origin.key(),
+            PaceKey::Host => origin.host_str(),
+            PaceKey::Site => match origin.host() {
+                url::Host::Domain(domain) => psl::domain_str(domain).unwrap_or(domain),
+                _ => origin.host_str(),
+            },
+        };
+        format!("{}:{name}", self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lane(key: PaceKey, url: &str) -> String {
+        let url = url::Url::parse(url).unwrap();
+        key.lane(&Origin::from_url(&url).unwrap())
+    }
+
+    #[test]
+    fn by_host_the_schemes_and_ports_of_a_host_share_a_lane() {
+        for url in [
+            "http://example.com/a",
+            "https://example.com/b",
+            "https://example.com:8443/c",
+        ] {
+            assert_eq!(lane(PaceKey::Host, url), "host:example.com", "{url}");
+        }
+        assert_eq!(
+            lane(PaceKey::Host, "https://www.example.com/"),
+            "host:www.example.com"
+        );
+        assert_eq!(lane(PaceKey::Host, "http://[::1]:8080/"), "host:[::1]");
+        assert_eq!(
+            lane(PaceKey::Host, "http://127.0.0.1:8080/"),
+            "host:127.0.0.1"
+        );
+    }
+
+    #[test]
+    fn by_origin_each_origin_is_its_own_lane() {
+        assert_eq!(
+            lane(PaceKey::Origin, "https://example.com:8443/c"),
+            "origin:https://example.com:8443"
+        );
+        assert_ne!(
+            lane(PaceKey::Origin, "http://example.com/"),
+            lane(PaceKey::Origin, "https://example.com/")
+        );
+    }
+
+    #[test]
+    fn by_site_the_registrable_domain_by_the_public_suffix_list() {
+        assert_eq!(
+            lane(PaceKey::Site, "https://www.example.co.uk/"),
+            "site:example.co.uk"
+        );
+        assert_eq!(
+            lane(PaceKey::Site, "https://img.example.co.uk/"),
+            "site:example.co.uk"
+        );
+        assert_eq!(
+            lane(PaceKey::Site, "https://a.b.example.com/"),
+            "site:example.com"
+        );
+        // A private suffix of the list: each user's site is its own.
+        assert_eq!(
+            lane(PaceKey::Site, "https://alice.github.io/"),
+            "site:alice.github.io"
+        );
+        // No registrable domain: the host itself.
+        assert_eq!(lane(PaceKey::Site, "http://127.0.0.1:1/"), "site:127.0.0.1");
+        assert_eq!(lane(PaceKey::Site, "http://localhost/"), "site:localhost");
+    }
+}
