@@ -200,7 +200,10 @@ type Source struct {
 	Backoff   *Backoff `json:"backoff"`
 }
 
-// Answer is robotsd's answer to a check.
+// Answer is robotsd's answer to a check. An answer in a batch (CheckMany) past the bound of the
+// batch's answer (8 MiB, which a robots.txt made to fill every answer reaches) is the verdict
+// alone: only Allowed and Reason (and Pace) are set, as right as a full answer's, and Full
+// reports false.
 type Answer struct {
 	Allowed   bool   `json:"allowed"`
 	Verdict   string `json:"verdict"`
@@ -219,6 +222,12 @@ type Answer struct {
 	// CheckManyPaced); nil without asking, and nil when the URL is disallowed (nothing is
 	// reserved).
 	Pace *Pace `json:"pace"`
+}
+
+// Full reports whether the answer is in full, rather than the verdict alone (Allowed, Reason
+// and Pace) that a batch gives past its bound: every full answer has a Verdict.
+func (a *Answer) Full() bool {
+	return a.Verdict != ""
 }
 
 // The outcomes of a reservation (Pace.Outcome).
@@ -394,7 +403,9 @@ func (p *Problem) Error() string {
 	return fmt.Sprintf("robotsd: %s (%d): %s", p.Title, p.Status, p.Detail)
 }
 
-// Result is one answer of a batch: an Answer, or the Problem with that item.
+// Result is one answer of a batch: an Answer, or the Problem with that item. The Answer is in
+// full, or the verdict alone (Answer.Full reports false: only Allowed, Reason and Pace are set)
+// once robotsd's answer to the batch reached its bound (8 MiB).
 type Result struct {
 	Answer  *Answer
 	Problem *Problem
@@ -426,7 +437,10 @@ func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace boo
 }
 
 // CheckMany asks about many URLs for the same agent(s) with POST /v1/check, MaxBatch at a
-// time, and returns one Result per URL, in order.
+// time, and returns one Result per URL, in order. Past the bound of a batch's answer (8 MiB:
+// robots.txt files made to fill every answer, and long URLs, reach it), robotsd answers each
+// further item with the verdict alone: its Answer has only Allowed, Reason (and Pace) set, and
+// Answer.Full reports false. Those verdicts are as right as full answers.
 func (c *Client) CheckMany(ctx context.Context, ua []string, urls []string) ([]Result, error) {
 	return c.checkMany(ctx, ua, urls, false)
 }

@@ -279,6 +279,91 @@ func TestAnUnreachableRobotsdFailsClosedUnlessToldOtherwise(t *testing.T) {
 // The Go types and robotsd's OpenAPI document cannot drift: every property of the answer's
 // schemas is a JSON field of the matching type, and nothing else is. A schema that is one of
 // several objects (a feedback result: the state, or the problem) has the properties of them all.
+// hostileRobots is a robots.txt made so that every full answer about it is large, whatever
+// robotsd cuts: 20 user-agent lines of 16,000 control characters (robotsd shows 16 of them, each
+// cut at 256 bytes of JSON, a control character taking 6), an allow of 16,000 wildcards (its
+// pattern cut at 2,048 bytes) and a longer disallow for the paths under /d. 352 KB, within the
+// 500 KiB robotsd keeps.
+func hostileRobots() string {
+	long := strings.Repeat("\u0001", 16000)
+	return strings.Repeat("user-agent: a"+long+"\n", 20) +
+		"allow: /" + strings.Repeat("*", 16000) + "\n" +
+		"disallow: /d" + strings.Repeat("*", 16000) + "\n"
+}
+
+func TestABatchCutAtItsBoundGivesVerdictsPastIt(t *testing.T) {
+	robots := hostileRobots()
+	var robotsHits int
+	var mu sync.Mutex
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		robotsHits++
+		mu.Unlock()
+		fmt.Fprint(w, robots)
+	}))
+	t.Cleanup(hostile.Close)
+	// Each full answer is 6 KB and more, and echoes a URL of 4 KB: robotsd's answer to a batch
+	// of 1,000 reaches its 8 MiB bound, and goes on in verdicts. The request is over 4 MB.
+	client := startRobotsd(t, "--max-body-bytes", "8MiB")
+	var urls []string
+	for i := 0; i < 1000; i++ {
+		first := "x"
+		if i%3 == 0 {
+			first = "d"
+		}
+		urls = append(urls, fmt.Sprintf("%s/%s%s%d", hostile.URL, first, strings.Repeat("x", 4000), i))
+	}
+	results, err := client.CheckMany(context.Background(), []string{"a"}, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != len(urls) {
+		t.Fatalf("%d results for %d URLs", len(results), len(urls))
+	}
+	full := 0
+	for full < len(results) && results[full].Answer != nil && results[full].Answer.Full() {
+		full++
+	}
+	if full <= 100 || full >= len(urls) {
+		t.Fatalf("%d full answers of %d", full, len(urls))
+	}
+	for i, result := range results {
+		answer := result.Answer
+		if answer == nil {
+			t.Fatalf("%d: a problem: %+v", i, result.Problem)
+		}
+		// From the first verdict on, every answer is a verdict, and every verdict is right.
+		if answer.Full() != (i < full) {
+			t.Errorf("%d: Full() is %v, the first %d are full", i, answer.Full(), full)
+		}
+		if i >= full && (answer.Rule != nil || answer.Group != nil || answer.URL != "") {
+			t.Errorf("%d: a verdict alone has more: %+v", i, answer)
+		}
+		disallowed := strings.HasPrefix(urls[i], hostile.URL+"/d")
+		if answer.Allowed == disallowed || answer.Reason != "matched_rule" {
+			t.Errorf("%d: allowed %v (%s), want %v", i, answer.Allowed, answer.Reason, !disallowed)
+		}
+	}
+
+	// The bounds of each full answer: 16 of the 20 agents, each cut, and the pattern.
+	first := results[0].Answer
+	if first.Group == nil || !first.Group.Truncated || first.Group.AgentsTotal != 20 || len(first.Group.Agents) != 16 {
+		t.Errorf("group: %+v", first.Group)
+	}
+	if first.Rule == nil || !first.Rule.Truncated || len(first.Rule.Pattern) != 2048 || first.Rule.Directive != "disallow" {
+		t.Errorf("rule: %+v", first.Rule)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if robotsHits != 1 {
+		t.Errorf("robots.txt fetched %d times", robotsHits)
+	}
+}
+
 func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "..", "openapi", "openapi.json"))
 	if err != nil {

@@ -43,6 +43,29 @@ def site_paths() -> list[str]:
     return paths
 
 
+def hostile_robots() -> str:
+    """A robots.txt made so that every full answer about it is large, whatever robotsd cuts: 20
+    ``user-agent`` lines of 16,000 control characters (robotsd shows 16 of them, each cut at 256
+    bytes of JSON, a control character taking 6), an ``allow`` of 16,000 wildcards (its pattern
+    cut at 2,048 bytes) and a longer ``disallow`` for the paths under ``/d``. 352 KB, within
+    the 500 KiB robotsd keeps."""
+    long = "\u0001" * 16_000
+    robots = f"user-agent: a{long}\n" * 20
+    robots += f"allow: /{'*' * 16_000}\n"
+    robots += f"disallow: /d{'*' * 16_000}\n"
+    return robots
+
+
+def hostile_paths(count: int = 1_000) -> list[str]:
+    """``count`` paths of 4,000 bytes and more (so that robotsd's answer about each echoes a long
+    URL too), every third under ``/d`` (disallowed by :func:`hostile_robots`)."""
+    return [f"/{'d' if i % 3 == 0 else 'x'}{'x' * 4_000}{i}" for i in range(count)]
+
+
+#: The robotsd flags a batch of :func:`hostile_paths` needs: its request is over 4 MB.
+HOSTILE_FLAGS = ("--max-body-bytes", "8MiB")
+
+
 def robots_line(text: str) -> int:
     """The 1-based line of SITE_ROBOTS that is exactly ``text``."""
     return SITE_ROBOTS.splitlines().index(text) + 1

@@ -14,12 +14,15 @@ import msgspec
 import pytest
 from conftest import (
     CRAWLER_UA,
+    HOSTILE_FLAGS,
     SITE_ROBOTS,
     MakeSite,
     Robotsd,
     Site,
     StartRobotsd,
     closed_url,
+    hostile_paths,
+    hostile_robots,
     robots_line,
     site_paths,
 )
@@ -39,6 +42,7 @@ from robotsd import (
     RobotsSourceJson,
     RslJson,
     UnavailableError,
+    VerdictResponse,
 )
 
 UNSUPPORTED_SCHEME = "urn:robotsd:problem:unsupported-scheme"
@@ -235,6 +239,41 @@ def test_rsl_license_terms_decode(make_site: MakeSite, start_robotsd: StartRobot
     assert about.usage and about.usage.rsl and about.usage.rsl[0].state == "not_covered"
     assert private.usage is None
     assert licenses.hits["/license.xml"] == 1
+
+
+def test_a_batch_cut_at_its_bound_gives_verdicts_past_it(
+    make_site: MakeSite, start_robotsd: StartRobotsd
+) -> None:
+    # A hostile site: each full answer about it is 6 KB and more, and echoes a 4 KB URL, so
+    # robotsd's answer to a batch of 1,000 reaches its 8 MiB bound and goes on in verdicts.
+    robots = hostile_robots()
+    site = make_site(robots=robots, paths=["/"])
+    robotsd = start_robotsd(*HOSTILE_FLAGS)
+    paths = hostile_paths()
+    with Client(robotsd.url) as client:
+        results = client.check_many([site.url + p for p in paths], "a")
+        evaluation = client.evaluate(robots, paths, "a")
+
+    for got in (results, evaluation.results):
+        assert len(got) == len(paths)
+        full = next(i for i, r in enumerate(got) if not isinstance(r, CheckResponse))
+        assert 100 < full < len(paths), full
+        # From the first verdict on, every answer is a verdict, and every verdict is right.
+        assert all(isinstance(r, VerdictResponse) for r in got[full:])
+        for path, result in zip(paths, got):
+            assert not isinstance(result, Problem), (path[:10], result)
+            assert result.allowed == (not path.startswith("/d")), (path[:10], result)
+            assert result.reason == "matched_rule"
+    assert evaluation.truncated
+
+    # The bounds of each full answer, decoded: 16 of the 20 agents, each cut, and the pattern.
+    first = results[0]
+    assert isinstance(first, CheckResponse) and not first.allowed
+    assert first.group and first.group.truncated is True and first.group.agents_total == 20
+    assert len(first.group.agents) == 16
+    assert first.rule and first.rule.truncated is True and len(first.rule.pattern) == 2_048
+    assert first.rule.directive == "disallow"
+    assert site.hits["/robots.txt"] == 1
 
 
 def test_robotsd_down_is_unavailable() -> None:

@@ -18,12 +18,15 @@ import httpx
 import pytest
 from conftest import (
     CRAWLER_UA,
+    HOSTILE_FLAGS,
     MakeSite,
     Robotsd,
     Site,
     StartRobotsd,
     allowed_paths,
     closed_url,
+    hostile_paths,
+    hostile_robots,
     robots_line,
     site_paths,
 )
@@ -32,7 +35,7 @@ from scrapy.exceptions import DownloadTimeoutError, NotConfigured
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
-from robotsd import AsyncClient, CheckResponse
+from robotsd import AsyncClient, CheckResponse, VerdictResponse
 from robotsd.scrapy import META_KEY, Disallowed, RobotsdMiddleware
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scrapy_crawl.py"
@@ -167,11 +170,57 @@ def test_concurrent_requests_share_batches(
             assert isinstance(request.meta[META_KEY], CheckResponse)
         else:
             assert isinstance(outcome, Disallowed), (path, outcome)
-            assert outcome.answer.rule and str(outcome.answer.rule.line) in str(outcome)
+            answer = outcome.answer
+            assert isinstance(answer, CheckResponse)
+            assert answer.rule and str(answer.rule.line) in str(outcome)
     assert crawler.stats is not None
     assert crawler.stats.get_value("robotsd/batches") == len(posts)
     assert crawler.stats.get_value("robotsd/checked") == requests
     assert site.hits["/robots.txt"] == 1
+
+
+def test_a_batch_cut_at_its_bound_still_allows_and_refuses_each_request(
+    make_site: MakeSite, start_robotsd: StartRobotsd
+) -> None:
+    # 1,000 requests to a hostile site in one batch, whose answer robotsd cuts at its bound
+    # (8 MiB): the requests past it get the verdict alone, and are let through or dropped as
+    # the others are.
+    site = make_site(robots=hostile_robots(), paths=["/"])
+    robotsd = start_robotsd(*HOSTILE_FLAGS)
+    paths = hostile_paths()
+    crawler = get_crawler(
+        settings_dict={"ROBOTSD_URL": robotsd.url, "ROBOTSD_BATCH_SIZE": len(paths),
+                       "ROBOTSD_PACE": False, "USER_AGENT": "a", "ROBOTSTXT_OBEY": False}
+    )
+    assert crawler.stats is not None
+    crawler.stats.open_spider()
+
+    async def main() -> list[tuple[Request, Any]]:
+        middleware = RobotsdMiddleware(crawler)
+        reqs = [Request(site.url + p) for p in paths]
+        outcomes = await asyncio.gather(
+            *(middleware.process_request(r) for r in reqs), return_exceptions=True
+        )
+        await middleware._close()
+        return list(zip(reqs, outcomes))
+
+    outcomes = asyncio.run(main())
+    verdicts = 0
+    for path, (request, outcome) in zip(paths, outcomes):
+        if path.startswith("/d"):
+            assert isinstance(outcome, Disallowed), (path[:10], outcome)
+            answer = outcome.answer
+        else:
+            assert outcome is None, (path[:10], outcome)
+            answer = request.meta[META_KEY]
+        assert isinstance(answer, (CheckResponse, VerdictResponse))
+        assert answer.reason == "matched_rule"
+        verdicts += isinstance(answer, VerdictResponse)
+    assert 0 < verdicts < len(paths) - 100
+    assert isinstance(outcomes[-1][0].meta[META_KEY], VerdictResponse)
+    assert crawler.stats.get_value("robotsd/verdict_only") == verdicts
+    assert crawler.stats.get_value("robotsd/batches") == 1
+    assert crawler.stats.get_value("robotsd/fail_closed") is None
 
 
 # Pacing: a site whose robots.txt asks for 0.2 s between fetches, small enough to crawl fast.

@@ -11,6 +11,8 @@
  * @packageDocumentation
  */
 import {
+  type BatchResult,
+  type CheckAnswer,
   type CheckResponse,
   type Pace,
   type Problem,
@@ -18,6 +20,7 @@ import {
   type Rule,
   ProblemError,
   RobotsdError,
+  isFullAnswer,
   isProblem,
 } from "./index.js";
 import { failed, responded, started } from "./navigation.js";
@@ -38,8 +41,12 @@ export interface RobotsdCrawleeOptions {
    * through. By default (`false`) it is not fetched: a crawler never fetches what it could not check.
    */
   failOpen?: boolean;
-  /** Sees every answer, allowed or not, before the request goes on: its `crawl_delay`, `usage`, ... */
-  onAnswer?: (answer: CheckResponse, url: string) => void | Promise<void>;
+  /**
+   * Sees every answer, allowed or not, before the request goes on: its `crawl_delay`, `usage`, ...
+   * An answer from a batch robotsd cut at its bound (8 MiB) is the verdict alone
+   * (`isFullAnswer(answer)` is false): `allowed`, `reason`, nothing else.
+   */
+  onAnswer?: (answer: CheckAnswer, url: string) => void | Promise<void>;
   /**
    * Fleet-wide pacing, on by default. Right before each fetch, robotsd reserves the fetch's slot
    * (`GET /v1/check?pace=true` for the request's URL) and the request waits for it, so that every
@@ -63,9 +70,12 @@ export interface RobotsdVerdict {
   allowed: boolean;
   verdict: CheckResponse["verdict"];
   reason: CheckResponse["reason"];
-  /** The rule that decided, or null when none matched. */
+  /** The rule that decided, or null when none matched (or when the answer was the verdict alone). */
   rule: Rule | null;
-  /** The applied groups' crawl-delay in seconds, or null. The fetch keeps it (see the `pace` option). */
+  /**
+   * The applied groups' crawl-delay in seconds, or null (none, or not said: an answer that was
+   * the verdict alone). The fetch keeps it (see the `pace` option).
+   */
   crawlDelay: number | null;
   /**
    * The slot robotsd reserved for this fetch (pacing on), once the request has waited for it:
@@ -203,7 +213,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
         // More would push the first out of the cache before Crawlee reaches them.
         .slice(0, AnswerCache.maxEntries);
       if (urls.length < 2) return;
-      let results: Array<CheckResponse | Problem>;
+      let results: BatchResult[];
       try {
         results = await client.checkMany(urls, this.#agent);
       } catch {
@@ -236,7 +246,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
     }
 
     /** Logs and reports an answer, or an error robotsd gave instead, once per ask. */
-    async #settle(url: string, answerOrError: CheckResponse | unknown): Promise<Outcome> {
+    async #settle(url: string, answerOrError: CheckAnswer | unknown): Promise<Outcome> {
       const log = (this as unknown as CrawleeInternals).log;
       if (!isAnswer(answerOrError)) {
         const error = answerOrError;
@@ -249,7 +259,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       if (!answer.allowed) {
         log?.info(`robotsd: ${url} is disallowed ${because(answer)}`, {
           reason: answer.reason,
-          line: answer.rule?.line ?? null,
+          line: ruleOf(answer)?.line ?? null,
         });
       }
       await this.#callback("onAnswer", () => options.onAnswer?.(answer, url));
@@ -285,7 +295,9 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       const outcome = await this.#answers.peek(url);
       const known = outcome && "answer" in outcome ? outcome.answer : undefined;
       if (!pace) {
-        await pacer.claim(url, known ? crawlDelayMs(known.crawl_delay) : pacer.intervalFor(url));
+        // A verdict alone does not say the crawl-delay: the interval last kept for the origin.
+        const delay = known && isFullAnswer(known) ? crawlDelayMs(known.crawl_delay) : pacer.intervalFor(url);
+        await pacer.claim(url, delay);
         await started(context, navigationOptions, pacer);
         return;
       }
@@ -300,7 +312,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
           throw error;
         }
         this.#warn(`robotsd could not reserve a slot for ${url}, fetching it with local pacing only (failOpen): ${messageOf(error)}`);
-        await pacer.claim(url, pacer.intervalFor(url, known?.crawl_delay));
+        await pacer.claim(url, pacer.intervalFor(url, known && isFullAnswer(known) ? known.crawl_delay : undefined));
         await started(context, navigationOptions, pacer);
         return;
       }
@@ -376,9 +388,9 @@ export class RobotsdAnswerFile {
   }
 }
 
-type Outcome = { answer: CheckResponse } | { error: unknown };
+type Outcome = { answer: CheckAnswer } | { error: unknown };
 
-function isAnswer(value: unknown): value is CheckResponse {
+function isAnswer(value: unknown): value is CheckAnswer {
   return typeof value === "object" && value !== null && "allowed" in value && !(value instanceof Error);
 }
 
@@ -422,9 +434,10 @@ class AnswerCache {
 /** The error of a request robots.txt disallows: it was not fetched. */
 export class DisallowedError extends RobotsdError {
   readonly url: string;
-  readonly answer: CheckResponse;
+  /** robotsd's answer: in full, or the verdict alone when it came in a batch cut at its bound. */
+  readonly answer: CheckAnswer;
 
-  constructor(url: string, answer: CheckResponse) {
+  constructor(url: string, answer: CheckAnswer) {
     super(`robotsd: ${url} is disallowed ${because(answer)}`);
     this.url = url;
     this.answer = answer;
@@ -545,7 +558,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
       request.userData.robotsd = verdictOf(taken);
       context.log?.info(`robotsd: skipping ${url}: disallowed ${because(taken)}`, {
         reason: taken.reason,
-        line: taken.rule?.line ?? null,
+        line: ruleOf(taken)?.line ?? null,
       });
       request.noRetry = true;
       throw new DisallowedError(url, taken);
@@ -614,7 +627,7 @@ export function pacingStats(client: RobotsdClient): PacingStats {
 /** Options of {@link filterAllowed}. */
 export interface FilterOptions extends RobotsdCrawleeOptions {
   /** Sees each URL left out: the answer that disallowed it, or the problem robotsd had with it. */
-  onRefused?: (url: string, why: CheckResponse | Problem) => void | Promise<void>;
+  onRefused?: (url: string, why: CheckAnswer | Problem) => void | Promise<void>;
 }
 
 /**
@@ -630,7 +643,7 @@ export async function filterAllowed(
   options: FilterOptions = {},
 ): Promise<string[]> {
   const asked = urls.filter((url) => !isRobotsTxt(url));
-  let results: Array<CheckResponse | Problem>;
+  let results: BatchResult[];
   try {
     results = asked.length ? await client.checkMany(asked, options.ua ?? DEFAULT_AGENT) : [];
   } catch (error) {
@@ -652,23 +665,29 @@ export async function filterAllowed(
   return urls.filter((url) => isRobotsTxt(url) || allowed.has(url));
 }
 
-function verdictOf(answer: CheckResponse): RobotsdVerdict {
+function verdictOf(answer: CheckAnswer): RobotsdVerdict {
+  const full = isFullAnswer(answer) ? answer : undefined;
   return {
     allowed: answer.allowed,
-    verdict: answer.verdict,
+    verdict: answer.allowed ? "allow" : "disallow",
     reason: answer.reason,
-    rule: answer.rule ?? null,
-    crawlDelay: answer.crawl_delay ?? null,
+    rule: full?.rule ?? null,
+    crawlDelay: full?.crawl_delay ?? null,
     pace: null,
   };
+}
+
+/** The rule that decided, when the answer says it (a verdict alone does not). */
+function ruleOf(answer: CheckAnswer): Rule | null {
+  return isFullAnswer(answer) ? (answer.rule ?? null) : null;
 }
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function because(answer: CheckResponse): string {
-  const rule = answer.rule;
+function because(answer: CheckAnswer): string {
+  const rule = ruleOf(answer);
   if (rule) return `by robots.txt line ${rule.line} (${rule.directive}: ${rule.pattern})`;
   return `(${answer.reason})`;
 }

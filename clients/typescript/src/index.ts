@@ -15,6 +15,16 @@ type Schemas = components["schemas"];
 
 /** robotsd's answer to a check: the verdict, the reason, and the rule, group and file behind it. */
 export type CheckResponse = Schemas["CheckResponse"];
+/**
+ * The verdict alone: `allowed`, `reason` (and `pace`). A batch answers so for its items past its
+ * bound (8 MiB, which a robots.txt made to fill every answer reaches): as right as a full answer,
+ * without the rule, group, crawl-delay or file behind it.
+ */
+export type VerdictResponse = Schemas["VerdictResponse"];
+/** An answer about one URL: in full ({@link CheckResponse}), or the verdict alone ({@link VerdictResponse}). */
+export type CheckAnswer = CheckResponse | VerdictResponse;
+/** One result of {@link RobotsdClient.checkMany}: an answer, or the {@link Problem} with that URL. */
+export type BatchResult = CheckResponse | VerdictResponse | Problem;
 /** An RFC 9457 problem, as robotsd answers errors (and as it fills a failed batch item's slot). */
 export type Problem = Schemas["Problem"];
 /** What robotsd holds for an origin (`GET /v1/robots`). */
@@ -136,10 +146,18 @@ export class ProblemError extends RobotsdError {
 export class UnavailableError extends RobotsdError {}
 
 /** Whether a batch result (of a check, or of a report) is a problem rather than an answer. */
-export function isProblem(result: CheckResponse | Problem): result is Problem;
+export function isProblem(result: BatchResult): result is Problem;
 export function isProblem(result: FeedbackResult | Problem): result is Problem;
-export function isProblem(result: CheckResponse | FeedbackResult | Problem): result is Problem {
+export function isProblem(result: BatchResult | FeedbackResult | Problem): result is Problem {
   return !("allowed" in result || "origin" in result);
+}
+
+/**
+ * Whether a result is a full answer ({@link CheckResponse}: the rule, group, crawl-delay, ...),
+ * rather than the verdict alone (an item past a batch's bound) or a problem.
+ */
+export function isFullAnswer(result: BatchResult): result is CheckResponse {
+  return "verdict" in result;
 }
 
 /** Options of {@link RobotsdClient}. */
@@ -252,16 +270,14 @@ export class RobotsdClient {
   /**
    * Asks about many URLs for the same agent(s) with `POST /v1/check`, {@link MAX_BATCH} at a time,
    * and resolves to one result per URL, in order: an answer, or the {@link Problem} with that URL
-   * (tell them apart with {@link isProblem}). Only a failure of a whole batch throws.
+   * (tell them apart with {@link isProblem}). Only a failure of a whole batch throws. An answer is
+   * in full, but past the bound of a batch's answer (8 MiB) it is the verdict alone, a
+   * {@link VerdictResponse} (tell them apart with {@link isFullAnswer}).
    */
-  async checkMany(
-    urls: readonly string[],
-    ua: string | string[],
-    options: CheckOptions = {},
-  ): Promise<Array<CheckResponse | Problem>> {
+  async checkMany(urls: readonly string[], ua: string | string[], options: CheckOptions = {}): Promise<BatchResult[]> {
     const params = queryString({ percent_decoding: options.percentDecoding, pace: options.pace ? "true" : undefined });
     const query = params ? `?${params}` : "";
-    const results: Array<CheckResponse | Problem> = [];
+    const results: BatchResult[] = [];
     for (let start = 0; start < urls.length; start += MAX_BATCH) {
       const body: Schemas["UrlsBatch"] = { ua, urls: urls.slice(start, start + MAX_BATCH) };
       const batch = await this.#request<Schemas["BatchResponse"]>("POST", `/v1/check${query}`, body, options.signal);
@@ -293,7 +309,11 @@ export class RobotsdClient {
     return this.#request<RobotsResponse>("GET", `/v1/robots?${queryString(query)}`, undefined, options.signal);
   }
 
-  /** Tests a robots.txt text against URLs without touching the network (`POST /v1/evaluate`). */
+  /**
+   * Tests a robots.txt text against URLs without touching the network (`POST /v1/evaluate`). Its
+   * `results` are as {@link RobotsdClient.checkMany}'s, items with `error` for problems; past the
+   * answer's bound, verdicts alone, and `truncated: true`.
+   */
   async evaluate(input: EvaluateInput): Promise<EvaluateResponse> {
     const body: Schemas["EvaluateRequest"] = { robots_txt: input.robotsTxt, urls: input.urls, ua: input.ua };
     if (input.include) body.include = input.include;
@@ -331,10 +351,9 @@ export class RobotsdClient {
   }
 }
 
-function fromBatchItem(item: BatchItem): CheckResponse | Problem {
-  if ("error" in item) return item.error;
-  // The client never asks for ?view=verdict, so every answer is a full one.
-  return item as CheckResponse;
+function fromBatchItem(item: BatchItem): BatchResult {
+  // A full answer, or (past the batch's bound) the verdict alone: both as they came.
+  return "error" in item ? item.error : item;
 }
 
 /** A problem from an error answer; one that is not problem+json (a proxy's page) still becomes one. */

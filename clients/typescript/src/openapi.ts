@@ -224,6 +224,11 @@ export interface components {
         BatchResponse: {
             /** @description One per item. */
             results: components["schemas"]["BatchItem"][];
+            /**
+             * @description `true` when the answer reached its bound (8 MiB): from the item that reached it on, each
+             *     answer is given as `view=verdict` gives it. Absent otherwise.
+             */
+            truncated?: boolean | null;
         };
         /** @description The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`). */
         CheckAnswer: components["schemas"]["CheckResponse"] | components["schemas"]["VerdictResponse"];
@@ -383,6 +388,11 @@ export interface components {
             parsed?: components["schemas"]["ParsedJson"] | null;
             /** @description One answer or problem per URL, in order. */
             results: components["schemas"]["BatchItem"][];
+            /**
+             * @description `true` when `results` reached its bound (8 MiB): from the item that reached it on, each
+             *     answer is given as `view=verdict` gives it. Absent otherwise.
+             */
+            truncated?: boolean | null;
         };
         /** @description One report's effect. */
         FeedbackItem: components["schemas"]["ReportTaken"] | components["schemas"]["ReportRefused"];
@@ -439,12 +449,16 @@ export interface components {
          *     }
          */
         GroupJson: {
-            /** @description Their `user-agent` values as written. */
+            /** @description Their `user-agent` values as written: the first 16, each cut at 256 bytes of JSON. */
             agents: string[];
+            /** @description How many `user-agent` lines the groups have, when `agents` shows fewer; absent otherwise. */
+            agents_total?: number | null;
             /** @description Whether these are the `*` groups. */
             global: boolean;
             /** @description The line of each `user-agent` value (parallel to `agents`). */
             lines: number[];
+            /** @description `true` when `agents` was cut to the answer's bounds; absent otherwise. */
+            truncated?: boolean | null;
         };
         /**
          * @description Where the interval of a reservation came from.
@@ -812,9 +826,15 @@ export interface components {
         RslJson: {
             /**
              * @description The `<content>` elements that cover the URL: the most specific (longest path pattern, as
-             *     RFC 9309 ranks rules), all of those tied for it; empty unless `covered`.
+             *     RFC 9309 ranks rules), all of those tied for it, at most 4 (and 16 KiB of them across an
+             *     answer's reports); empty unless `covered`.
              */
             contents: components["schemas"]["RslContentJson"][];
+            /**
+             * @description How many `<content>` elements cover the URL, when `contents` shows fewer; absent
+             *     otherwise.
+             */
+            contents_total?: number | null;
             /** @description The license document's URL as the `License:` line wrote it. */
             license_url: string;
             /**
@@ -831,6 +851,11 @@ export interface components {
              *     destination robotsd does not contact) or `not_fetched`.
              */
             state: components["schemas"]["RslState"];
+            /**
+             * @description `true` when this report was cut to the answer's bounds (`contents`, or a `license_url`
+             *     over 2,048 bytes); absent otherwise.
+             */
+            truncated?: boolean | null;
         };
         /** @description One `<license>`. */
         RslLicenseJson: {
@@ -916,6 +941,11 @@ export interface components {
             line: number;
             /** @description The pattern as written in robots.txt. */
             pattern: string;
+            /**
+             * @description `true` when `pattern` was cut to the answer's bound (2,048 bytes of JSON); absent
+             *     otherwise.
+             */
+            truncated?: boolean | null;
         };
         /**
          * @description Where pacing state was kept for an answer.
@@ -971,6 +1001,11 @@ export interface components {
                 [key: string]: components["schemas"]["PreferenceJson"];
             } | null;
             /**
+             * @description How many `Content-Signal` categories apply, when `content_signal` shows fewer; absent
+             *     otherwise.
+             */
+            content_signal_total?: number | null;
+            /**
              * @description `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
              *     draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
              */
@@ -978,10 +1013,22 @@ export interface components {
                 [key: string]: components["schemas"]["PreferenceJson"];
             } | null;
             /**
+             * @description How many `Content-Usage` categories apply, when `content_usage` shows fewer (it shows
+             *     at most 16, with labels of at most 64 bytes); absent otherwise.
+             */
+            content_usage_total?: number | null;
+            /**
              * @description RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file
              *     order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
              */
             rsl?: components["schemas"]["RslJson"][] | null;
+            /**
+             * @description How many distinct license URLs the robots.txt names (among its first 1,000 `License:`
+             *     lines), when `rsl` reports fewer (it reports the first 4); absent otherwise.
+             */
+            rsl_total?: number | null;
+            /** @description `true` when a list here was cut to the answer's bounds; absent otherwise. */
+            truncated?: boolean | null;
         };
         /**
          * @description A `content-usage` or `content-signal` line of a group.

@@ -8,10 +8,21 @@ import {
   RobotsdClient,
   RobotsdError,
   UnavailableError,
+  isFullAnswer,
   isProblem,
 } from "@robotsd/client";
 
-import { freePort, reservations, startRobotsd, startSilentServer, startSite, tokenFile } from "./helpers.mjs";
+import {
+  HOSTILE_FLAGS,
+  freePort,
+  hostilePaths,
+  reservations,
+  startHostileSite,
+  startRobotsd,
+  startSilentServer,
+  startSite,
+  tokenFile,
+} from "./helpers.mjs";
 
 test("check answers with the verdict, the reason, the rule's line and the crawl-delay", async (t) => {
   const site = await startSite(t);
@@ -216,6 +227,46 @@ test("evaluate tests a robots.txt text without touching the network", async (t) 
   });
   const [only] = decoded.results;
   assert.ok(only && "allowed" in only && only.allowed === false);
+});
+
+test("a batch cut at its bound answers the verdict alone past it, each one right", async (t) => {
+  // A hostile site: each full answer about it is 6 KB and more, and echoes a 4 KB URL, so
+  // robotsd's answer to a batch of 1,000 reaches its 8 MiB bound and goes on in verdicts.
+  const site = await startHostileSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t, ...HOSTILE_FLAGS) });
+  const paths = hostilePaths();
+  const results = await client.checkMany(
+    paths.map((p) => site.url + p),
+    "a",
+  );
+  const evaluation = await client.evaluate({ robotsTxt: site.robots, urls: paths, ua: "a" });
+  const evaluated = evaluation.results.map((item) => ("error" in item ? item.error : item));
+
+  for (const got of [results, evaluated]) {
+    assert.equal(got.length, paths.length);
+    const full = got.findIndex((r) => isProblem(r) || !isFullAnswer(r));
+    assert.ok(full > 100 && full < paths.length, `${full} full answers`);
+    // From the first verdict on, every answer is a verdict, and every verdict is right.
+    for (const [i, result] of got.entries()) {
+      assert.ok(!isProblem(result), `${i}: ${JSON.stringify(result)}`);
+      assert.equal(isFullAnswer(result), i < full, `${i}`);
+      if (i >= full) assert.deepEqual(Object.keys(result).sort(), ["allowed", "reason"]);
+      assert.equal(result.allowed, !paths[i].startsWith("/d"), `${i}`);
+      assert.equal(result.reason, "matched_rule");
+    }
+  }
+  assert.equal(evaluation.truncated, true);
+
+  // The bounds of each full answer: 16 of the 20 agents, each cut, and the pattern.
+  const [first] = results;
+  assert.ok(isFullAnswer(first) && !first.allowed);
+  assert.equal(first.group?.truncated, true);
+  assert.equal(first.group?.agents_total, 20);
+  assert.equal(first.group?.agents.length, 16);
+  assert.equal(first.rule?.directive, "disallow");
+  assert.equal(first.rule?.truncated, true);
+  assert.equal(first.rule?.pattern.length, 2048);
+  assert.equal(site.robotsHits(), 1);
 });
 
 test("check and checkMany with pace reserve fetch slots; without it an answer has no pace", async (t) => {

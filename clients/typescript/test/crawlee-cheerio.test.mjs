@@ -1,11 +1,20 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RobotsdClient, UnavailableError } from "@robotsd/client";
+import { RobotsdClient, UnavailableError, isFullAnswer } from "@robotsd/client";
 import { DEFAULT_AGENT, DisallowedError, filterAllowed, robotsdPreNavigationHook } from "@robotsd/client/crawlee";
 
 import { cheerioCrawl } from "./crawl.mjs";
-import { allowedPaths, freePort, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+import {
+  HOSTILE_FLAGS,
+  allowedPaths,
+  freePort,
+  hostilePaths,
+  sitePaths,
+  startHostileSite,
+  startRobotsd,
+  startSite,
+} from "./helpers.mjs";
 
 function assertOnlyRobotsdFetchedRobotsTxt(site) {
   assert.equal(site.hits("/robots.txt"), 1, "robots.txt is fetched once, by robotsd; the crawler never does");
@@ -159,4 +168,27 @@ test("filterAllowed keeps order, lets robots.txt through, and leaves out what ro
     urls.filter((u) => !/private\/2|pdf/.test(u)),
   );
   assert.equal(site.hits("/robots.txt"), 1);
+});
+
+test("filterAllowed keeps and refuses each URL of a batch robotsd cut at its bound", async (t) => {
+  // Past the bound of the batch's answer (8 MiB), robotsd gives the verdict alone.
+  const site = await startHostileSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t, ...HOSTILE_FLAGS) });
+  const urls = hostilePaths().map((p) => site.url + p);
+  const answers = [];
+  const refused = [];
+  const allowed = await filterAllowed(client, urls, {
+    ua: "a",
+    onAnswer: (answer) => answers.push(answer),
+    onRefused: (url, why) => refused.push([url, why]),
+  });
+  assert.deepEqual(
+    allowed,
+    urls.filter((u) => !u.startsWith(`${site.url}/d`)),
+  );
+  assert.equal(answers.length, urls.length);
+  const verdicts = answers.filter((a) => !isFullAnswer(a)).length;
+  assert.ok(verdicts > 0 && verdicts < urls.length - 100, `${verdicts} verdicts alone`);
+  assert.equal(refused.length, urls.length - allowed.length);
+  assert.ok(refused.every(([, why]) => why.allowed === false && why.reason === "matched_rule"));
 });

@@ -29,6 +29,46 @@ export function sitePaths() {
   return paths;
 }
 
+/**
+ * A robots.txt made so that every full answer about it is large, whatever robotsd cuts: 20
+ * `user-agent` lines of 16,000 control characters (robotsd shows 16 of them, each cut at 256
+ * bytes of JSON, a control character taking 6), an `allow` of 16,000 wildcards (its pattern cut
+ * at 2,048 bytes) and a longer `disallow` for the paths under `/d`. 352 KB, within the 500 KiB
+ * robotsd keeps.
+ */
+export function hostileRobots() {
+  const long = "\u0001".repeat(16_000);
+  return `user-agent: a${long}\n`.repeat(20) + `allow: /${"*".repeat(16_000)}\n` + `disallow: /d${"*".repeat(16_000)}\n`;
+}
+
+/**
+ * `count` paths of 4,000 bytes and more (robotsd's answer about each echoes a long URL too),
+ * every third under `/d` (disallowed by {@link hostileRobots}): robotsd's answer to a batch of
+ * 1,000 of them reaches its bound (8 MiB) and goes on in verdicts.
+ */
+export function hostilePaths(count = 1000) {
+  return Array.from({ length: count }, (_, i) => `/${i % 3 === 0 ? "d" : "x"}${"x".repeat(4000)}${i}`);
+}
+
+/** The robotsd flags a batch of {@link hostilePaths} needs: its request is over 4 MB. */
+export const HOSTILE_FLAGS = ["--max-body-bytes", "8MiB"];
+
+/** A loopback site that serves {@link hostileRobots}, and 404 for anything else. */
+export async function startHostileSite(t) {
+  const robots = hostileRobots();
+  let robotsHits = 0;
+  const server = createServer((req, res) => {
+    if (new URL(req.url, "http://site").pathname !== "/robots.txt") {
+      res.writeHead(404).end();
+      return;
+    }
+    robotsHits++;
+    res.writeHead(200, { "content-type": "text/plain" }).end(robots);
+  });
+  const url = await listen(t, server);
+  return { url, robots, robotsHits: () => robotsHits };
+}
+
 /** A scratch directory removed when the test ends. */
 export function tempDir(t) {
   const dir = mkdtempSync(join(tmpdir(), "robotsd-ts-"));

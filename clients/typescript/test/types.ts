@@ -5,13 +5,17 @@ import { PlaywrightCrawler } from "@crawlee/playwright";
 
 import {
   RobotsdClient,
+  isFullAnswer,
   isProblem,
+  type BatchResult,
+  type CheckAnswer,
   type CheckResponse,
   type FeedbackResult,
   type Pace,
   type Problem,
   type Report,
   type RslTerms,
+  type VerdictResponse,
 } from "../src/index.js";
 import {
   DisallowedError,
@@ -29,7 +33,12 @@ const client = new RobotsdClient({ baseUrl: "http://127.0.0.1:8080" });
 const RobotsdCheerioCrawler = withRobotsd(CheerioCrawler, client, {
   ua: "ExampleBot",
   onAnswer(answer) {
-    answer.crawl_delay satisfies number | null | undefined;
+    answer satisfies CheckAnswer;
+    answer.allowed satisfies boolean;
+    // The rest of the answer only when it is in full (not cut from a batch at its bound).
+    if (isFullAnswer(answer)) answer.crawl_delay satisfies number | null | undefined;
+    // @ts-expect-error: a verdict alone has no crawl_delay
+    answer.crawl_delay;
   },
   onError(_error, url) {
     url satisfies string;
@@ -86,7 +95,7 @@ new CheerioCrawler({
     await enqueueLinks({ urls: await filterAllowed(client, links, { ua: "ExampleBot" }) });
   },
   failedRequestHandler(_context, error) {
-    if (error instanceof DisallowedError) error.answer.rule?.line satisfies number | undefined;
+    if (error instanceof DisallowedError && isFullAnswer(error.answer)) error.answer.rule?.line satisfies number | undefined;
   },
 });
 
@@ -129,11 +138,25 @@ for (const result of fed) {
   else result.pace.slowdown satisfies number;
 }
 
-const results: Array<CheckResponse | Problem> = await client.checkMany(["https://example.com/"], "ExampleBot");
+const results: BatchResult[] = await client.checkMany(["https://example.com/"], "ExampleBot");
 for (const result of results) {
   if (isProblem(result)) result.type satisfies string;
-  else result.allowed satisfies boolean;
+  else if (isFullAnswer(result)) {
+    result satisfies CheckResponse;
+    result.rule?.truncated satisfies boolean | null | undefined;
+    result.group?.agents_total satisfies number | null | undefined;
+    result.group?.truncated satisfies boolean | null | undefined;
+    result.usage?.truncated satisfies boolean | null | undefined;
+  } else {
+    // Past the bound of a batch's answer: the verdict alone.
+    result satisfies VerdictResponse;
+    result.allowed satisfies boolean;
+    result.reason satisfies string;
+  }
 }
+// @ts-expect-error: an item of a batch may be the verdict alone
+const _full: CheckResponse[] = await client.checkMany([], "ExampleBot");
+(await client.evaluate({ robotsTxt: "", urls: [], ua: "a" })).truncated satisfies boolean | null | undefined;
 
 // RSL license terms (`--rsl`): one entry per License: line, each with a typed state.
 const licensed = await client.check("https://example.com/articles/1", "ExampleBot");

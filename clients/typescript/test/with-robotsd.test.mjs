@@ -3,11 +3,21 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { CheerioCrawler, Configuration } from "@crawlee/cheerio";
-import { RobotsdClient } from "@robotsd/client";
+import { RobotsdClient, isFullAnswer } from "@robotsd/client";
 import { RobotsdAnswerFile, pacingStats, withRobotsd } from "@robotsd/client/crawlee";
 
 import { assertFailsClosedUnlessFailOpen, assertSkipsWhatRobotsdDisallows, capturingLog, robotsdCrawl } from "./crawl.mjs";
-import { allowedPaths, requestsTo, reservations, sitePaths, startRobotsd, startSite } from "./helpers.mjs";
+import {
+  HOSTILE_FLAGS,
+  allowedPaths,
+  hostilePaths,
+  requestsTo,
+  reservations,
+  sitePaths,
+  startHostileSite,
+  startRobotsd,
+  startSite,
+} from "./helpers.mjs";
 
 test("withRobotsd(CheerioCrawler) fetches what robotsd allows and skips the rest, failing none", async (t) => {
   const site = await startSite(t);
@@ -150,4 +160,36 @@ test("withRobotsd asks about the URLs handed to run() in one batch", async (t) =
   assert.ok(crawl.skipped.every(([, reason]) => reason === "robotsTxt"));
   assert.equal(crawl.stats.requestsFailed, 0);
   assert.equal(site.hits("/robots.txt"), 1);
+});
+
+test("withRobotsd skips exactly the disallowed URLs of a batch robotsd cut at its bound", async (t) => {
+  // 1,000 URLs handed over at once are asked about in one batch, whose answer reaches its bound
+  // (8 MiB) on this site: the URLs past it get the verdict alone, which serves Crawlee as well.
+  const site = await startHostileSite(t);
+  const baseUrl = await startRobotsd(t, ...HOSTILE_FLAGS);
+  const client = new RobotsdClient({ baseUrl });
+  const urls = hostilePaths().map((p) => site.url + p);
+  const answers = [];
+  const skipped = [];
+  const { log } = capturingLog();
+  const Crawler = withRobotsd(CheerioCrawler, client, { ua: "a", onAnswer: (answer) => answers.push(answer) });
+  const crawler = new Crawler(
+    { log, requestHandler() {}, onSkippedRequest: ({ url, reason }) => skipped.push([url, reason]) },
+    new Configuration({ persistStorage: false }),
+  );
+  await crawler.addRequests(urls);
+
+  const disallowed = urls.filter((u) => u.startsWith(`${site.url}/d`));
+  assert.deepEqual(
+    skipped.map(([url]) => url).sort(),
+    disallowed.sort(),
+  );
+  assert.ok(skipped.every(([, reason]) => reason === "robotsTxt"));
+  assert.equal(answers.length, urls.length);
+  const verdicts = answers.filter((a) => !isFullAnswer(a)).length;
+  assert.ok(verdicts > 0 && verdicts < urls.length - 100, `${verdicts} verdicts alone`);
+  // One batch, and no URL asked about again on its own.
+  assert.equal(await requestsTo(baseUrl, "POST", "/v1/check"), 1);
+  assert.equal(await requestsTo(baseUrl, "GET", "/v1/check"), 0);
+  assert.equal(site.robotsHits(), 1);
 });

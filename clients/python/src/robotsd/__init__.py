@@ -53,6 +53,7 @@ from ._models import (
     UsageLineJson,
     UsageSourceName,
     Verdict,
+    VerdictResponse,
 )
 
 __all__ = [
@@ -101,6 +102,7 @@ __all__ = [
     "UsageSourceName",
     "UserAgent",
     "Verdict",
+    "VerdictResponse",
 ]
 
 __version__ = "0.1.0"

@@ -20,6 +20,7 @@ from ._models import (
     ReportTaken,
     RobotsResponse,
     UrlsBatch,
+    VerdictResponse,
 )
 
 #: The most items robotsd answers in one batch; longer lists are sent in chunks of this size.
@@ -34,8 +35,11 @@ UserAgent = Union[str, Sequence[str]]
 
 PercentDecoding = Literal["google", "rfc9309"]
 
-Result = Union[CheckResponse, Problem]
-"""One slot of a batch: the answer, or the problem with that item."""
+Result = Union[CheckResponse, VerdictResponse, Problem]
+"""One slot of a batch: the answer, or the problem with that item. The answer is a
+:class:`CheckResponse` in full, or, in a batch robotsd cut at its bound (8 MiB, reached by files
+made to fill every answer), a :class:`VerdictResponse`: only ``allowed``, ``reason`` and
+``pace``, as right as the full answer would have been."""
 
 FeedbackResult = Union[ReportTaken, Problem]
 """One slot of a feedback answer: the report taken (its ``origin`` and the origin's pacing
@@ -51,6 +55,9 @@ class Evaluation(msgspec.Struct, frozen=True):
     """The parsed file, when asked for with ``parsed=True``."""
     cut_at_bytes: Optional[int] = None
     """Where the text was cut, when it was longer than a fetch keeps."""
+    truncated: bool = False
+    """Whether ``results`` reached robotsd's bound (8 MiB): from the item that reached it on,
+    each answer is a :class:`VerdictResponse`."""
 
 
 class _RawBatch(msgspec.Struct):
@@ -61,10 +68,16 @@ class _RawEvaluation(msgspec.Struct):
     results: list[msgspec.Raw]
     parsed: Optional[ParsedJson] = None
     cut_at_bytes: Optional[int] = None
+    truncated: Optional[bool] = None
 
 
 class _ItemError(msgspec.Struct):
     error: Optional[Problem] = None
+
+
+class _ItemShape(msgspec.Struct):
+    error: Optional[Problem] = None
+    verdict: Optional[str] = None
 
 
 class _RawFeedback(msgspec.Struct):
@@ -72,6 +85,8 @@ class _RawFeedback(msgspec.Struct):
 
 
 _check_decoder = msgspec.json.Decoder(CheckResponse)
+_verdict_decoder = msgspec.json.Decoder(VerdictResponse)
+_item_shape_decoder = msgspec.json.Decoder(_ItemShape)
 _batch_decoder = msgspec.json.Decoder(_RawBatch)
 _evaluation_decoder = msgspec.json.Decoder(_RawEvaluation)
 _robots_decoder = msgspec.json.Decoder(RobotsResponse)
@@ -116,11 +131,15 @@ def _agents(ua: UserAgent) -> Union[str, list[str]]:
 
 def _decode_item(raw: msgspec.Raw) -> Result:
     # The schema's BatchItem is an untagged union that msgspec cannot decode in one step: an
-    # item is a problem exactly when it has an "error" member.
-    item = _item_error_decoder.decode(raw)
+    # item is a problem exactly when it has an "error" member, a full answer when it has a
+    # "verdict" (which every full answer has), and only the verdict otherwise (the items past
+    # a batch's bound, robotsd's view=verdict).
+    item = _item_shape_decoder.decode(raw)
     if item.error is not None:
         return item.error
-    return _check_decoder.decode(raw)
+    if item.verdict is not None:
+        return _check_decoder.decode(raw)
+    return _verdict_decoder.decode(raw)
 
 
 def _decode_batch(data: bytes) -> list[Result]:
@@ -145,6 +164,7 @@ def _decode_evaluation(data: bytes) -> Evaluation:
         results=[_decode_item(item) for item in raw.results],
         parsed=raw.parsed,
         cut_at_bytes=raw.cut_at_bytes,
+        truncated=bool(raw.truncated),
     )
 
 
@@ -361,8 +381,10 @@ class Client:
     ) -> list[Result]:
         """Check many URLs for the same agent(s) with ``POST /v1/check``, :data:`MAX_BATCH` at
         a time. One result per URL, in order: a :class:`CheckResponse`, or the
-        :class:`Problem` with that URL (which is not raised). ``pace=True`` reserves a slot for
-        each allowed URL, as :meth:`check` does; the URLs of one origin get staggered slots."""
+        :class:`Problem` with that URL (which is not raised); past the bound of a batch's
+        answer (8 MiB), a :class:`VerdictResponse`, the verdict only. ``pace=True`` reserves a
+        slot for each allowed URL, as :meth:`check` does; the URLs of one origin get staggered
+        slots."""
         results: list[Result] = []
         for call in _urls_calls(urls, ua, percent_decoding, pace):
             results += self._do(call)

@@ -146,10 +146,13 @@ class GroupJson(Struct):
     """
 
     agents: Annotated[
-        list[str], Meta(description="Their `user-agent` values as written.")
+        list[str],
+        Meta(
+            description="Their `user-agent` values as written: the first 16, each cut at 256 bytes of JSON."
+        ),
     ]
     """
-    Their `user-agent` values as written.
+    Their `user-agent` values as written: the first 16, each cut at 256 bytes of JSON.
     """
     global_: Annotated[bool, Meta(description="Whether these are the `*` groups.")] = (
         field(name="global")
@@ -163,6 +166,33 @@ class GroupJson(Struct):
     ]
     """
     The line of each `user-agent` value (parallel to `agents`).
+    """
+    agents_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `user-agent` lines the groups have, when `agents` shows fewer; absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `user-agent` lines the groups have, when `agents` shows fewer; absent otherwise.
+    """
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when `agents` was cut to the answer's bounds; absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when `agents` was cut to the answer's bounds; absent otherwise.
     """
 
 
@@ -635,6 +665,20 @@ class RuleJson(Struct):
     pattern: Annotated[str, Meta(description="The pattern as written in robots.txt.")]
     """
     The pattern as written in robots.txt.
+    """
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when `pattern` was cut to the answer's bound (2,048 bytes of JSON); absent\notherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when `pattern` was cut to the answer's bound (2,048 bytes of JSON); absent
+    otherwise.
     """
 
 
@@ -1296,12 +1340,13 @@ class RslJson(Struct):
     contents: Annotated[
         list[RslContentJson],
         Meta(
-            description="The `<content>` elements that cover the URL: the most specific (longest path pattern, as\nRFC 9309 ranks rules), all of those tied for it; empty unless `covered`."
+            description="The `<content>` elements that cover the URL: the most specific (longest path pattern, as\nRFC 9309 ranks rules), all of those tied for it, at most 4 (and 16 KiB of them across an\nanswer's reports); empty unless `covered`."
         ),
     ]
     """
     The `<content>` elements that cover the URL: the most specific (longest path pattern, as
-    RFC 9309 ranks rules), all of those tied for it; empty unless `covered`.
+    RFC 9309 ranks rules), all of those tied for it, at most 4 (and 16 KiB of them across an
+    answer's reports); empty unless `covered`.
     """
     license_url: Annotated[
         str,
@@ -1327,6 +1372,21 @@ class RslJson(Struct):
     for this URL), `fetch_failed`, `invalid` (not RSL 1.0 robotsd can read), `refused` (a
     destination robotsd does not contact) or `not_fetched`.
     """
+    contents_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `<content>` elements cover the URL, when `contents` shows fewer; absent\notherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `<content>` elements cover the URL, when `contents` shows fewer; absent
+    otherwise.
+    """
     reason: Union[
         Annotated[
             str,
@@ -1341,6 +1401,20 @@ class RslJson(Struct):
     Why, for the states other than `covered` and `not_covered`.
     """
     source: Union[RslSourceJson, None, UnsetType] = UNSET
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when this report was cut to the answer's bounds (`contents`, or a `license_url`\nover 2,048 bytes); absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when this report was cut to the answer's bounds (`contents`, or a `license_url`
+    over 2,048 bytes); absent otherwise.
+    """
 
 
 class UsageJson(Struct):
@@ -1364,6 +1438,21 @@ class UsageJson(Struct):
     `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
     `ai-train`), or null when no such line applies.
     """
+    content_signal_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `Content-Signal` categories apply, when `content_signal` shows fewer; absent\notherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `Content-Signal` categories apply, when `content_signal` shows fewer; absent
+    otherwise.
+    """
     content_usage: Union[
         Annotated[
             dict[str, PreferenceJson],
@@ -1378,6 +1467,21 @@ class UsageJson(Struct):
     `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
     draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
     """
+    content_usage_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `Content-Usage` categories apply, when `content_usage` shows fewer (it shows\nat most 16, with labels of at most 64 bytes); absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `Content-Usage` categories apply, when `content_usage` shows fewer (it shows
+    at most 16, with labels of at most 64 bytes); absent otherwise.
+    """
     rsl: Union[
         Annotated[
             list[RslJson],
@@ -1391,6 +1495,34 @@ class UsageJson(Struct):
     """
     RSL 1.0 license terms, one per license URL the robots.txt names (`License:`), in file
     order. Present only when robotsd runs with `--rsl` and the robots.txt names a license.
+    """
+    rsl_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many distinct license URLs the robots.txt names (among its first 1,000 `License:`\nlines), when `rsl` reports fewer (it reports the first 4); absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many distinct license URLs the robots.txt names (among its first 1,000 `License:`
+    lines), when `rsl` reports fewer (it reports the first 4); absent otherwise.
+    """
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when a list here was cut to the answer's bounds; absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when a list here was cut to the answer's bounds; absent otherwise.
     """
 
 
@@ -1467,6 +1599,20 @@ class BatchResponse(Struct):
     """
     One per item.
     """
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when the answer reached its bound (8 MiB): from the item that reached it on, each\nanswer is given as `view=verdict` gives it. Absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when the answer reached its bound (8 MiB): from the item that reached it on, each
+    answer is given as `view=verdict` gives it. Absent otherwise.
+    """
 
 
 CheckAnswer: TypeAlias = Annotated[
@@ -1507,3 +1653,17 @@ class EvaluateResponse(Struct):
     default, as Google reads 500 KiB): what follows was ignored, as it would be if fetched.
     """
     parsed: Union[ParsedJson, None, UnsetType] = UNSET
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when `results` reached its bound (8 MiB): from the item that reached it on, each\nanswer is given as `view=verdict` gives it. Absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when `results` reached its bound (8 MiB): from the item that reached it on, each
+    answer is given as `view=verdict` gives it. Absent otherwise.
+    """

@@ -33,7 +33,7 @@ from twisted.internet import error as twisted_error
 from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_item
 from ._gathering import _Batcher, _Reporter
 from ._errors import ProblemError, RobotsdError
-from ._models import CheckResponse, PaceJson, Problem, ReportItem
+from ._models import CheckResponse, PaceJson, Problem, ReportItem, VerdictResponse
 
 if TYPE_CHECKING:
     from urllib.parse import ParseResult
@@ -47,8 +47,13 @@ logger = logging.getLogger(__name__)
 
 #: The ``request.meta`` key under which the middleware leaves robotsd's answer (a
 #: :class:`robotsd.CheckResponse`: its ``crawl_delay``, ``usage`` preferences, the ``pace`` of
-#: the slot the request was fetched in, ...).
+#: the slot the request was fetched in, ...; or a :class:`robotsd.VerdictResponse`, only
+#: ``allowed``, ``reason`` and ``pace``, when robotsd cut the batch it came in at its bound).
 META_KEY = "robotsd"
+
+Answer = Union[CheckResponse, VerdictResponse]
+"""robotsd's answer about a request: in full, or only the verdict (an item past the bound of a
+batch's answer, 8 MiB, which a site can reach with a robots.txt made to fill every answer)."""
 
 _BATCH_DEADLINE = "urn:robotsd:problem:batch-deadline"
 
@@ -90,7 +95,7 @@ _TIMEOUTS: tuple[type[BaseException], ...] = tuple(
 class Disallowed(IgnoreRequest):
     """A request robots.txt disallows, dropped; ``answer`` is robotsd's answer."""
 
-    def __init__(self, request: Request, answer: CheckResponse) -> None:
+    def __init__(self, request: Request, answer: Answer) -> None:
         super().__init__(f"Forbidden by robots.txt: {request} ({_why(answer)})")
         self.url = request.url
         self.answer = answer
@@ -105,7 +110,9 @@ class CheckFailed(IgnoreRequest):
         self.error = error
 
 
-def _why(answer: CheckResponse) -> str:
+def _why(answer: Answer) -> str:
+    if isinstance(answer, VerdictResponse):
+        return f"robotsd: {answer.reason}"
     if answer.rule:
         rule = answer.rule
         return (
@@ -122,7 +129,9 @@ def _origin(parsed: ParseResult) -> str:
 
 def _slowed(answer: object) -> bool:
     """Whether the slot of ``answer`` was handed out while its origin was slowed down."""
-    if not isinstance(answer, CheckResponse) or not isinstance(answer.pace, PaceJson):
+    if not isinstance(answer, (CheckResponse, VerdictResponse)):
+        return False
+    if not isinstance(answer.pace, PaceJson):
         return False
     return answer.pace.slowdown > 1.0 or bool(answer.pace.retry_after_until)
 
@@ -278,8 +287,12 @@ class RobotsdMiddleware:
         if answer is None:  # not checked, fetched anyway (ROBOTSD_FAIL_OPEN)
             return
         request.meta[META_KEY] = answer
-        if self._obey_crawl_delay and answer.crawl_delay and answer.pace is msgspec.UNSET:
-            self._keep_gap(request, answer.crawl_delay)
+        # A verdict alone does not say the crawl-delay: none is kept for this request, as for
+        # a robots.txt without one (a full answer about the origin raised its slot's delay
+        # already, and a slot's delay is never lowered).
+        crawl_delay = answer.crawl_delay if isinstance(answer, CheckResponse) else None
+        if self._obey_crawl_delay and crawl_delay and answer.pace is msgspec.UNSET:
+            self._keep_gap(request, crawl_delay)
         if not answer.allowed:
             self._stats_inc("disallowed")
             self._stats_inc(f"disallowed/{answer.reason}")
@@ -290,7 +303,7 @@ class RobotsdMiddleware:
 
     async def _ask(
         self, request: Request, ua: str, origin: str, *, again: bool = False
-    ) -> Optional[CheckResponse]:
+    ) -> Optional[Answer]:
         """robotsd's answer (with a slot, when pacing), or None when robotsd could not answer
         and ROBOTSD_FAIL_OPEN lets the request through (else :class:`CheckFailed` is raised)."""
         if self._pace and self._reporter is not None:
@@ -325,6 +338,8 @@ class RobotsdMiddleware:
         if self._failing:
             self._failing = False
             logger.info("robotsd answers again")
+        if isinstance(result, VerdictResponse):
+            self._stats_inc("verdict_only")
         return result
 
     async def _wait_for_slot(
