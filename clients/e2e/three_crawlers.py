@@ -13,7 +13,8 @@ robotsd, the test holds:
 Then politeness for the whole fleet (docs/politeness.md), as the site sees it: a site with
 `Crawl-delay: 1`, crawled by the three at once through two robotsd replicas sharing one
 redis-server. With pacing (the clients' default), the site's own log shows every two consecutive
-page fetches at least 0.95 s apart, across all three crawlers. The same crawl with pacing turned
+page fetches at least the crawl-delay apart (1 s), across all three crawlers: robotsd's slots
+keep a guard band beyond the clients' lateness. The same crawl with pacing turned
 off in each client shows the problem pacing solves: each crawler keeps the crawl-delay for
 itself, and the site gets about three requests a second.
 
@@ -211,7 +212,7 @@ def fleet_politeness(args):
             assert len(got["fetched"]) == allowed, f"{name} fetched {got['fetched']}"
         assert len(paced.arrivals) == 3 * allowed, paced.arrivals
         shortest = min(gaps(paced))
-        assert shortest >= 0.95, (
+        assert shortest >= 1.0, (
             f"two page fetches {shortest:.3f} s apart with pacing:\n{timeline(paced)}")
         print(f"paced through two replicas: {len(paced.arrivals)} page fetches in {took:.1f} s, "
               f"every two at least {shortest:.3f} s apart (Crawl-delay: 1)")

@@ -244,6 +244,9 @@ const (
 type Pace struct {
 	// Outcome is PaceReserved or PaceDeferred.
 	Outcome string `json:"outcome"`
+	// Lane names the fetches that share this pace (robotsd's --pace-key: "host:example.com" by
+	// default).
+	Lane string `json:"lane"`
 	// NotBefore is, reserved, the time the fetch may start; deferred, when to ask again
 	// (RFC 3339 with milliseconds, on robotsd's clock: wait WaitMS instead of reading it).
 	NotBefore string `json:"not_before"`
@@ -276,6 +279,8 @@ func (p *Pace) Wait() time.Duration { return time.Duration(p.WaitMS) * time.Mill
 // PaceState is an origin's pacing state, as a report left it (Feedback) or as robotsd holds it
 // (Robots).
 type PaceState struct {
+	// Lane is the pace's lane, as Pace.Lane names it.
+	Lane string `json:"lane"`
 	// Slowdown is the slowdown factor now: 1 unless the site pushed back (each pushback doubles
 	// it; it decays back by itself).
 	Slowdown float64 `json:"slowdown"`
@@ -309,7 +314,10 @@ type FeedbackRequest struct {
 // FeedbackResult is one report's effect: the origin and its pacing state after the report, or
 // the Problem with that report (the others are taken).
 type FeedbackResult struct {
-	Origin  string     `json:"origin"`
+	Origin string `json:"origin"`
+	// Applied is false when robotsd holds nothing of the origin (nobody checked it): the report
+	// changed nothing.
+	Applied bool       `json:"applied"`
 	Pace    *PaceState `json:"pace"`
 	Problem *Problem   `json:"error"`
 }

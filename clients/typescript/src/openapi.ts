@@ -490,6 +490,7 @@ export interface components {
          *       "crawl_delay_line": 3,
          *       "interval_ms": 1000,
          *       "interval_source": "crawl_delay",
+         *       "lane": "host:example.com",
          *       "not_before": "2026-11-25T06:00:01.500Z",
          *       "outcome": "reserved",
          *       "retry_after_until": null,
@@ -516,6 +517,12 @@ export interface components {
              *     none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
              */
             interval_source: components["schemas"]["IntervalSource"];
+            /**
+             * @description The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
+             *     default, `host:example.com`; or `origin:https://example.com:8443`,
+             *     `site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot.
+             */
+            lane: string;
             /**
              * @description Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
              *     again. On the clock of the fleet's store (Redis's), or of this replica without one.
@@ -550,6 +557,7 @@ export interface components {
         /**
          * @description An origin's pacing state.
          * @example {
+         *       "lane": "host:example.com",
          *       "last_slot": "2026-11-25T06:00:00.000Z",
          *       "retry_after_until": "2026-11-25T06:00:03.000Z",
          *       "scope": "fleet",
@@ -557,6 +565,8 @@ export interface components {
          *     }
          */
         PaceStateJson: {
+            /** @description The lane (`--pace-key`), as `pace` of a check names it. */
+            lane: string;
             /** @description The last slot handed out (RFC 3339), if any. */
             last_slot?: string | null;
             /** @description The end of a `Retry-After` the site asked for (RFC 3339), while it lasts. */
@@ -669,6 +679,12 @@ export interface components {
         };
         /** @description A report taken: its origin's pacing state after it. */
         ReportTaken: {
+            /**
+             * @description Whether it changed the origin's pacing state: `false` for an origin robotsd holds
+             *     nothing of (no replica checked it, or it was forgotten), whose report is not kept, so
+             *     that reports about made-up origins cannot fill the store.
+             */
+            applied: boolean;
             /** @description The origin (scheme, host, port). */
             origin: string;
             /** @description Its pacing state now. */

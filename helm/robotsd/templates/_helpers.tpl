@@ -170,6 +170,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "redis-cluster" "store-timeout" "store-lease"
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
+  "pace-guard" "pace-key"
   "rsl" "rsl-capacity" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}

@@ -876,6 +876,17 @@ class PaceJson(Struct):
     `crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states
     none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
     """
+    lane: Annotated[
+        str,
+        Meta(
+            description="The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by\ndefault, `host:example.com`; or `origin:https://example.com:8443`,\n`site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot."
+        ),
+    ]
+    """
+    The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
+    default, `host:example.com`; or `origin:https://example.com:8443`,
+    `site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot.
+    """
     not_before: Annotated[
         str,
         Meta(
@@ -954,6 +965,12 @@ class PaceStateJson(Struct):
     An origin's pacing state.
     """
 
+    lane: Annotated[
+        str, Meta(description="The lane (`--pace-key`), as `pace` of a check names it.")
+    ]
+    """
+    The lane (`--pace-key`), as `pace` of a check names it.
+    """
     scope: Annotated[Scope, Meta(description="`fleet` or `local`: where it was read.")]
     """
     `fleet` or `local`: where it was read.
@@ -1012,6 +1029,17 @@ class ReportTaken(Struct):
     A report taken: its origin's pacing state after it.
     """
 
+    applied: Annotated[
+        bool,
+        Meta(
+            description="Whether it changed the origin's pacing state: `false` for an origin robotsd holds\nnothing of (no replica checked it, or it was forgotten), whose report is not kept, so\nthat reports about made-up origins cannot fill the store."
+        ),
+    ]
+    """
+    Whether it changed the origin's pacing state: `false` for an origin robotsd holds
+    nothing of (no replica checked it, or it was forgotten), whose report is not kept, so
+    that reports about made-up origins cannot fill the store.
+    """
     origin: Annotated[str, Meta(description="The origin (scheme, host, port).")]
     """
     The origin (scheme, host, port).
