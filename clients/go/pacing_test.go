@@ -468,8 +468,9 @@ func TestTheClientReservesSlotsAndReportsFeedback(t *testing.T) {
 		}
 		slots = append(slots, at)
 	}
+	// The crawl-delay and robotsd's guard band (--pace-guard, 50 ms).
 	for i := 1; i < len(slots); i++ {
-		if gap := slots[i].Sub(slots[i-1]); gap != 200*time.Millisecond {
+		if gap := slots[i].Sub(slots[i-1]); gap != 250*time.Millisecond {
 			t.Fatalf("slots %v apart", gap)
 		}
 	}

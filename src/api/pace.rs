@@ -12,7 +12,7 @@ use super::{AppState, JsonBody, JsonRequest, check_batch_len, check_url_length, 
 use crate::checker::Paced;
 use crate::clock::Timestamp;
 use crate::origin::parse_target;
-use crate::pacing::{IntervalSource, Pace, PaceView, Report, Scope};
+use crate::pacing::{ConnectionFailure, IntervalSource, Pace, PaceView, Report, Scope};
 
 /// The `pace` parameter: whether to reserve a fetch slot (`false` when absent).
 pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
@@ -162,9 +162,14 @@ pub struct ReportItem {
     pub status: Option<u16>,
     /// The `Retry-After` header as received (seconds or an HTTP date), if any.
     pub retry_after: Option<String>,
-    /// `true` when the site did not answer in time (instead of `status`).
+    /// `true` when the site did not answer within the fetch's own time limit, the wait for the
+    /// slot not counted (instead of `status`).
     #[serde(default)]
     pub timeout: bool,
+    /// `refused` or `reset`: the connection failed before any answer (instead of `status` or
+    /// `timeout`). A pushback, like a timeout, counted apart.
+    #[serde(default)]
+    pub connection: Option<ConnectionFailure>,
 }
 
 /// `POST /v1/feedback`: what the sites answered, many pages at once.
@@ -256,8 +261,9 @@ async fn take_report(
 ) -> Result<(String, bool, PaceStateJson), ApiError> {
     check_url_length(&item.url, &state.limits)?;
     let target = parse_target(&item.url).map_err(ApiError::Url)?;
-    let report = Report::new(item.status, item.retry_after, item.timeout)
-        .map_err(|e| ApiError::InvalidReport(e.to_string()))?;
+    let report =
+        Report::with_connection(item.status, item.retry_after, item.timeout, item.connection)
+            .map_err(|e| ApiError::InvalidReport(e.to_string()))?;
     let checked_here = state.checker.cache().knows(&target.origin);
     let origin = target.origin.key().to_string();
     let pacer = state.checker.pacer();

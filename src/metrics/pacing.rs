@@ -15,7 +15,7 @@ pub(super) struct PaceMetrics {
     /// `reservations` by `[scope][reserved]`: fleet then local; deferred then reserved.
     reservation_series: [[IntCounter; 2]; 2],
     /// `reports` in [`SignalKind::ALL`] order.
-    report_series: [IntCounter; 4],
+    report_series: [IntCounter; SignalKind::ALL.len()],
 }
 
 impl PaceMetrics {

@@ -1,5 +1,6 @@
 //! What a worker reports of a page fetch, and what it means for the origin's pace: a 429 or a
-//! 5xx, or no answer in time, is the site pushing back; anything else is a success. A
+//! 5xx, no answer in time, or a connection refused or reset, is the site pushing back; anything
+//! else is a success. A
 //! `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) on a 429 or 503 holds the fleet back
 //! that long, within `--max-retry-after`.
 
@@ -21,16 +22,27 @@ enum Outcome {
         retry_after: Option<String>,
     },
     Timeout,
+    Connection(ConnectionFailure),
+}
+
+/// How a connection to the site failed before any answer, as a worker reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ConnectionFailure {
+    /// The site refused the connection (nothing listens, or it sheds load).
+    Refused,
+    /// The site reset the connection.
+    Reset,
 }
 
 /// A report that says nothing usable.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReportError {
-    /// Neither a status nor a timeout.
-    #[error("a report needs a status or timeout: true")]
+    /// Neither a status, a timeout nor a connection failure.
+    #[error("a report needs a status, timeout: true or a connection failure")]
     Empty,
-    /// Both a status and a timeout.
-    #[error("a report has a status or timeout: true, not both")]
+    /// More than one of them.
+    #[error("a report has one of a status, timeout: true or a connection failure, not several")]
     Both,
     /// Not an HTTP status code.
     #[error("status {0} is not an HTTP status code (100 to 599)")]
@@ -52,15 +64,21 @@ pub enum SignalKind {
     RetryAfter,
     /// No answer in time.
     Timeout,
+    /// The connection was refused.
+    Refused,
+    /// The connection was reset.
+    Reset,
 }
 
 impl SignalKind {
     /// Every kind, in label order.
-    pub const ALL: [SignalKind; 4] = [
+    pub const ALL: [SignalKind; 6] = [
         SignalKind::Success,
         SignalKind::Pushback,
         SignalKind::RetryAfter,
         SignalKind::Timeout,
+        SignalKind::Refused,
+        SignalKind::Reset,
     ];
 
     /// The metric label.
@@ -70,6 +88,8 @@ impl SignalKind {
             SignalKind::Pushback => "pushback",
             SignalKind::RetryAfter => "retry_after",
             SignalKind::Timeout => "timeout",
+            SignalKind::Refused => "refused",
+            SignalKind::Reset => "reset",
         }
     }
 }
@@ -82,14 +102,27 @@ impl Report {
         retry_after: Option<String>,
         timeout: bool,
     ) -> Result<Report, ReportError> {
-        let outcome = match (status, timeout) {
-            (None, false) => return Err(ReportError::Empty),
-            (Some(_), true) => return Err(ReportError::Both),
-            (None, true) => Outcome::Timeout,
-            (Some(code), false) if !(100..=599).contains(&code) => {
+        Report::with_connection(status, retry_after, timeout, None)
+    }
+
+    /// [`Report::new`], or a connection refused or reset before any answer.
+    pub fn with_connection(
+        status: Option<u16>,
+        retry_after: Option<String>,
+        timeout: bool,
+        connection: Option<ConnectionFailure>,
+    ) -> Result<Report, ReportError> {
+        let outcome = match (status, timeout, connection) {
+            (None, false, None) => return Err(ReportError::Empty),
+            (Some(_), true, _) | (Some(_), _, Some(_)) | (_, true, Some(_)) => {
+                return Err(ReportError::Both);
+            }
+            (None, true, None) => Outcome::Timeout,
+            (None, false, Some(failure)) => Outcome::Connection(failure),
+            (Some(code), false, None) if !(100..=599).contains(&code) => {
                 return Err(ReportError::Status(code));
             }
-            (Some(code), false) => Outcome::Status {
+            (Some(code), false, None) => Outcome::Status {
                 code,
                 retry_after: retry_after.filter(|value| value.len() <= MAX_RETRY_AFTER_BYTES),
             },
@@ -102,6 +135,10 @@ impl Report {
         let pushback = |retry_after_ms| Signal::Pushback { retry_after_ms };
         match &self.outcome {
             Outcome::Timeout => (pushback(None), SignalKind::Timeout),
+            Outcome::Connection(ConnectionFailure::Refused) => {
+                (pushback(None), SignalKind::Refused)
+            }
+            Outcome::Connection(ConnectionFailure::Reset) => (pushback(None), SignalKind::Reset),
             Outcome::Status { code, retry_after } => match code {
                 429 | 503 => match retry_after.as_deref().and_then(|v| retry_after_of(v, now)) {
                     Some(after) => (
@@ -163,6 +200,29 @@ mod tests {
             );
         }
         let timeout = Report::new(None, None, true).unwrap().signal(now(), MAX);
+        for (failure, kind) in [
+            (ConnectionFailure::Refused, SignalKind::Refused),
+            (ConnectionFailure::Reset, SignalKind::Reset),
+        ] {
+            let report = Report::with_connection(None, None, false, Some(failure)).unwrap();
+            assert_eq!(
+                report.signal(now(), MAX),
+                (
+                    Signal::Pushback {
+                        retry_after_ms: None
+                    },
+                    kind
+                )
+            );
+            assert_eq!(
+                Report::with_connection(None, None, true, Some(failure)),
+                Err(ReportError::Both)
+            );
+            assert_eq!(
+                Report::with_connection(Some(200), None, false, Some(failure)),
+                Err(ReportError::Both)
+            );
+        }
         assert_eq!(timeout.1, SignalKind::Timeout);
     }
 

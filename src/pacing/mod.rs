@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::store::{PaceReading, Store};
-pub use feedback::{Report, ReportError, SignalKind};
+pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
 pub use lane::PaceKey;
 use local::LocalPaces;
 use policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};

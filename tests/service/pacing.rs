@@ -636,3 +636,53 @@ async fn origins_of_one_host_share_a_lane_by_default_and_not_by_origin() {
         }
     }
 }
+
+/// A connection refused or reset is reported as such: a pushback, counted apart from timeouts.
+#[tokio::test]
+async fn refused_and_reset_connections_are_reported_as_such() {
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.1\n").await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    let client = reqwest::Client::new();
+    reserve(&client, &robotsd, &site.url("/a")).await;
+    let (status, answer) = post_value(
+        &robotsd.url("/v1/feedback"),
+        &json!({"reports": [
+            {"url": site.url("/a"), "connection": "refused"},
+            {"url": site.url("/b"), "connection": "reset"},
+            {"url": site.url("/d"), "connection": "reset", "timeout": true},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let results = answer["results"].as_array().unwrap();
+    assert_eq!(results[0]["applied"], true, "{answer}");
+    assert_eq!(results[1]["pace"]["slowdown"], 4.0, "{answer}");
+    assert_eq!(
+        results[2]["error"]["type"], "urn:robotsd:problem:invalid-report",
+        "{answer}"
+    );
+    // A failure robotsd does not know is a malformed body, said plainly.
+    let (status, answer) = post_value(
+        &robotsd.url("/v1/feedback"),
+        &json!({"reports": [{"url": site.url("/c"), "connection": "closed"}]}),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(
+        answer["detail"]
+            .as_str()
+            .unwrap()
+            .contains("expected `refused` or `reset`"),
+        "{answer}"
+    );
+    for kind in ["refused", "reset"] {
+        let series = format!("robotsd_pace_reports_total{{signal=\"{kind}\"}}");
+        assert_eq!(robotsd.metric(&series).await, 1.0, "{kind}");
+    }
+    assert_eq!(
+        robotsd
+            .metric("robotsd_pace_reports_total{signal=\"timeout\"}")
+            .await,
+        0.0
+    );
+}
