@@ -302,8 +302,12 @@ type Report struct {
 	Status int `json:"status,omitempty"`
 	// RetryAfter is the Retry-After header's value as received (seconds or an HTTP date).
 	RetryAfter string `json:"retry_after,omitempty"`
-	// Timeout says the site did not answer in time (instead of a Status).
+	// Timeout says the site did not answer within the fetch's own time limit, the wait for the
+	// slot not counted (instead of a Status).
 	Timeout bool `json:"timeout,omitempty"`
+	// Connection is "refused" or "reset" when the connection failed before any answer (instead
+	// of a Status or Timeout).
+	Connection string `json:"connection,omitempty"`
 }
 
 // FeedbackRequest is the body of POST /v1/feedback.
