@@ -412,8 +412,9 @@ def test_pace_reserves_staggered_slots(make_site: MakeSite, robotsd: Robotsd) ->
     [other] = pairs
     assert isinstance(other, CheckResponse) and isinstance(other.pace, PaceJson)
     slots = [instant(p.not_before) for p in (first.pace, one.pace, two.pace, other.pace)]
-    assert [b - a for a, b in zip(slots, slots[1:])] == [timedelta(seconds=2)] * 3
-    assert one.pace.wait_ms < two.pace.wait_ms <= 4000
+    # The crawl-delay and robotsd's guard band (--pace-guard, 50 ms) after each slot.
+    assert [b - a for a, b in zip(slots, slots[1:])] == [timedelta(seconds=2.05)] * 3
+    assert one.pace.wait_ms < two.pace.wait_ms <= 4100  # two slots of 2 s and the 50 ms guard band
 
 
 def test_feedback_returns_the_origins_pacing_state(make_site: MakeSite, robotsd: Robotsd) -> None:

@@ -363,6 +363,11 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
         middleware.process_exception(page, ValueError())  # not the site: not reported
         await middleware._close()
 
+    # robotsd takes reports only about origins it holds something of: check the site first.
+    checked = httpx.get(
+        robotsd.url + "/v1/check", params={"url": page.url, "ua": CRAWLER_UA}, timeout=10
+    )
+    assert checked.status_code == 200, checked.text
     reporting, stats = middleware_for(robotsd.url)
     asyncio.run(main(reporting))
     assert stats.get_value("robotsd/feedback/reported") == 3
