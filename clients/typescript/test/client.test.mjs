@@ -188,6 +188,7 @@ test("robots shows what robotsd holds for the origin", async (t) => {
   const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
   const held = await client.robots(`${site.url}/p/1`, { includeRobotsTxt: true });
   assert.equal(held.origin, site.url);
+  assert.equal(held.applied, true);
   assert.equal(held.state, "parsed");
   assert.equal(held.robots.status, 200);
   assert.equal(held.robots_txt, (await (await fetch(`${site.url}/robots.txt`)).text()));
@@ -345,6 +346,8 @@ test("feedback tells robotsd what sites answered, and robotsd slows the origin d
     },
   });
 
+  // robotsd takes reports only about origins it holds something of: the site is checked first.
+  await client.check(`${site.url}/p/0`, "ExampleBot");
   const results = await client.feedback([
     { url: `${site.url}/p/1`, status: 429, retry_after: "2" },
     { url: `${site.url}/p/2`, timeout: true },
