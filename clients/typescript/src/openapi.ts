@@ -315,6 +315,11 @@ export interface components {
             /** @description The checks. */
             checks: components["schemas"]["CheckItem"][];
         };
+        /**
+         * @description How a connection to the site failed before any answer, as a worker reports it.
+         * @enum {string}
+         */
+        ConnectionFailure: "refused" | "reset";
         /** @description What was found on a line of robots.txt. */
         DiagnosticJson: {
             /** @description The key concerned, if any (cut to 64 bytes). */
@@ -660,6 +665,7 @@ export interface components {
          *     }
          */
         ReportItem: {
+            connection?: components["schemas"]["ConnectionFailure"] | null;
             /** @description The `Retry-After` header as received (seconds or an HTTP date), if any. */
             retry_after?: string | null;
             /**
@@ -667,7 +673,10 @@ export interface components {
              * @description The HTTP status the site answered.
              */
             status?: number | null;
-            /** @description `true` when the site did not answer in time (instead of `status`). */
+            /**
+             * @description `true` when the site did not answer within the fetch's own time limit, the wait for the
+             *     slot not counted (instead of `status`).
+             */
             timeout?: boolean;
             /** @description The page's URL (its origin is what the report is about). */
             url: string;

@@ -82,6 +82,17 @@ class BackoffJson(Struct):
     """
 
 
+ConnectionFailure: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="How a connection to the site failed before any answer, as a worker reports it."
+    ),
+]
+"""
+How a connection to the site failed before any answer, as a worker reports it.
+"""
+
+
 class DiagnosticJson(Struct):
     """
     What was found on a line of robots.txt.
@@ -317,6 +328,7 @@ class ReportItem(Struct):
     """
     The page's URL (its origin is what the report is about).
     """
+    connection: Union[ConnectionFailure, None, UnsetType] = UNSET
     retry_after: Union[
         Annotated[
             str,
@@ -342,13 +354,14 @@ class ReportItem(Struct):
         Annotated[
             bool,
             Meta(
-                description="`true` when the site did not answer in time (instead of `status`)."
+                description="`true` when the site did not answer within the fetch's own time limit, the wait for the\nslot not counted (instead of `status`)."
             ),
         ],
         UnsetType,
     ] = UNSET
     """
-    `true` when the site did not answer in time (instead of `status`).
+    `true` when the site did not answer within the fetch's own time limit, the wait for the
+    slot not counted (instead of `status`).
     """
 
 
