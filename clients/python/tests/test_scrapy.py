@@ -370,10 +370,12 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
         # Reported, and left to go on through the other middlewares (None).
         middleware.process_exception(page, DownloadTimeoutError("took too long"))
         # Refused, and reset before any answer: reported as such, not as timeouts.
-        middleware.process_exception(page, twisted_error.ConnectionRefusedError())
-        middleware.process_exception(
-            page, ResponseNeverReceived([Failure(twisted_error.ConnectionLost())])
-        )
+        # (Twisted's constructors are untyped.)
+        refused = twisted_error.ConnectionRefusedError()  # type: ignore[no-untyped-call]
+        lost = Failure(twisted_error.ConnectionLost())  # type: ignore[no-untyped-call]
+        never = ResponseNeverReceived([lost])  # type: ignore[no-untyped-call]
+        middleware.process_exception(page, refused)
+        middleware.process_exception(page, never)
         middleware.process_exception(page, ValueError())  # not the site: not reported
         await middleware._close()
 
