@@ -1,17 +1,24 @@
 package robotsd
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -25,6 +32,16 @@ import (
 // local clock's timer may fire a little late for one and on time for the next). 5 ms covers that
 // on a loaded CI machine; any real pacing error is a whole interval.
 const arrivalJitter = 5 * time.Millisecond
+
+// localArrivalJitter is arrivalJitter for a Transport pacing by itself (NoPacing): its starts
+// are the crawl-delay apart with no guard band after them (robotsd's slots have 50 ms), so the
+// arrival jitter shows in full at the site; a busy 2-core CI machine measured 193 ms between two
+// arrivals under a 200 ms crawl-delay kept at the Transport. Any real pacing error is a whole
+// interval.
+const localArrivalJitter = 15 * time.Millisecond
+
+// paceGuard is robotsd's default --pace-guard: its slots are an interval and this apart.
+const paceGuard = 50 * time.Millisecond
 
 // timedSite is a loopback site that records when each page fetch started (robots.txt apart:
 // robotsd fetches it once), with the robots.txt given and pages of its own.
@@ -156,8 +173,10 @@ func TestPacedRequestsFromManyGoroutinesStartACrawlDelayApart(t *testing.T) {
 			t.Fatalf("pace %+v", p)
 		}
 	}
-	if n := len(seen.list()); n != 9 {
-		t.Fatalf("%d answers for 9 fetches: one reservation a fetch", n)
+	// One reservation a fetch, and one more for each slot a fetch woke up too late for (a busy
+	// machine: more than 10 ms late, see slotLateness): a few at most.
+	if n := len(seen.list()); n < 9 || n > 12 {
+		t.Fatalf("%d answers for 9 fetches: one reservation a fetch, and one for each slot missed", n)
 	}
 	// Nine fetches 200 ms apart take 1.6 s; slots are not wasted.
 	if elapsed > 2600*time.Millisecond {
@@ -292,7 +311,7 @@ func TestA5xxAndATimeoutAreReportedAndSlowTheOriginDown(t *testing.T) {
 	if p := seen.last().Pace; p.Slowdown < 1.9 || p.IntervalSource != "pushback" || p.IntervalMS < 95 || p.IntervalMS > 100 {
 		t.Fatalf("the answer after a 500: %+v", p)
 	}
-	if err := get("/slow"); err == nil || !siteTimedOut(context.Background(), err, 100*time.Millisecond) {
+	if err := get("/slow"); err == nil || failureOf(context.Background(), err, 0, 100*time.Millisecond) != failureTimeout {
 		t.Fatalf("want a timeout, got %v", err)
 	}
 	if err := get("/p/2"); err != nil {
@@ -302,8 +321,10 @@ func TestA5xxAndATimeoutAreReportedAndSlowTheOriginDown(t *testing.T) {
 	if p := seen.last().Pace; p.Slowdown < 3.5 || p.IntervalMS < 175 {
 		t.Fatalf("the answer after a timeout: %+v", p)
 	}
-	// The crawler's own time limit (http.Client.Timeout), once the fetch has had a second of
-	// it, is a timeout too: ×3.5 after the success of /p/2, doubled.
+	// The crawler's own time limit (http.Client.Timeout), when the fetch had it (the wait for its
+	// slot took at most a tenth: the slot is due by now), is a timeout too: ×3.5 after the
+	// success of /p/2, doubled.
+	time.Sleep(500 * time.Millisecond)
 	limited := &http.Client{
 		Timeout:   1500 * time.Millisecond,
 		Transport: &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record},
@@ -383,7 +404,7 @@ func TestWithoutPacingTheTransportKeepsTheCrawlDelayItself(t *testing.T) {
 		t.Fatalf("%d fetches, want 9", len(fetches))
 	}
 	gap := closestGap(t, fetches)
-	if gap < 200*time.Millisecond-arrivalJitter {
+	if gap < 200*time.Millisecond-localArrivalJitter {
 		t.Fatalf("two fetches started %v apart; the crawl-delay is 200ms", gap)
 	}
 	t.Logf("9 fetches in %v, closest %v apart", elapsed, gap)
@@ -468,9 +489,8 @@ func TestTheClientReservesSlotsAndReportsFeedback(t *testing.T) {
 		}
 		slots = append(slots, at)
 	}
-	// The crawl-delay and robotsd's guard band (--pace-guard, 50 ms).
 	for i := 1; i < len(slots); i++ {
-		if gap := slots[i].Sub(slots[i-1]); gap != 250*time.Millisecond {
+		if gap := slots[i].Sub(slots[i-1]); gap != 200*time.Millisecond+paceGuard {
 			t.Fatalf("slots %v apart", gap)
 		}
 	}
@@ -513,30 +533,198 @@ func TestTheClientReservesSlotsAndReportsFeedback(t *testing.T) {
 	}
 }
 
-// The caller's deadline is the site's timeout only when it left the fetch itself some time: the
-// wait for a slot counts against it. A cancellation never is.
+// The caller's deadline is the site's timeout only when the wait for the slot took at most a
+// tenth of it: it counts the wait. A cancellation never is; a refused or reset connection is
+// reported as such.
 func TestWhichFailuresAreTheSitesTimeouts(t *testing.T) {
 	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	headers := &url.Error{Op: "Get", URL: "http://site/", Err: timeoutError{}}
+	refused := &url.Error{Op: "Get", URL: "http://site/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	reset := &url.Error{Op: "Get", URL: "http://site/", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
+	closed := &url.Error{Op: "Get", URL: "http://site/", Err: io.EOF}
 	for _, c := range []struct {
-		ctx  context.Context
-		err  error
-		ran  time.Duration
-		want bool
+		ctx         context.Context
+		err         error
+		waited, ran time.Duration
+		want        failure
 	}{
-		{context.Background(), headers, 100 * time.Millisecond, true},
-		{context.Background(), errors.New("connection refused"), time.Second, false},
-		{expired, context.DeadlineExceeded, 2 * time.Second, true},
-		{expired, errors.New("net/http: request canceled"), 2 * time.Second, true},
-		{expired, context.DeadlineExceeded, 20 * time.Millisecond, false},
-		{cancelled, context.Canceled, 2 * time.Second, false},
+		{context.Background(), headers, 2 * time.Second, 100 * time.Millisecond, failureTimeout},
+		{context.Background(), errors.New("no such host"), 0, time.Second, failureNone},
+		{context.Background(), refused, 0, time.Millisecond, failureRefused},
+		{context.Background(), reset, 0, time.Millisecond, failureReset},
+		{context.Background(), closed, 0, time.Millisecond, failureReset},
+		{expired, context.DeadlineExceeded, 10 * time.Millisecond, 2 * time.Second, failureTimeout},
+		{expired, errors.New("net/http: request canceled"), 0, 2 * time.Second, failureTimeout},
+		{expired, context.DeadlineExceeded, 1500 * time.Millisecond, 2500 * time.Millisecond, failureNone},
+		{expired, context.DeadlineExceeded, 980 * time.Millisecond, 20 * time.Millisecond, failureNone},
+		{cancelled, context.Canceled, 0, 2 * time.Second, failureNone},
 	} {
-		if got := siteTimedOut(c.ctx, c.err, c.ran); got != c.want {
-			t.Errorf("%v after %v: %v, want %v", c.err, c.ran, got, c.want)
+		if got := failureOf(c.ctx, c.err, c.waited, c.ran); got != c.want {
+			t.Errorf("%v after waiting %v and running %v: %v, want %v", c.err, c.waited, c.ran, got, c.want)
 		}
+	}
+}
+
+// A fetch whose slot took much of the crawler's time limit (http.Client.Timeout) to come, and
+// that the limit then ended, is not the site's timeout: the site would have answered within the
+// limit, had the fetch had it. Crawl-delay 1.5 s, a 4 s limit, a page that takes 3 s.
+func TestTheWaitForASlotIsNotCountedAsTheSitesTimeout(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 1.5\n", map[string]http.HandlerFunc{
+		"/slow": func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-time.After(3 * time.Second):
+			case <-r.Context().Done():
+			}
+		},
+	})
+	client := startRobotsd(t)
+	var seen answers
+	crawler := &http.Client{
+		Timeout:   4 * time.Second,
+		Transport: &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record},
+	}
+	resp, err := crawler.Get(s.URL + "/p/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// Its slot 1.55 s ahead: the limit ends the fetch after some 2.45 s of it.
+	if _, err := crawler.Get(s.URL + "/slow"); err == nil {
+		t.Fatal("want the crawler's time limit to end the fetch")
+	}
+	// Nothing reported: the next slot is at the crawl-delay, not slowed down.
+	resp, err = crawler.Get(s.URL + "/p/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if p := seen.last().Pace; p.Slowdown != 1 || p.IntervalSource != "crawl_delay" {
+		t.Fatalf("the answer after the fetch the wait cut short: %+v", p)
+	}
+}
+
+// A connection refused, and one reset before any answer, are reported as such (robotsd slows
+// the origin down), not as timeouts; each failed fetch once.
+func TestRefusedAndResetConnectionsAreReportedAsSuch(t *testing.T) {
+	var reports []Report
+	var mu sync.Mutex
+	client := startRobotsd(t, "--default-crawl-delay", "50ms")
+	base := client.HTTPClient.Transport
+	client.HTTPClient.Transport = roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if req.URL.Path == "/v1/feedback" {
+			body, _ := io.ReadAll(req.Body)
+			var sent FeedbackRequest
+			if err := json.Unmarshal(body, &sent); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			reports = append(reports, sent.Reports...)
+			mu.Unlock()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		return base.RoundTrip(req)
+	})
+	resetting := startTimedSite(t, "User-agent: *\n", map[string]http.HandlerFunc{
+		"/reset": func(w http.ResponseWriter, _ *http.Request) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			conn.(*net.TCPConn).SetLinger(0)
+			conn.Close()
+		},
+	})
+	refusing := startTimedSite(t, "User-agent: *\n", nil)
+	var seen answers
+	crawler := &http.Client{
+		Timeout:   10 * time.Second,
+		Transport: &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: seen.record},
+	}
+	if _, err := crawler.Get(resetting.URL + "/reset"); err == nil {
+		t.Fatal("want the reset")
+	}
+	// robotsd holds the refusing site's robots.txt; then nothing listens there any more.
+	if _, err := client.Check(context.Background(), refusing.URL+"/p/1", "PaceBot"); err != nil {
+		t.Fatal(err)
+	}
+	refusing.Close()
+	if _, err := crawler.Get(refusing.URL + "/p/1"); err == nil {
+		t.Fatal("want the refusal")
+	}
+	// The next reservations wait for the reports: robotsd has them, and slowed both down.
+	for _, site := range []string{resetting.URL, refusing.URL} {
+		answer, err := client.CheckPaced(context.Background(), site+"/p/2", "PaceBot")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = answer
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(reports)
+		mu.Unlock()
+		if n >= 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []Report{
+		{URL: resetting.URL + "/reset", Connection: ConnectionReset},
+		{URL: refusing.URL + "/p/1", Connection: ConnectionRefused},
+	}
+	if !reflect.DeepEqual(reports, want) {
+		t.Fatalf("reports %+v, want %+v", reports, want)
+	}
+	for _, site := range []string{resetting.URL, refusing.URL} {
+		robots, err := client.Robots(context.Background(), site+"/", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if robots.Pace == nil || robots.Pace.Slowdown < 1.9 {
+			t.Fatalf("%s not slowed down: %+v", site, robots.Pace)
+		}
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// A deferred slot is asked for again after its wait and a jitter of up to a tenth of it, at
+// most a second: spread, so that the workers told the same not_before do not all ask at once.
+func TestTheAskAgainDelayHasABoundedJitter(t *testing.T) {
+	for _, c := range []struct {
+		wait   time.Duration
+		random float64
+		want   time.Duration
+	}{
+		{400 * time.Millisecond, 0, 400 * time.Millisecond},
+		{400 * time.Millisecond, 0.5, 420 * time.Millisecond},
+		{30 * time.Second, 0.5, 30*time.Second + 500*time.Millisecond},
+		{60 * time.Second, 0.5, 60*time.Second + 500*time.Millisecond},
+		{0, 0.5, 0},
+	} {
+		if got := askAgainDelay(c.wait, func() float64 { return c.random }); got != c.want {
+			t.Errorf("askAgainDelay(%v, %v) = %v, want %v", c.wait, c.random, got, c.want)
+		}
+	}
+	buckets := map[time.Duration]bool{}
+	for i := 0; i < 100; i++ {
+		d := askAgainDelay(5*time.Second, rand.Float64)
+		if d < 5*time.Second || d >= 5500*time.Millisecond {
+			t.Fatalf("askAgainDelay(5s) = %v, outside [5s, 5.5s)", d)
+		}
+		buckets[d/(50*time.Millisecond)] = true
+	}
+	if len(buckets) < 5 {
+		t.Fatalf("100 delays in %d buckets of 50 ms: not spread", len(buckets))
 	}
 }
 

@@ -293,9 +293,9 @@ type PaceState struct {
 }
 
 // Report is what a site answered a worker for one page, for Feedback: a Status (with the
-// Retry-After header as received, if any), or Timeout. A 429 or 503 (Retry-After honoured), any
-// other 5xx, or a timeout slows the origin down for the whole fleet; other statuses ease a
-// slowdown.
+// Retry-After header as received, if any), Timeout, or Connection. A 429 or 503 (Retry-After
+// honoured), any other 5xx, a timeout, or a connection refused or reset slows the origin down for
+// the whole fleet; other statuses ease a slowdown.
 type Report struct {
 	URL string `json:"url"`
 	// Status is the HTTP status the site answered; zero (left out) with Timeout.
@@ -305,10 +305,16 @@ type Report struct {
 	// Timeout says the site did not answer within the fetch's own time limit, the wait for the
 	// slot not counted (instead of a Status).
 	Timeout bool `json:"timeout,omitempty"`
-	// Connection is "refused" or "reset" when the connection failed before any answer (instead
-	// of a Status or Timeout).
+	// Connection is ConnectionRefused or ConnectionReset when the connection to the site failed
+	// before any answer (instead of a Status or Timeout): a pushback, as a timeout is.
 	Connection string `json:"connection,omitempty"`
 }
+
+// The values of Report.Connection.
+const (
+	ConnectionRefused = "refused"
+	ConnectionReset   = "reset"
+)
 
 // FeedbackRequest is the body of POST /v1/feedback.
 type FeedbackRequest struct {

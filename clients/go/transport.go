@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand"
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -22,8 +25,12 @@ const DefaultMaxPaceWait = 10 * time.Minute
 // the check (Client.CheckPaced), so that the whole fleet asking one robotsd keeps each site's
 // crawl-delay together (robotsd's --default-crawl-delay, 1 s, where robots.txt states none), and
 // waits for it; the wait honours the request's context. After the response it reports a 429 or
-// 503 (with its Retry-After), any other 5xx, and a timeout to robotsd (Client.Feedback), in the
-// background, so that the fleet slows down for that site; while a site is slowed down it also
+// 503 (with its Retry-After), any other 5xx, a timeout, and a connection refused or reset to
+// robotsd (Client.Feedback), in the background, so that the fleet slows down for that site. A
+// timeout is the base transport's own (dial, TLS, ResponseHeaderTimeout: they start after the
+// wait), or the request's deadline when the wait for the slot took at most a tenth of the time it
+// had (the deadline counts the wait: give the fetch its own limit with the base transport's
+// timeouts, and allow for the wait in http.Client.Timeout); while a site is slowed down it also
 // reports successes, which ease the slowdown. The Transport's next request to that origin takes
 // its slot once the pushback has been reported, and a Retry-After holds its own requests back
 // even if the report is lost. A report that fails is dropped: it never fails a request.
@@ -116,6 +123,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if ua == "" {
 		ua = "Go-http-client"
 	}
+	entered := time.Now()
 	target := req.URL.String()
 	origin := originKey(req)
 	var answer *Answer
@@ -135,7 +143,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent := time.Now()
 	resp, err := base.RoundTrip(req)
 	if answer != nil && answer.Pace != nil {
-		t.report(req, target, origin, answer.Pace, resp, err, time.Since(sent))
+		t.report(req, target, origin, answer.Pace, resp, err, sent.Sub(entered), time.Since(sent))
 	}
 	return resp, err
 }
@@ -182,6 +190,24 @@ func slotLateness(interval time.Duration) time.Duration {
 
 // The shortest wait before asking again about a deferred slot.
 const minDeferredWait = 10 * time.Millisecond
+
+// MaxAskAgainJitter is the most jitter askAgainDelay adds to a deferred slot's wait.
+const MaxAskAgainJitter = time.Second
+
+// askAgainDelay is how long to wait before asking again for a slot robotsd deferred by wait:
+// that, and a random jitter (random() in [0, 1)) of up to a tenth of it, at most
+// MaxAskAgainJitter, so that the workers robotsd told the same not_before do not all ask again
+// at once.
+func askAgainDelay(wait time.Duration, random func() float64) time.Duration {
+	if wait <= 0 {
+		return 0
+	}
+	jitter := wait / 10
+	if jitter > MaxAskAgainJitter {
+		jitter = MaxAskAgainJitter
+	}
+	return wait + time.Duration(random()*float64(jitter))
+}
 
 // reserve reserves the request's fetch slot and waits for it, asking again while robotsd
 // defers it. A nil answer and error: robotsd could not answer and FailOpen lets it through.
@@ -244,6 +270,8 @@ func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answ
 		if wait < minDeferredWait {
 			wait = minDeferredWait
 		}
+		// With a jitter, so that the workers told the same not_before do not all ask at once.
+		wait = askAgainDelay(wait, rand.Float64)
 		if time.Now().Add(wait).After(giveUp) {
 			return nil, &DeferredError{URL: target, Answer: answer}
 		}
@@ -254,12 +282,19 @@ func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answ
 }
 
 // report tells robotsd, in the background, what the site answered a paced request: a 429, any
-// 5xx or a timeout; and, while the origin is slowed down, the other answers too.
-func (t *Transport) report(req *http.Request, target, origin string, pace *Pace, resp *http.Response, err error, ran time.Duration) {
+// 5xx, a timeout, or a connection refused or reset; and, while the origin is slowed down, the
+// other answers too. waited is how long the request waited for its slot (within the caller's
+// time limit), ran how long the fetch itself ran.
+func (t *Transport) report(req *http.Request, target, origin string, pace *Pace, resp *http.Response, err error, waited, ran time.Duration) {
 	switch {
 	case err != nil:
-		if siteTimedOut(req.Context(), err, ran) {
+		switch failureOf(req.Context(), err, waited, ran) {
+		case failureTimeout:
 			t.reports.add(t.Client, origin, Report{URL: target, Timeout: true}, true)
+		case failureRefused:
+			t.reports.add(t.Client, origin, Report{URL: target, Connection: ConnectionRefused}, true)
+		case failureReset:
+			t.reports.add(t.Client, origin, Report{URL: target, Connection: ConnectionReset}, true)
 		}
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable:
 		retryAfter := strings.TrimSpace(resp.Header.Get("Retry-After"))
@@ -279,29 +314,50 @@ func (t *Transport) report(req *http.Request, target, origin string, pace *Pace,
 // The longest Retry-After value robotsd takes in a report.
 const maxRetryAfterBytes = 256
 
-// minFetchForDeadline is the least time a fetch must have run for the caller's deadline ending
-// it to count as the site's timeout: the wait for a slot counts against the deadline, and a fetch
-// left a few milliseconds by it says nothing of the site (reporting it would slow the fleet down,
-// lengthen the waits, and leave the next fetches less time still).
-const minFetchForDeadline = time.Second
+// How a fetch got no answer from the site, as robotsd is told; failureNone: not the site's doing.
+type failure int
 
-// siteTimedOut reports whether a fetch that ran for ran failed because the site did not answer
-// in time: a timeout of the base transport (dial, TLS handshake, response header), or the
-// request's deadline (its context's, or http.Client.Timeout's, which ends a custom
-// RoundTripper's request with "request canceled" as often as with the deadline's error) after at
-// least minFetchForDeadline of fetching; never a cancellation.
-func siteTimedOut(ctx context.Context, err error, ran time.Duration) bool {
+const (
+	failureNone failure = iota
+	failureTimeout
+	failureRefused
+	failureReset
+)
+
+// failureOf tells how a fetch that waited waited for its slot and ran for ran failed:
+//   - refused or reset: the connection was refused, or reset (or closed) before any answer;
+//   - a timeout: one of the base transport's own (dial, TLS handshake, response header), which
+//     start once the request goes, after the wait; or the request's deadline (its context's, or
+//     http.Client.Timeout's, which ends a custom RoundTripper's request with "request canceled"
+//     as often as with the deadline's error) when the wait for the slot took at most a tenth of
+//     the time it had: that deadline counts the wait, and a fetch that it left less time says
+//     nothing of the site (reporting it would slow the fleet down, lengthen the waits, and leave
+//     the next fetches less time still);
+//   - nothing for a cancellation or any other error (a name that does not resolve, TLS).
+func failureOf(ctx context.Context, err error, waited, ran time.Duration) failure {
 	if errors.Is(err, context.Canceled) {
-		return false
+		return failureNone
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return failureRefused
+	}
+	if errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return failureReset
 	}
 	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
-		return ran >= minFetchForDeadline
+		if waited <= (waited+ran)/10 {
+			return failureTimeout
+		}
+		return failureNone
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return true
+		return failureTimeout
 	}
 	var netErr net.Error
-	return errors.As(err, &netErr) && netErr.Timeout()
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return failureTimeout
+	}
+	return failureNone
 }
 
 // crawlDelay is an answer's crawl-delay as a duration (zero when there is none).

@@ -35,8 +35,17 @@ from scrapy.exceptions import DownloadTimeoutError, NotConfigured
 from scrapy.http import Response
 from scrapy.utils.test import get_crawler
 
-from robotsd import AsyncClient, CheckResponse, VerdictResponse
-from robotsd.scrapy import META_KEY, Disallowed, RobotsdMiddleware
+from robotsd import AsyncClient, CheckResponse, Client, VerdictResponse
+from robotsd.scrapy import (
+    MAX_ASK_AGAIN_JITTER,
+    META_KEY,
+    Disallowed,
+    RobotsdMiddleware,
+    _ask_again_delay,
+)
+from twisted.internet import error as twisted_error
+from twisted.python.failure import Failure
+from twisted.web.client import ResponseNeverReceived
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scrapy_crawl.py"
 
@@ -360,26 +369,48 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
             assert middleware.process_response(page, response) is response
         # Reported, and left to go on through the other middlewares (None).
         middleware.process_exception(page, DownloadTimeoutError("took too long"))
+        # Refused, and reset before any answer: reported as such, not as timeouts.
+        # (Twisted's constructors are untyped.)
+        refused = twisted_error.ConnectionRefusedError()  # type: ignore[no-untyped-call]
+        lost = Failure(twisted_error.ConnectionLost())  # type: ignore[no-untyped-call]
+        never = ResponseNeverReceived([lost])  # type: ignore[no-untyped-call]
+        middleware.process_exception(page, refused)
+        middleware.process_exception(page, never)
         middleware.process_exception(page, ValueError())  # not the site: not reported
         await middleware._close()
 
-    # robotsd takes reports only about origins it holds something of: check the site first.
-    checked = httpx.get(
-        robotsd.url + "/v1/check", params={"url": page.url, "ua": CRAWLER_UA}, timeout=10
-    )
-    assert checked.status_code == 200, checked.text
+    # robotsd takes reports only about origins it holds something of: a check first.
+    with Client(robotsd.url) as client:
+        assert client.check(page.url, CRAWLER_UA).allowed
     reporting, stats = middleware_for(robotsd.url)
     asyncio.run(main(reporting))
-    assert stats.get_value("robotsd/feedback/reported") == 3
+    assert stats.get_value("robotsd/feedback/reported") == 5
     assert stats.get_value("robotsd/feedback/pushback") == 2
     assert stats.get_value("robotsd/feedback/timeout") == 1
-    assert stats.get_value("robotsd/feedback/slowdown_max") > 7.9  # three doublings
+    assert stats.get_value("robotsd/feedback/refused") == 1
+    assert stats.get_value("robotsd/feedback/reset") == 1
+    assert stats.get_value("robotsd/feedback/problem") is None
+    assert stats.get_value("robotsd/feedback/slowdown_max") > 31.9  # five doublings
     assert stats.get_value("robotsd/feedback/failed") is None
     assert robotsd.metric("robotsd_pace_reports_total", signal="retry_after") == 1
     assert robotsd.metric("robotsd_pace_reports_total", signal="timeout") == 1
-    assert robotsd.metric("robotsd_pace_reports_total") == 3
+    assert robotsd.metric("robotsd_pace_reports_total") == 5
 
     unreachable, stats = middleware_for(closed_url())
     asyncio.run(main(unreachable))
-    assert stats.get_value("robotsd/feedback/reported") == 3
-    assert stats.get_value("robotsd/feedback/failed") == 3
+    assert stats.get_value("robotsd/feedback/reported") == 5
+    assert stats.get_value("robotsd/feedback/failed") == 5
+
+
+def test_a_deferred_slot_is_asked_for_again_with_a_bounded_jitter() -> None:
+    assert _ask_again_delay(0.4, lambda: 0.0) == 0.4
+    assert _ask_again_delay(0.4, lambda: 0.5) == pytest.approx(0.42)
+    assert _ask_again_delay(30.0, lambda: 0.5) == pytest.approx(30.5)
+    assert MAX_ASK_AGAIN_JITTER == 1.0
+    assert _ask_again_delay(60.0, lambda: 0.999) == pytest.approx(60.999)
+    assert _ask_again_delay(0.0, lambda: 0.5) == 0.0
+    # Drawn: within the bounds, and spread (a hundred workers told the same wait do not all
+    # ask again at once).
+    delays = [_ask_again_delay(5.0) for _ in range(100)]
+    assert all(5.0 <= d < 5.5 for d in delays), delays
+    assert len({int(d / 0.05) for d in delays}) >= 5

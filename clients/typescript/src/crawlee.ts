@@ -52,7 +52,8 @@ export interface RobotsdCrawleeOptions {
    * (`GET /v1/check?pace=true` for the request's URL) and the request waits for it, so that every
    * worker of a fleet that shares robotsd keeps each origin's crawl-delay together (robotsd's
    * `--default-crawl-delay`, 1 s, where robots.txt states none). A 429 or 503 (with its
-   * `Retry-After`), another 5xx, a timeout or another navigation error is reported to robotsd
+   * `Retry-After`), another 5xx, a timeout (the site had the whole navigation time limit, the
+   * wait for the slot excluded), or a connection refused or reset is reported to robotsd
    * (`POST /v1/feedback`), which slows the origin down for the whole fleet.
    *
    * `false`: robotsd is only asked for verdicts, and the crawler keeps the crawl-delay of
@@ -176,7 +177,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
         for (const name of ["errorHandler", "failedRequestHandler"] as const) {
           const handler = crawler[name];
           crawler[name] = function (this: unknown, context: ErrorContext, error: unknown) {
-            failed(context, pacer, pace, warn);
+            failed(context, error, pacer, pace, warn);
             return handler?.call(this, context, error);
           };
         }
@@ -595,15 +596,19 @@ export function robotsdPostNavigationHook(client: RobotsdClient, options: Pick<R
 
 /**
  * For Crawlee's `errorHandler`, to go with {@link robotsdPreNavigationHook}: when a fetch the
- * hook paced failed before the site answered (it timed out, the connection was refused or
- * reset), it tells robotsd (a report with `timeout: true`), which slows the origin down for the
- * whole fleet. Crawlee calls `errorHandler` before each retry and `failedRequestHandler` after
- * the last attempt only, so call it from your `failedRequestHandler` too. It never throws.
+ * hook paced failed before the site answered, it tells robotsd, which slows the origin down for
+ * the whole fleet: `timeout: true` when the site did not answer within the navigation's time
+ * limit (a request that spent part of the limit waiting for its slot, a new one when it missed
+ * its own, is not reported: the site never had the fetch's time), `connection: "refused"` or
+ * `"reset"`. Other errors are not reported. Crawlee calls `errorHandler` before each retry and
+ * `failedRequestHandler` after the last attempt only, so call it from your
+ * `failedRequestHandler` too: one failure is reported once. It never throws, and the error is
+ * its second argument: pass it on.
  */
 export function robotsdErrorHandler(client: RobotsdClient, options: Pick<RobotsdCrawleeOptions, "pace"> = {}): ErrorHandler {
   const pacer = Pacer.for(client);
   const pace = options.pace !== false;
-  return async (context) => failed(context, pacer, pace, warnOf(context));
+  return async (context, error) => failed(context, error, pacer, pace, warnOf(context));
 }
 
 function warnOf(context: { log?: { warning?(message: string): void } }): Warn {

@@ -114,6 +114,20 @@ export const MIN_SLOT_LATENESS_MS = 5;
 /** The most a fetch may start late for its slot, whatever the interval (ms). */
 export const SLOT_LATENESS_MS = 25;
 
+/** The most jitter {@link askAgainDelayMs} adds to a deferred slot's wait (ms). */
+export const MAX_ASK_AGAIN_JITTER_MS = 1000;
+
+/**
+ * How long to wait before asking again for a slot robotsd deferred (`outcome: "deferred"`) with
+ * `waitMs`: that, and a random jitter of up to a tenth of it, at most
+ * {@link MAX_ASK_AGAIN_JITTER_MS}, so that the workers robotsd told the same `not_before` do
+ * not all ask again at once. `random` is `Math.random` but in tests.
+ */
+export function askAgainDelayMs(waitMs: number, random: () => number = Math.random): number {
+  const wait = Math.max(0, waitMs);
+  return wait + random() * Math.min(wait / 10, MAX_ASK_AGAIN_JITTER_MS);
+}
+
 /** The base of every error this package throws. */
 export class RobotsdError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -251,7 +265,7 @@ export class RobotsdClient {
    * Asks about `url` with a slot reservation (`pace=true`) and resolves once the fetch may
    * start: it waits the answer's `wait_ms` (robotsd's clock measures it, so this one's skew does
    * not matter) and, when the slot was `deferred` (further ahead than robotsd's
-   * `--max-pace-wait`), waits and asks again, as it does when it woke up more than
+   * `--max-pace-wait`), waits (with a jitter: {@link askAgainDelayMs}) and asks again, as it does when it woke up more than
    * {@link slotLatenessMs} after the slot (a busy event loop). Fetch as soon as it resolves: the
    * slot is for one fetch, now. A disallowed URL resolves at once, with `pace: null` and nothing reserved.
    * `signal` aborts the waits too. Throws as {@link RobotsdClient.check} does.
@@ -261,9 +275,13 @@ export class RobotsdClient {
       const answer = await this.check(url, ua, { ...options, pace: true });
       const pace = answer.pace;
       if (!pace) return answer;
+      if (pace.outcome !== "reserved") {
+        await sleep(askAgainDelayMs(pace.wait_ms), options.signal);
+        continue;
+      }
       const at = performance.now() + pace.wait_ms;
       await sleep(pace.wait_ms, options.signal);
-      if (pace.outcome === "reserved" && performance.now() - at <= slotLatenessMs(pace.interval_ms)) return answer;
+      if (performance.now() - at <= slotLatenessMs(pace.interval_ms)) return answer;
     }
   }
 

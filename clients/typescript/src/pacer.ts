@@ -12,7 +12,7 @@
  *
  * @internal
  */
-import { type CheckResponse, type Pace, type RobotsdClient, type Report, slotLatenessMs } from "./index.js";
+import { type CheckResponse, type Pace, type RobotsdClient, type Report, askAgainDelayMs, slotLatenessMs } from "./index.js";
 
 /** The longest interval kept locally: robotsd's own default cap (`--max-crawl-delay`, 60 s). */
 export const MAX_LOCAL_INTERVAL_MS = 60_000;
@@ -37,6 +37,9 @@ export interface Slot {
   answer: CheckResponse;
   at: number | undefined;
 }
+
+/** How a fetch got no answer from the site, as robotsd is told: timed out, refused or reset. */
+export type Failure = "timeout" | "refused" | "reset";
 
 /** What the Pacer tells the crawler's log. */
 export type Warn = (message: string) => void;
@@ -92,12 +95,15 @@ export class Pacer {
     for (;;) {
       const pace: Pace | null | undefined = answer.pace;
       if (!answer.allowed || !pace) return { answer, at: undefined };
+      const reserved = pace.outcome === "reserved";
       const at = performance.now() + pace.wait_ms;
       const state = this.#state(origin);
       const pushbacks = state.pushbacks;
       state.slowed = pace.slowdown > 1;
-      await sleepUntil(at);
-      if (pace.outcome === "reserved" && state.pushbacks === pushbacks) {
+      // A deferred slot is asked for again with a jitter, so that the workers told the same
+      // not_before do not all ask at once.
+      await sleepUntil(reserved ? at : performance.now() + askAgainDelayMs(pace.wait_ms));
+      if (reserved && state.pushbacks === pushbacks) {
         // robotsd's slots keep the interval; the local gate only keeps two starts of this
         // process from bunching up, with room for the lateness {@link Pacer.keep} allows, so
         // that it never holds an on-time fetch back (a delay here would pass on to the next).
@@ -238,11 +244,14 @@ export class Pacer {
     if (report) this.#report(state, { url, status, ...(retryAfter !== undefined ? { retry_after: retryAfter } : {}) }, warn);
   }
 
-  /** The fetch of `url` timed out or failed before any answer: a pushback, reported as a timeout. */
-  failed(url: string, report: boolean, warn: Warn): void {
+  /**
+   * The fetch of `url` got no answer from the site: it timed out (the site had the fetch's whole
+   * time limit), or the connection was refused or reset. A pushback, reported as such.
+   */
+  failed(url: string, failure: Failure, report: boolean, warn: Warn): void {
     const state = this.#state(originOf(url));
     state.pushbacks++;
-    if (report) this.#report(state, { url, timeout: true }, warn);
+    if (report) this.#report(state, failure === "timeout" ? { url, timeout: true } : { url, connection: failure }, warn);
   }
 
   /** Sends a pushback at once, with the successes waiting; the crawl never waits for it nor fails by it. */

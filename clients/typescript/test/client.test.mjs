@@ -7,7 +7,9 @@ import {
   ProblemError,
   RobotsdClient,
   RobotsdError,
+  MAX_ASK_AGAIN_JITTER_MS,
   UnavailableError,
+  askAgainDelayMs,
   isFullAnswer,
   isProblem,
 } from "@robotsd/client";
@@ -188,7 +190,6 @@ test("robots shows what robotsd holds for the origin", async (t) => {
   const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
   const held = await client.robots(`${site.url}/p/1`, { includeRobotsTxt: true });
   assert.equal(held.origin, site.url);
-  assert.equal(held.applied, true);
   assert.equal(held.state, "parsed");
   assert.equal(held.robots.status, 200);
   assert.equal(held.robots_txt, (await (await fetch(`${site.url}/robots.txt`)).text()));
@@ -334,6 +335,21 @@ test("reserve waits for the slot, asks again when robotsd puts it off, and stops
   await assert.rejects(client.reserve(url, "OtherBot", { signal: AbortSignal.timeout(50) }));
 });
 
+test("a deferred slot is asked for again after wait_ms and a jitter of up to a tenth of it, at most 1 s", () => {
+  // The bounds, with the random draw at its ends.
+  assert.equal(askAgainDelayMs(400, () => 0), 400);
+  assert.equal(askAgainDelayMs(400, () => 0.999999), 400 + 0.999999 * 40);
+  assert.equal(askAgainDelayMs(30_000, () => 0.5), 30_500);
+  assert.equal(MAX_ASK_AGAIN_JITTER_MS, 1000);
+  assert.equal(askAgainDelayMs(60_000, () => 0.999999), 60_000 + 0.999999 * 1000);
+  assert.equal(askAgainDelayMs(0, () => 0.5), 0);
+  // Drawn: within the bounds, and spread (a hundred workers told the same wait do not all ask
+  // again at once).
+  const delays = Array.from({ length: 100 }, () => askAgainDelayMs(5_000));
+  assert.ok(delays.every((d) => d >= 5_000 && d < 5_500), delays.join());
+  assert.ok(new Set(delays.map((d) => Math.floor(d / 50))).size >= 5, "spread over the 500 ms");
+});
+
 test("feedback tells robotsd what sites answered, and robotsd slows the origin down", async (t) => {
   const site = await startSite(t);
   const baseUrl = await startRobotsd(t);
@@ -346,8 +362,8 @@ test("feedback tells robotsd what sites answered, and robotsd slows the origin d
     },
   });
 
-  // robotsd takes reports only about origins it holds something of: the site is checked first.
-  await client.check(`${site.url}/p/0`, "ExampleBot");
+  // robotsd takes reports only about origins it holds something of: a check first.
+  await client.check(`${site.url}/p/1`, "ExampleBot");
   const results = await client.feedback([
     { url: `${site.url}/p/1`, status: 429, retry_after: "2" },
     { url: `${site.url}/p/2`, timeout: true },

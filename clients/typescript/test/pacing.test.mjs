@@ -2,6 +2,7 @@
 // default (robotsd reserves each fetch's slot, right before the fetch); with pace: false the
 // crawler keeps the crawl-delay itself; a site's pushback is reported to robotsd.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { test } from "node:test";
 
 import { CheerioCrawler } from "@crawlee/cheerio";
@@ -216,4 +217,114 @@ test("slots robotsd puts off (--max-pace-wait) are asked for again, and everythi
   const late = pacingStats(client).lateSlots;
   assert.equal(await reservations(baseUrl, "reserved"), site.paths.length + late, "one slot taken per fetch");
   assert.ok(crawl.paces.every(([, pace]) => pace?.outcome === "reserved"));
+});
+
+test("a fetch that missed its slot waits for another outside its time limit, and is not reported as the site's timeout", async (t) => {
+  // Crawl-delay 2 s, navigationTimeoutSecs 1: /p/0's first attempt is held 100 ms in got (a hook
+  // of the crawler's own, as a busy event loop or got's first use of a new session would), so it
+  // gives its slot up (25 ms late at most) and waits for the next one, 2 s on, inside got's
+  // beforeRequest hook, within the navigation's time limit. That limit is lengthened by the wait:
+  // the fetch still gets its whole second, and the site answers in it. (Before, the limit ended
+  // the wait, and robotsd was told the site timed out, though it never saw the request.)
+  const site = await startPacedSite(t, { robots: "User-agent: *\nCrawl-delay: 2\n", pages: 1 });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: {
+      maxConcurrency: 1,
+      navigationTimeoutSecs: 1,
+      preNavigationHooks: [
+        ({ request }, gotOptions) => {
+          if (!request.url.endsWith("/p/0") || request.retryCount > 0) return;
+          gotOptions.hooks = { beforeRequest: [() => new Promise((resolve) => setTimeout(resolve, 100))] };
+        },
+      ],
+    },
+  });
+
+  assertCrawledEverything(crawl, site);
+  assert.ok(pacingStats(client).lateSlots >= 1, "the slot was given up");
+  assert.deepEqual(sent.filter((report) => report.status !== 200), [], "no pushback reported");
+  assert.equal(await reports(baseUrl, "timeout"), 0);
+  assert.deepEqual(crawl.stats.retryHistogram, [site.paths.length], "no attempt failed");
+  // The site saw each page once.
+  const arrivals = await site.arrivals();
+  assert.deepEqual(arrivals.map((a) => a.path).sort(), [...site.paths].sort());
+});
+
+/** A site that serves `robots` and ends the connection of any other request with `end`. */
+async function startFailingSite(t, robots, end) {
+  const server = createServer((req, res) => {
+    if (req.url === "/robots.txt") res.writeHead(200, { "content-type": "text/plain" }).end(robots);
+    else end(req.socket);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.after(() => server.closeAllConnections());
+  t.after(() => new Promise((done) => server.close(done)));
+  return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** What robotsd answered the crawl's reports: each taken (an origin's pace) or refused. */
+function assertAllTaken(crawl) {
+  const refused = crawl.lines.filter((l) => l.message.includes("did not take the report") || l.message.includes("reporting what"));
+  assert.deepEqual(refused.map((l) => l.message), []);
+}
+
+test("a connection refused is reported as refused, once per failed attempt, not as a timeout", async (t) => {
+  const site = await startFailingSite(t, ROBOTS, (socket) => socket.destroy());
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  // robotsd holds the origin's robots.txt; then nothing listens there any more.
+  assert.equal((await client.check(`${site.url}/p/0`, "ExampleBot")).allowed, true);
+  site.server.closeAllConnections();
+  await new Promise((done) => site.server.close(done));
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/p/0`,
+    robotsd: { ua: "ExampleBot" },
+    // Crawlee retries a refused connection as a session error: once here.
+    crawlerOptions: { maxConcurrency: 1, maxSessionRotations: 1 },
+  });
+
+  assert.equal(crawl.failures.length, 1, crawl.failures.join());
+  // Two attempts (errorHandler before the retry, failedRequestHandler after the last): two reports.
+  assert.deepEqual(sent, [
+    { url: `${site.url}/p/0`, connection: "refused" },
+    { url: `${site.url}/p/0`, connection: "refused" },
+  ]);
+  assertAllTaken(crawl);
+  assert.equal(await reports(baseUrl, "timeout"), 0);
+});
+
+test("a connection reset before any answer is reported as reset, not as a timeout", async (t) => {
+  let requests = 0;
+  const site = await startFailingSite(t, ROBOTS, (socket) => {
+    requests++;
+    socket.resetAndDestroy();
+  });
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/p/0`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 1, maxSessionRotations: 1 },
+  });
+
+  assert.equal(crawl.failures.length, 1, crawl.failures.join());
+  // One report per request the site reset: two attempts.
+  assert.equal(requests, 2);
+  assert.deepEqual(sent, [
+    { url: `${site.url}/p/0`, connection: "reset" },
+    { url: `${site.url}/p/0`, connection: "reset" },
+  ]);
+  assertAllTaken(crawl);
+  assert.equal(await reports(baseUrl, "timeout"), 0);
 });

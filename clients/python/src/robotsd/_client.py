@@ -225,13 +225,18 @@ def _feedback_calls(reports: Iterable[ReportItem]) -> Iterator[_Call]:
 
 
 def _report_item(
-    url: str, status: Optional[int], retry_after: Optional[str], timeout: bool
+    url: str,
+    status: Optional[int],
+    retry_after: Optional[str],
+    timeout: bool,
+    connection: Optional[str] = None,
 ) -> ReportItem:
     return ReportItem(
         url=url,
         status=msgspec.UNSET if status is None else status,
         retry_after=msgspec.UNSET if retry_after is None else retry_after,
         timeout=True if timeout else msgspec.UNSET,
+        connection=msgspec.UNSET if connection is None else connection,
     )
 
 
@@ -406,9 +411,11 @@ class Client:
     def feedback(self, reports: Iterable[ReportItem]) -> list[FeedbackResult]:
         """Tell robotsd what the sites answered (``POST /v1/feedback``), :data:`MAX_BATCH`
         reports at a time. Each :class:`ReportItem` has a ``status`` (and the ``retry_after``
-        header as received) or ``timeout=True``; a 429 or 503 (its Retry-After honoured), any
-        other 5xx, or a timeout slows the origin down for the whole fleet, other statuses ease
-        a slowdown. One result per report, in order: a :class:`ReportTaken`, or the
+        header as received), ``timeout=True`` (the site did not answer within the fetch's own
+        time limit, the wait for the slot not counted), or ``connection`` (``"refused"`` or
+        ``"reset"`` before any answer); a 429 or 503 (its Retry-After honoured), any other 5xx,
+        a timeout, or a connection refused or reset slows the origin down for the whole fleet,
+        other statuses ease a slowdown. One result per report, in order: a :class:`ReportTaken`, or the
         :class:`Problem` with that report (which is not raised)."""
         results: list[FeedbackResult] = []
         for call in _feedback_calls(reports):
@@ -422,11 +429,15 @@ class Client:
         status: Optional[int] = None,
         retry_after: Optional[str] = None,
         timeout: bool = False,
+        connection: Optional[str] = None,
     ) -> ReportTaken:
         """Report one answer, as :meth:`feedback` does: ``status`` (with the ``Retry-After``
-        header's value as received, if any) or ``timeout=True``. Returns the origin's pacing
-        state after it; a problem with the report raises :class:`ProblemError`."""
-        return _one_report(self.feedback([_report_item(url, status, retry_after, timeout)]))
+        header's value as received, if any), ``timeout=True``, or ``connection="refused"`` or
+        ``"reset"``. Returns the origin's pacing state after it; a problem with the report
+        raises :class:`ProblemError`."""
+        return _one_report(
+            self.feedback([_report_item(url, status, retry_after, timeout, connection)])
+        )
 
     def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
         """What robotsd holds for ``url``'s origin (``GET /v1/robots``), fetching it if needed."""
@@ -549,9 +560,12 @@ class AsyncClient:
         status: Optional[int] = None,
         retry_after: Optional[str] = None,
         timeout: bool = False,
+        connection: Optional[str] = None,
     ) -> ReportTaken:
         """As :meth:`Client.report`."""
-        results = await self.feedback([_report_item(url, status, retry_after, timeout)])
+        results = await self.feedback(
+            [_report_item(url, status, retry_after, timeout, connection)]
+        )
         return _one_report(results)
 
     async def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:

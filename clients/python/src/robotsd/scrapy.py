@@ -9,8 +9,8 @@ Enable it instead of Scrapy's own robots.txt handling::
 Scrapy then never fetches robots.txt: robotsd does, once per origin for the whole fleet. The
 checks of requests that arrive together go to robotsd as one batch. Each check also reserves
 the request's fetch slot (``pace=true``), and the request waits for it, so that the whole fleet
-keeps each site's crawl-delay together; the sites' 429, 503, other 5xx and timeouts are reported
-back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
+keeps each site's crawl-delay together; the sites' 429, 503, other 5xx, timeouts and connections
+refused or reset are reported back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
 turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
 sees the answers that RetryMiddleware retries. The middleware needs Scrapy's asyncio reactor
 (the default since Scrapy 2.13). Settings are in the README.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import random
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 import msgspec
@@ -29,6 +30,7 @@ from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
+from twisted.web.client import ResponseNeverReceived
 
 from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_item
 from ._gathering import _Batcher, _Reporter
@@ -90,6 +92,25 @@ _TIMEOUTS: tuple[type[BaseException], ...] = tuple(
     )
     if isinstance(t, type)
 )
+
+
+#: What a download refused at connect raises (Twisted's error).
+_REFUSED: tuple[type[BaseException], ...] = (twisted_error.ConnectionRefusedError,)
+
+#: What a download whose connection was reset or closed before any answer raises: Twisted's
+#: lost connection, and its HTTP client's "no response" (which wraps it).
+_RESET: tuple[type[BaseException], ...] = (twisted_error.ConnectionLost, ResponseNeverReceived)
+
+#: The most jitter :func:`_ask_again_delay` adds to a deferred slot's wait, in seconds.
+MAX_ASK_AGAIN_JITTER = 1.0
+
+
+def _ask_again_delay(wait: float, rand: Callable[[], float] = random.random) -> float:
+    """How long to wait before asking again for a slot robotsd deferred by ``wait`` seconds:
+    that, and a random jitter of up to a tenth of it, at most :data:`MAX_ASK_AGAIN_JITTER`, so
+    that the workers robotsd told the same ``not_before`` do not all ask again at once."""
+    wait = max(0.0, wait)
+    return wait + rand() * min(wait / 10.0, MAX_ASK_AGAIN_JITTER)
 
 
 class Disallowed(IgnoreRequest):
@@ -358,7 +379,8 @@ class RobotsdMiddleware:
         reserved = pace.outcome == "reserved"
         wait = pace.wait_ms / 1000.0
         if not reserved:
-            wait = max(wait, _MIN_ASK_AGAIN)
+            # With a jitter: the workers told the same not_before do not all ask at once.
+            wait = _ask_again_delay(max(wait, _MIN_ASK_AGAIN))
         loop = asyncio.get_running_loop()
         at = loop.time() + pace.wait_ms / 1000.0
         if wait > 0:
@@ -486,9 +508,17 @@ class RobotsdMiddleware:
     def process_exception(
         self, request: Request, exception: Exception, spider: Optional[Spider] = None
     ) -> None:
-        """Reports a download that timed out to robotsd; lets every exception go on."""
-        if self._feedback and isinstance(exception, _TIMEOUTS):
+        """Reports a download that timed out, or whose connection was refused or reset before
+        any answer, to robotsd; lets every exception go on. Scrapy's DOWNLOAD_TIMEOUT starts
+        when the download does, after the wait for the slot here: a timeout is the site's."""
+        if not self._feedback:
+            return
+        if isinstance(exception, _TIMEOUTS):
             self._report(request, timeout=True, pushback=True)
+        elif isinstance(exception, _REFUSED):
+            self._report(request, connection="refused", pushback=True)
+        elif isinstance(exception, _RESET):
+            self._report(request, connection="reset", pushback=True)
 
     def _report(
         self,
@@ -497,6 +527,7 @@ class RobotsdMiddleware:
         status: Optional[int] = None,
         retry_after: Optional[str] = None,
         timeout: bool = False,
+        connection: Optional[str] = None,
         pushback: bool = False,
     ) -> None:
         parsed = urlparse_cached(request)
@@ -508,8 +539,13 @@ class RobotsdMiddleware:
             # each is given up for a new one, asked for once this report is in.
             for waiter in self._waiting.get(origin, ()):
                 waiter.stale = True
-            self._stats_inc("feedback/timeout" if timeout else "feedback/pushback")
-        report = _report_item(request.url, status, retry_after, timeout)
+            if timeout:
+                self._stats_inc("feedback/timeout")
+            elif connection:
+                self._stats_inc(f"feedback/{connection}")
+            else:
+                self._stats_inc("feedback/pushback")
+        report = _report_item(request.url, status, retry_after, timeout, connection)
         self._get_reporter().add(origin, report)
         self._stats_inc("feedback/reported")
 
