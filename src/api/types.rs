@@ -195,7 +195,8 @@ impl UsageJson {
         rsl: &[crate::rsl::RslReport],
         rsl_total: usize,
     ) -> Option<UsageJson> {
-        if items.is_empty() && rsl.is_empty() {
+        // Preferences all cut (labels over their bound) still show, as their totals.
+        if items.is_empty() && rsl.is_empty() && cut.is_none() {
             return None;
         }
         let rsl_total = (rsl_total > rsl.len()).then_some(rsl_total);

@@ -92,7 +92,8 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
 /// orders keys. `rsl` only when there are license reports (`--rsl`).
 fn usage(out: &mut Vec<u8>, answer: &Answer) {
     let (items, rsl): (&[UsageItem], &[RslReport]) = (&answer.usage, &answer.rsl);
-    if items.is_empty() && rsl.is_empty() {
+    // Preferences all cut (labels over their bound) still show, as their totals.
+    if items.is_empty() && rsl.is_empty() && answer.usage_cut.is_none() {
         out.extend_from_slice(b"null");
         return;
     }

@@ -193,6 +193,22 @@ fn every_field_set() {
     assert_same(&full());
 }
 
+/// Preferences that were all left out (labels over their bound) still show as their totals.
+#[test]
+fn preferences_all_cut_still_show_as_their_totals() {
+    let mut answer = full();
+    answer.usage.clear();
+    answer.rsl.clear();
+    answer.rsl_total = 0;
+    assert_same(&answer);
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    let written: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(written["usage"]["content_usage"], serde_json::Value::Null);
+    assert_eq!(written["usage"]["content_usage_total"], 5);
+    assert_eq!(written["usage"]["truncated"], true);
+}
+
 /// An answer that nothing was cut from carries none of the bounds' members, as serde skips them.
 #[test]
 fn an_answer_within_its_bounds_says_nothing_of_them() {
