@@ -33,17 +33,6 @@ fn worst_case() -> String {
     robots
 }
 
-/// Resident memory of a process, in bytes, from /proc.
-fn resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .expect("VmRSS");
-    kib * 1024
-}
-
 async fn get(robotsd: &Robotsd, url: &str) -> (usize, Value) {
     let encoded: String = url::form_urlencoded::byte_serialize(url.as_bytes()).collect();
     let response = reqwest::get(robotsd.url(&format!("/v1/check?url={encoded}&ua=a")))
@@ -55,15 +44,8 @@ async fn get(robotsd: &Robotsd, url: &str) -> (usize, Value) {
 }
 
 async fn post(url: &str, request: &Value) -> (usize, Value) {
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .body(request.to_string())
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), 200);
-    let body = response.bytes().await.expect("body");
+    let (status, body) = post_bytes(url, request).await;
+    assert_eq!(status, 200);
     (body.len(), serde_json::from_slice(&body).expect("JSON"))
 }
 

@@ -395,6 +395,15 @@ pub async fn json_of(response: reqwest::Response) -> serde_json::Value {
 
 /// POSTs `request` as JSON to `url`: the status and the JSON answer.
 pub async fn post_value(url: &str, request: &serde_json::Value) -> (u16, serde_json::Value) {
+    let (status, body) = post_bytes(url, request).await;
+    (
+        status,
+        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
+/// POSTs `request` as JSON to `url`: the status and the answer's bytes.
+pub async fn post_bytes(url: &str, request: &serde_json::Value) -> (u16, axum::body::Bytes) {
     let response = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
@@ -402,5 +411,6 @@ pub async fn post_value(url: &str, request: &serde_json::Value) -> (u16, serde_j
         .send()
         .await
         .expect("answered");
-    (response.status().as_u16(), json_of(response).await)
+    let status = response.status().as_u16();
+    (status, response.bytes().await.expect("a body"))
 }
