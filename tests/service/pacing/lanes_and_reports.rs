@@ -119,7 +119,10 @@ async fn refused_and_reset_connections_are_reported_as_such() {
     assert_eq!(status, 200, "{answer}");
     let results = answer["results"].as_array().unwrap();
     assert_eq!(results[0]["applied"], true, "{answer}");
-    assert_eq!(results[1]["pace"]["slowdown"], 4.0, "{answer}");
+    // Doubled twice; the slowdown decays between the two reports (half-life 60 s), so it is a
+    // hair under 4 when time passes between them.
+    let slowdown = results[1]["pace"]["slowdown"].as_f64().unwrap();
+    assert!(slowdown > 3.5 && slowdown <= 4.0, "{answer}");
     assert_eq!(
         results[2]["error"]["type"], "urn:robotsd:problem:invalid-report",
         "{answer}"
