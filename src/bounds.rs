@@ -29,9 +29,9 @@ pub const MAX_USAGE_CATEGORIES: usize = 16;
 /// characters) is left out of the answer and counted in the total.
 pub const MAX_USAGE_LABEL_BYTES: usize = 64;
 
-/// `usage.rsl` of a check answer: the reports of the first this many distinct license URLs
-/// (robotsd fetches at most as many documents per robots.txt).
-pub const MAX_RSL_REPORTS: usize = crate::rsl::MAX_LICENSES_PER_FILE;
+/// `usage.rsl` of a check answer: the reports of the first this many distinct license URLs,
+/// which are also the only documents fetched for a robots.txt (`rsl::MAX_REPORTED_PER_FILE`).
+pub const MAX_RSL_REPORTS: usize = 4;
 
 /// The `<content>` elements one RSL report shows (those tied for the most specific match).
 pub const MAX_RSL_CONTENTS: usize = 4;

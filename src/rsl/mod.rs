@@ -25,10 +25,6 @@ pub use cache::{
 };
 pub use document::{Content, LicenseTerms, RslDocument, RslError};
 
-/// Distinct license URLs fetched for one robots.txt; the others are counted, not reported, so
-/// that a file listing thousands of them costs one check a bounded number of fetches.
-pub const MAX_LICENSES_PER_FILE: usize = 4;
-
 /// The longest license URL fetched, in bytes: the common bound on URLs (browsers, sitemaps).
 /// A longer one is reported `not_fetched`, never cut to fit: a cut URL is another URL. It also
 /// covers the lines the engine cut at its line limit (16,663 bytes), as those are longer.
@@ -37,9 +33,10 @@ pub const MAX_LICENSE_URL_BYTES: usize = 2_048;
 /// `License:` lines looked at per check.
 const MAX_SCANNED_LINES: usize = 1_000;
 
-/// Distinct license URLs reported for one robots.txt: a file of thousands of `License:` lines
-/// gets an answer of bounded size (the lines themselves are all in `/v1/robots`, and the answer
-/// counts the others in `rsl_total`).
+/// Distinct license URLs reported, and so fetched, for one robots.txt: a file of thousands of
+/// `License:` lines costs one check a bounded number of fetches and gets an answer of bounded
+/// size (the lines themselves are all in `/v1/robots`, and the answer counts the others in
+/// `rsl_total`).
 pub const MAX_REPORTED_PER_FILE: usize = crate::bounds::MAX_RSL_REPORTS;
 
 /// Why a `License:` line has no terms for the URL: a closed set, as answers spell it.
