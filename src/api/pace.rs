@@ -12,7 +12,7 @@ use super::{AppState, JsonBody, JsonRequest, check_batch_len, check_url_length, 
 use crate::checker::Paced;
 use crate::clock::Timestamp;
 use crate::origin::parse_target;
-use crate::pacing::{ConnectionFailure, IntervalSource, Pace, PaceView, Report, Scope};
+use crate::pacing::{ConnectionFailure, IntervalSource, Pace, PaceKey, PaceView, Report, Scope};
 
 /// The `pace` parameter: whether to reserve a fetch slot (`false` when absent).
 pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
@@ -57,7 +57,8 @@ pub struct PaceJson {
     pub outcome: PaceOutcome,
     /// The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
     /// default, `host:example.com`; or `origin:https://example.com:8443`,
-    /// `site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot.
+    /// `site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no
+    /// address). Each keeps its own crawl-delay after the lane's last slot.
     pub lane: String,
     /// Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
     /// again. On the clock of the fleet's store (Redis's), or of this replica without one.
@@ -267,7 +268,11 @@ async fn take_report(
     let checked_here = state.checker.cache().knows(&target.origin);
     let origin = target.origin.key().to_string();
     let pacer = state.checker.pacer();
-    let lane = pacer.lane(&target.origin);
+    let address = match pacer.key() {
+        PaceKey::Address => state.checker.cache().address(&target.origin).await,
+        _ => None,
+    };
+    let lane = pacer.lane(&target.origin, address);
     Ok(
         match pacer.report(&lane, &origin, &report, checked_here).await {
             Some(view) => (origin, true, view.into()),

@@ -6,6 +6,7 @@
 //! breaker ([`crate::store::Store`]); when it fails, this replica does what a lone replica does:
 //! it answers from its own cache and fetches itself, still one fetch at a time per origin.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -63,6 +64,7 @@ fn stored_fetch(meta: &FetchMeta) -> StoredFetch {
         redirects: meta.redirects,
         fetched_at_ms: to_ms(meta.fetched_at),
         duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
+        address: meta.address,
     }
 }
 
@@ -75,6 +77,7 @@ fn fetch_meta(stored: &StoredFetch) -> Option<FetchMeta> {
         redirects: stored.redirects,
         fetched_at: from_ms(stored.fetched_at_ms),
         duration: Duration::from_millis(stored.duration_ms),
+        address: stored.address,
     })
 }
 
@@ -192,6 +195,35 @@ pub(crate) fn body_write(body: Option<&[u8]>, parsed: bool) -> BodyWrite {
 }
 
 impl OriginCache {
+    /// Where `origin`'s server answered the last fetch of its robots.txt that got an answer
+    /// (the failed fetch's in backoff, else the copy's), for lanes by address: from this
+    /// replica's state, else from the fleet's record, so that a report reaching a replica that
+    /// never checked the origin lands in the lane the others reserve in. Nothing is fetched,
+    /// and nothing is kept here.
+    pub async fn address(&self, origin: &Origin) -> Option<IpAddr> {
+        if let Some(slot) = self.slots.get(origin) {
+            let state = slot.lock();
+            if state.copy.is_some() || state.backoff.is_some() {
+                return state
+                    .backoff
+                    .as_ref()
+                    .and_then(|backoff| backoff.last.meta.address)
+                    .or_else(|| state.copy.as_ref().and_then(|copy| copy.meta.meta.address));
+            }
+        }
+        let fleet = self.fleet.as_ref()?;
+        let (record, _) = fleet
+            .store
+            .load(origin.key(), fleet.max_body_bytes)
+            .await
+            .ok()??;
+        record
+            .backoff
+            .as_ref()
+            .and_then(|backoff| backoff.last.address)
+            .or_else(|| record.copy.as_ref().and_then(|copy| copy.fetch.address))
+    }
+
     /// Takes the store's state for the origin if it is newer than this replica's: `true` when
     /// it did. Without a store, or when the store fails, nothing changes.
     pub(super) async fn pull(
@@ -371,6 +403,7 @@ mod tests {
                 redirects: 1,
                 fetched_at: SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_000),
                 duration: Duration::from_millis(12),
+                address: Some([192, 0, 2, 7].into()),
             }),
             detail: Detail::Parsed(KeptBody::keep(BODY)),
         }

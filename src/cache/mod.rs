@@ -533,6 +533,7 @@ mod tests {
                 redirects: 1,
                 fetched_at: std::time::SystemTime::UNIX_EPOCH,
                 duration: Duration::ZERO,
+                address: None,
             },
         })
     }

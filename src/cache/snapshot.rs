@@ -1,6 +1,7 @@
 //! What a check answers from: the [`Snapshot`] of an origin's state the cache hands the checker,
 //! built from the policy's decision. No IO here.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,6 +22,17 @@ pub struct Snapshot {
     pub copy: Option<CopyInfo>,
     /// The current run of failures, if any.
     pub backoff: Option<BackoffInfo>,
+}
+
+impl Snapshot {
+    /// The IP address the origin's server answered the last fetch from that got an answer
+    /// (the failed fetch's, in backoff, else the copy's), for lanes by address.
+    pub fn address(&self) -> Option<IpAddr> {
+        self.backoff
+            .as_ref()
+            .and_then(|backoff| backoff.last.address)
+            .or_else(|| self.copy.as_ref().and_then(|copy| copy.meta.address))
+    }
 }
 
 /// What to answer from.

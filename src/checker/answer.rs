@@ -463,6 +463,7 @@ mod tests {
             redirects: 0,
             fetched_at: SystemTime::UNIX_EPOCH,
             duration: Duration::ZERO,
+            address: None,
         };
         let now = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         Snapshot {

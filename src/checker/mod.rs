@@ -299,7 +299,9 @@ impl Checker {
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         let snapshot = self.lookup(&target).await?;
-        let lane = options.pace.then(|| self.pacer.lane(&target.origin));
+        let lane = options
+            .pace
+            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
@@ -326,7 +328,7 @@ impl Checker {
         let Some(snapshot) = self.cache.peek(&target.origin).await else {
             return Ok(None);
         };
-        let lane = self.pacer.lane(&target.origin);
+        let lane = self.pacer.lane(&target.origin, snapshot.address());
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
@@ -341,7 +343,8 @@ impl Checker {
     pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
         let snapshot = self.lookup(&target).await?;
-        let pace = self.pacer.view(&self.pacer.lane(&target.origin)).await;
+        let lane = self.pacer.lane(&target.origin, snapshot.address());
+        let pace = self.pacer.view(&lane).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
         Ok(report)
@@ -357,7 +360,8 @@ impl Checker {
             .refresh(&target.origin)
             .await
             .map_err(|retry_after| CheckError::TooSoon { retry_after })?;
-        let pace = self.pacer.view(&self.pacer.lane(&target.origin)).await;
+        let lane = self.pacer.lane(&target.origin, snapshot.address());
+        let pace = self.pacer.view(&lane).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
         Ok(report)

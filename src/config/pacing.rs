@@ -67,8 +67,9 @@ pub struct PacingArgs {
     pub pace_guard: Duration,
 
     /// Which fetches share one pace (a lane): `host` (every scheme and port of a host, as polite
-    /// crawlers queue), `origin` (scheme, host and port), or `site` (the registrable domain, by
-    /// the Public Suffix List).
+    /// crawlers queue), `origin` (scheme, host and port), `site` (the registrable domain, by
+    /// the Public Suffix List), or `address` (the IP address the server answered robotsd's
+    /// robots.txt fetch from; by host through `--proxy`, where robotsd never learns it).
     #[arg(long, env = "ROBOTSD_PACE_KEY", default_value = "host", value_enum)]
     pub pace_key: PaceKey,
 

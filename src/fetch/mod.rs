@@ -179,6 +179,7 @@ impl Fetcher {
             redirects: 0,
             fetched_at: self.clock.now().to_system(),
             duration: Duration::ZERO,
+            address: None,
         };
         let outcome = match tokio::time::timeout(
             self.config.total_timeout,
@@ -224,6 +225,11 @@ impl Fetcher {
             };
             let status = response.status();
             meta.status = Some(status.as_u16());
+            if meta.redirects == 0 && self.config.proxy.is_none() {
+                // An IPv4 peer can show as `::ffff:a.b.c.d` on a dual-stack socket: one server,
+                // one lane.
+                meta.address = response.remote_addr().map(|peer| peer.ip().to_canonical());
+            }
             let freshness = freshness(response.headers(), self.clock.now().to_system());
             if status.is_redirection() {
                 let next = response

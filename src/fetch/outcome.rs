@@ -1,6 +1,7 @@
 //! What a fetch observed and how it ended: the types the cache, the license cache and the
 //! answers read, apart from the code that fetches.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -26,6 +27,10 @@ pub struct FetchMeta {
     pub fetched_at: SystemTime,
     /// How long it took.
     pub duration: Duration,
+    /// The IP address the origin's own server answered from (the first request's, before any
+    /// redirect), for lanes by address (`--pace-key address`); `None` when no response came,
+    /// or through a proxy, where the connection is to the proxy and the proxy resolves the name.
+    pub address: Option<IpAddr>,
 }
 
 /// Why there is no robots.txt.

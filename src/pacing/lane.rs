@@ -5,7 +5,9 @@
 //! would get the fleet's rate three times. So lanes are by host by default, as crawlers that are
 //! polite at scale queue (Apache Nutch's `fetcher.queue.mode` byHost, StormCrawler's
 //! `partition.url.mode`), and can be by registrable domain (`site`, by the Public Suffix List),
-//! or by origin as before.
+//! by the server's IP address (`address`, Nutch's byIP), or by origin as before.
+
+use std::net::IpAddr;
 
 use crate::origin::Origin;
 
@@ -21,6 +23,10 @@ pub enum PaceKey {
     /// `img.example.co.uk` share `example.co.uk`); a host without one (an IP address, `localhost`,
     /// a public suffix itself) is its own lane.
     Site,
+    /// The IP address the origin's server answered from when robotsd fetched its robots.txt
+    /// (`localhost` and `127.0.0.1` share one); while robotsd knows none (through `--proxy`, or
+    /// before a fetch got an answer), the host.
+    Address,
 }
 
 impl PaceKey {
@@ -30,22 +36,38 @@ impl PaceKey {
             PaceKey::Host => "host",
             PaceKey::Origin => "origin",
             PaceKey::Site => "site",
+            PaceKey::Address => "address",
         }
     }
 
-    /// `origin`'s lane: the kind, a colon, and the host, domain or origin it stands for
-    /// (`host:example.com`, `site:example.co.uk`, `origin:https://example.com:8443`), so that
-    /// lanes of two kinds never share a key in the store.
-    pub fn lane(self, origin: &Origin) -> String {
-        let name = match self {
-            PaceKey::Origin => origin.key(),
-            PaceKey::Host => origin.host_str(),
-            PaceKey::Site => match origin.host() {
+    /// `origin`'s lane: the kind, a colon, and the host, domain, address or origin it stands for
+    /// (`host:example.com`, `site:example.co.uk`, `address:192.0.2.7`,
+    /// `origin:https://example.com:8443`), so that lanes of two kinds never share a key in the
+    /// store. `address` is where the origin's server answered robotsd's last fetch of its
+    /// robots.txt, when known; lanes by address fall back to the host without it, and the lane
+    /// says so (`host:`).
+    pub fn lane(self, origin: &Origin, address: Option<IpAddr>) -> String {
+        let name = match (self, address) {
+            (PaceKey::Origin, _) => origin.key(),
+            (PaceKey::Host, _) | (PaceKey::Address, None) => origin.host_str(),
+            (PaceKey::Address, Some(IpAddr::V4(v4))) => {
+                return format!("address:{v4}");
+            }
+            // Bracketed, as a host is: `address:[::1]`.
+            (PaceKey::Address, Some(IpAddr::V6(v6))) => match v6.to_ipv4_mapped() {
+                Some(v4) => return format!("address:{v4}"),
+                None => return format!("address:[{v6}]"),
+            },
+            (PaceKey::Site, _) => match origin.host() {
                 url::Host::Domain(domain) => psl::domain_str(domain).unwrap_or(domain),
                 _ => origin.host_str(),
             },
         };
-        format!("{}:{name}", self.as_str())
+        let kind = match self {
+            PaceKey::Address => PaceKey::Host,
+            other => other,
+        };
+        format!("{}:{name}", kind.as_str())
     }
 }
 
@@ -55,7 +77,15 @@ mod tests {
 
     fn lane(key: PaceKey, url: &str) -> String {
         let url = url::Url::parse(url).unwrap();
-        key.lane(&Origin::from_url(&url).unwrap())
+        key.lane(&Origin::from_url(&url).unwrap(), None)
+    }
+
+    fn lane_at(key: PaceKey, url: &str, address: &str) -> String {
+        let url = url::Url::parse(url).unwrap();
+        key.lane(
+            &Origin::from_url(&url).unwrap(),
+            Some(address.parse().unwrap()),
+        )
     }
 
     #[test]
@@ -112,5 +142,40 @@ mod tests {
         // No registrable domain: the host itself.
         assert_eq!(lane(PaceKey::Site, "http://127.0.0.1:1/"), "site:127.0.0.1");
         assert_eq!(lane(PaceKey::Site, "http://localhost/"), "site:localhost");
+    }
+
+    #[test]
+    fn by_address_the_names_of_one_server_share_a_lane() {
+        for url in [
+            "http://localhost:8080/",
+            "https://127.0.0.1/",
+            "http://www.test/",
+        ] {
+            assert_eq!(
+                lane_at(PaceKey::Address, url, "127.0.0.1"),
+                "address:127.0.0.1",
+                "{url}"
+            );
+        }
+        assert_eq!(
+            lane_at(PaceKey::Address, "http://v6.test/", "2001:db8::1"),
+            "address:[2001:db8::1]"
+        );
+        // An IPv4 peer seen on a dual-stack socket is that IPv4 server.
+        assert_eq!(
+            lane_at(PaceKey::Address, "http://v4.test/", "::ffff:192.0.2.7"),
+            "address:192.0.2.7"
+        );
+        // Without an address (through a proxy, or before a fetch got an answer): by host, and
+        // the lane says so.
+        assert_eq!(
+            lane(PaceKey::Address, "https://example.com:8443/"),
+            "host:example.com"
+        );
+        // The other kinds ignore it.
+        assert_eq!(
+            lane_at(PaceKey::Host, "http://localhost/", "127.0.0.1"),
+            "host:localhost"
+        );
     }
 }

@@ -174,9 +174,19 @@ impl Pacer {
         self
     }
 
-    /// `origin`'s lane.
-    pub fn lane(&self, origin: &crate::origin::Origin) -> String {
-        self.key.lane(origin)
+    /// `origin`'s lane, with `address` where its server answered robotsd's last fetch of its
+    /// robots.txt, if known (for lanes by address).
+    pub fn lane(
+        &self,
+        origin: &crate::origin::Origin,
+        address: Option<std::net::IpAddr>,
+    ) -> String {
+        self.key.lane(origin, address)
+    }
+
+    /// How origins are grouped into lanes.
+    pub fn key(&self) -> PaceKey {
+        self.key
     }
 
     /// The same pacer, telling `observer` of every event.

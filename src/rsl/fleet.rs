@@ -40,6 +40,7 @@ fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
         redirects: 0,
         fetched_at_ms: to_ms(meta.fetched_at),
         duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
+        address: None,
     }
 }
 

@@ -30,7 +30,7 @@ use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
-use crate::pacing::Pacer;
+use crate::pacing::{PaceKey, Pacer};
 use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
 use edge::{EdgeLayer, Guard, RouteLabels};
@@ -61,6 +61,13 @@ pub fn state_with_clock(
     clock: Arc<dyn Clock>,
 ) -> Result<AppState, ServeError> {
     let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
+    if settings.pacing.key == PaceKey::Address && settings.fetch.proxy.is_some() {
+        // Said once at start: the answers' `pace.lane` (`host:…`) says it for every check.
+        tracing::warn!(
+            "--pace-key address through --proxy: robotsd connects to the proxy, never learns the \
+             servers' addresses, and paces by host"
+        );
+    }
     let metrics = Metrics::new();
     let observed = metrics.clone();
     let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))

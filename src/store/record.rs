@@ -14,6 +14,7 @@
 //! record unusable, and reasons are cut to [`crate::kept::MAX_KEPT_TEXT_BYTES`] (as they are when written).
 
 use std::io::Read as _;
+use std::net::IpAddr;
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
@@ -54,6 +55,10 @@ pub struct StoredFetch {
     pub fetched_at_ms: u64,
     /// How long it took, in milliseconds.
     pub duration_ms: u64,
+    /// The IP address the origin's server answered from, for lanes by address; absent from
+    /// records written before it was kept (read as unknown, so the lane is by host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<IpAddr>,
 }
 
 /// The last good copy.
@@ -243,6 +248,7 @@ mod tests {
             redirects: 0,
             fetched_at_ms: 1_795_000_000_000,
             duration_ms: 12,
+            address: None,
         }
     }
 
@@ -272,6 +278,22 @@ mod tests {
         let (record, body) = Record::decode(&encoded, 512_000).expect("decodes");
         assert_eq!(record, parsed());
         assert_eq!(body.as_deref(), Some(BODY));
+    }
+
+    #[test]
+    fn the_servers_address_is_kept_and_a_record_without_it_reads_as_unknown() {
+        let mut record = parsed();
+        record.copy.as_mut().unwrap().fetch.address = Some("2001:db8::7".parse().unwrap());
+        let encoded = record.encode(Some(BODY));
+        let json = String::from_utf8(encoded.meta.clone()).unwrap();
+        assert!(json.contains(r#""address":"2001:db8::7""#), "{json}");
+        assert_eq!(Record::decode(&encoded, 512_000).unwrap().0, record);
+        // Records written before the address was kept have no such member.
+        let encoded = parsed().encode(Some(BODY));
+        let json = String::from_utf8(encoded.meta.clone()).unwrap();
+        assert!(!json.contains("address"), "{json}");
+        let (read, _) = Record::decode(&encoded, 512_000).unwrap();
+        assert_eq!(read.copy.unwrap().fetch.address, None);
     }
 
     #[test]

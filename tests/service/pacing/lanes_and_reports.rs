@@ -153,3 +153,87 @@ async fn refused_and_reset_connections_are_reported_as_such() {
         0.0
     );
 }
+
+/// Lanes by address: `localhost` and `127.0.0.1` are two host names of one server, and with
+/// `--pace-key address` they share its pace; by host (the default) each name has its own.
+#[tokio::test]
+async fn two_names_of_one_address_share_a_lane_by_address_and_not_by_host() {
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    let by_name = site.url("/b").replace("127.0.0.1", "localhost");
+    let client = reqwest::Client::new();
+    for (key, shared) in [("address", true), ("host", false)] {
+        let robotsd = Robotsd::start(&["--allow-private-networks", "--pace-key", key], false).await;
+        let first = reserve(&client, &robotsd, &site.url("/a")).await;
+        let second = reserve(&client, &robotsd, &by_name).await;
+        let gap = millis_since_epoch(&second["not_before"])
+            .saturating_sub(millis_since_epoch(&first["not_before"]));
+        if shared {
+            assert_eq!(first["lane"], "address:127.0.0.1", "{first}");
+            assert_eq!(second["lane"], "address:127.0.0.1", "{second}");
+            assert!(gap >= 500, "{gap} ms: {first} {second}");
+        } else {
+            assert_eq!(second["lane"], "host:localhost", "{second}");
+            assert_eq!(second["wait_ms"], 0, "{gap} ms: {first} {second}");
+        }
+    }
+}
+
+/// A fleet by address: the address travels with the robots.txt record, so a replica that took
+/// the copy from Redis reserves in the same lane, and a report reaching a replica that never
+/// checked the origin lands in that lane too.
+#[tokio::test]
+async fn by_address_a_fleet_shares_the_lane_and_its_pushback() {
+    let redis = RedisServer::start().await;
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    let by_name = site.url("/b").replace("127.0.0.1", "localhost");
+    let replicas = replicas(&redis, &["--pace-key", "address"]).await;
+    let client = reqwest::Client::new();
+    let first = reserve(&client, &replicas[0], &site.url("/a")).await;
+    let second = reserve(&client, &replicas[1], &by_name).await;
+    assert_eq!(first["lane"], "address:127.0.0.1", "{first}");
+    assert_eq!(second["lane"], "address:127.0.0.1", "{second}");
+    let gap = millis_since_epoch(&second["not_before"])
+        .saturating_sub(millis_since_epoch(&first["not_before"]));
+    assert!(gap >= 500, "{gap} ms: {first} {second}");
+
+    // The third replica never checked `localhost`: the address comes from the record.
+    let (status, answer) = post_value(
+        &replicas[2].url("/v1/feedback"),
+        &json!({"reports": [{"url": by_name, "status": 429, "retry_after": "30"}]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["results"][0]["applied"], true, "{answer}");
+    assert_eq!(
+        answer["results"][0]["pace"]["lane"], "address:127.0.0.1",
+        "{answer}"
+    );
+    // And it holds back the other name of the server, through the replica that checked it.
+    let held = reserve(&client, &replicas[0], &site.url("/c")).await;
+    assert_eq!(held["interval_source"], "pushback", "{held}");
+    assert!(held["wait_ms"].as_u64().unwrap() > 20_000, "{held}");
+}
+
+/// Through `--proxy` robotsd connects to the proxy and never learns the server's address:
+/// lanes by address are by host, and the lane says so.
+#[tokio::test]
+async fn by_address_through_a_proxy_the_lane_is_the_host() {
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    // The site answers the proxied requests itself (their targets are absolute URLs).
+    let proxy = site.url("");
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--pace-key",
+            "address",
+            "--proxy",
+            &proxy,
+        ],
+        false,
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let pace = reserve(&client, &robotsd, &site.url("/a")).await;
+    assert_eq!(pace["lane"], "host:127.0.0.1", "{pace}");
+    assert_eq!(pace["outcome"], "reserved", "{pace}");
+}

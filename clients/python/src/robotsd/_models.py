@@ -892,13 +892,14 @@ class PaceJson(Struct):
     lane: Annotated[
         str,
         Meta(
-            description="The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by\ndefault, `host:example.com`; or `origin:https://example.com:8443`,\n`site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot."
+            description="The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by\ndefault, `host:example.com`; or `origin:https://example.com:8443`,\n`site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no\naddress). Each keeps its own crawl-delay after the lane's last slot."
         ),
     ]
     """
     The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
     default, `host:example.com`; or `origin:https://example.com:8443`,
-    `site:example.co.uk`). Each keeps its own crawl-delay after the lane's last slot.
+    `site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no
+    address). Each keeps its own crawl-delay after the lane's last slot.
     """
     not_before: Annotated[
         str,
