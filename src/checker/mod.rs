@@ -241,7 +241,7 @@ impl Checker {
 
     /// Reserves a fetch slot in `lane` for `answer` when `options` ask for one and the URL may
     /// be fetched.
-    async fn pace(&self, answer: &mut Answer, lane: &str, options: CheckOptions) {
+    async fn pace(&self, answer: &mut Answer, lane: String, options: CheckOptions) {
         if !options.pace {
             return;
         }
@@ -309,7 +309,7 @@ impl Checker {
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, false).await;
         if let Some(lane) = lane {
-            self.pace(&mut answer, &lane, options).await;
+            self.pace(&mut answer, lane, options).await;
         }
         Ok(answer)
     }
@@ -335,7 +335,7 @@ impl Checker {
             .flatten();
         let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
         self.attach_licenses(&mut answer, licensed, true).await;
-        self.pace(&mut answer, &lane, options).await;
+        self.pace(&mut answer, lane, options).await;
         Ok(Some(answer))
     }
 

@@ -66,8 +66,14 @@ impl PaceKey {
         let kind = match self {
             PaceKey::Address => PaceKey::Host,
             other => other,
-        };
-        format!("{}:{name}", kind.as_str())
+        }
+        .as_str();
+        // Built by hand rather than with `format!`: one lane per paced check.
+        let mut lane = String::with_capacity(kind.len() + 1 + name.len());
+        lane.push_str(kind);
+        lane.push(':');
+        lane.push_str(name);
+        lane
     }
 }
 

@@ -213,7 +213,10 @@ impl Pacer {
     /// Reserves the next fetch slot of `lane` for a check whose group states `crawl_delay`
     /// (seconds, and its line: of the checked origin's robots.txt, kept after the lane's last
     /// slot whatever origin took it), or says when to ask again.
-    pub async fn reserve(&self, lane: &str, crawl_delay: Option<(f64, u32)>) -> Pace {
+    pub async fn reserve(&self, lane: impl Into<String>, crawl_delay: Option<(f64, u32)>) -> Pace {
+        // Owned, so that the answer takes the lane without copying it.
+        let owned = lane.into();
+        let lane = owned.as_str();
         let (interval_ms, capped) = self.config.base_interval(crawl_delay.map(|(s, _)| s));
         let request = SlotRequest {
             interval_ms,
@@ -243,7 +246,7 @@ impl Pacer {
             }
         };
         let pace = pace(
-            lane,
+            owned,
             grant,
             scope,
             crawl_delay.map(|(_, line)| line),
@@ -345,7 +348,7 @@ impl Pacer {
 }
 
 fn pace(
-    lane: &str,
+    lane: String,
     grant: SlotGrant,
     scope: Scope,
     crawl_delay_line: Option<u32>,
@@ -353,7 +356,7 @@ fn pace(
 ) -> Pace {
     let pushed_back = grant.slowdown > UNSLOWED || grant.blocked_until > 0;
     Pace {
-        lane: lane.to_owned(),
+        lane,
         reserved: grant.reserved,
         not_before: timestamp(grant.at),
         wait: Duration::from_millis(grant.at.saturating_sub(grant.now)),
