@@ -37,6 +37,7 @@ pub mod kept;
 pub mod metrics;
 pub mod origin;
 pub mod pacing;
+pub mod page;
 pub mod rsl;
 pub mod server;
 pub mod store;

@@ -7,6 +7,7 @@ mod batch_body;
 mod json;
 mod ops;
 mod pace;
+mod page;
 mod params;
 mod parsed;
 pub mod problem;
@@ -36,6 +37,7 @@ use crate::origin::TargetError;
 use batch_answer::BatchWriter;
 use json::JsonBody;
 pub(crate) use pace::write_pace_member;
+pub use page::PAGE_PATH;
 use params::{View, check_params, query_pairs, required_url, view};
 use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use robotsd_engine::{PercentDecoding, RobotsTxt};
@@ -104,7 +106,7 @@ struct ApiDoc;
 /// The public API routes, and their paths (the routes behind the request limits), read off the
 /// same registration.
 pub fn api_router(state: AppState) -> (Router, Vec<String>) {
-    let (router, doc) = api_routes().split_for_parts();
+    let (router, doc) = api_routes(state.limits.max_page_bytes).split_for_parts();
     (
         router.with_state(state),
         doc.paths.paths.into_keys().collect(),
@@ -113,13 +115,18 @@ pub fn api_router(state: AppState) -> (Router, Vec<String>) {
 
 /// The API routes with their OpenAPI description: one list serves both, so the document cannot
 /// drift from what is served.
-fn api_routes() -> OpenApiRouter<AppState> {
+fn api_routes(max_page_bytes: usize) -> OpenApiRouter<AppState> {
+    // A page's body carries its document: its own limit, set on its route alone.
+    let page = OpenApiRouter::new()
+        .routes(routes!(page::page_post))
+        .layer(axum::extract::DefaultBodyLimit::max(max_page_bytes));
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(check_get, check_post))
         .routes(routes!(robots::robots_get))
         .routes(routes!(robots::robots_refresh))
         .routes(routes!(evaluate_post))
         .routes(routes!(pace::feedback_post))
+        .merge(page)
 }
 
 /// The probe and metrics routes (served on the admin listener when there is one).
@@ -135,7 +142,7 @@ pub fn admin_router(state: AppState) -> Router {
 
 /// The OpenAPI document of the whole service, as committed under `openapi/`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
-    let (_, mut api) = api_routes().split_for_parts();
+    let (_, mut api) = api_routes(Limits::default().max_page_bytes).split_for_parts();
     let (_, ops) = OpenApiRouter::<AppState>::new()
         .routes(routes!(ops::livez_doc))
         .routes(routes!(ops::readyz_doc))
@@ -320,11 +327,14 @@ impl<S: Send + Sync> axum::extract::FromRequest<S> for JsonRequest {
 }
 
 /// The body's bytes, within the body limit.
-fn read_body(JsonRequest(body): JsonRequest, limits: &Limits) -> Result<Bytes, ApiError> {
+fn read_body(body: JsonRequest, limits: &Limits) -> Result<Bytes, ApiError> {
+    read_body_within(body, limits.max_body_bytes)
+}
+
+/// The body's bytes, within `max` (the limit of its route).
+fn read_body_within(JsonRequest(body): JsonRequest, max: usize) -> Result<Bytes, ApiError> {
     body.map_err(|rejection| match rejection {
-        BytesRejection::FailedToBufferBody(_) => ApiError::BodyTooLarge {
-            max: limits.max_body_bytes,
-        },
+        BytesRejection::FailedToBufferBody(_) => ApiError::BodyTooLarge { max },
         other => ApiError::InvalidBody(other.body_text()),
     })
 }

@@ -129,6 +129,10 @@ pub enum ApiError {
     /// A report of `POST /v1/feedback` says nothing usable.
     #[error("{0}")]
     InvalidReport(String),
+    /// A page of `POST /v1/page` is not one robotsd reads: headers out of bounds, a document
+    /// given twice or not base64.
+    #[error("{0}")]
+    InvalidPage(String),
     /// A batch has more items than allowed.
     #[error("a batch may hold at most {max} items; this one has {len}")]
     BatchTooLarge {
@@ -295,6 +299,7 @@ impl ApiError {
             ),
             ApiError::InvalidBody(_) => ("invalid-body", "Invalid request body", S::BAD_REQUEST),
             ApiError::InvalidReport(_) => ("invalid-report", "Invalid report", S::BAD_REQUEST),
+            ApiError::InvalidPage(_) => ("invalid-page", "Invalid page", S::BAD_REQUEST),
             ApiError::UnsupportedEncoding(_) => (
                 "unsupported-content-encoding",
                 "Unsupported content encoding",

@@ -28,6 +28,8 @@ pub struct Limits {
     pub max_batch: usize,
     /// Largest request body accepted (1 MiB).
     pub max_body_bytes: usize,
+    /// Largest `POST /v1/page` body accepted, a page's headers and document (4 MiB).
+    pub max_page_bytes: usize,
     /// Time limit for answering one request (30 s).
     pub request_timeout: Duration,
     /// Most requests in flight; beyond it 503 with `Retry-After` (1024).
@@ -45,6 +47,7 @@ impl Default for Limits {
             max_user_agent_bytes: MAX_USER_AGENT_BYTES,
             max_batch: 1000,
             max_body_bytes: MIB as usize,
+            max_page_bytes: 4 * MIB as usize,
             request_timeout: Duration::from_secs(30),
             concurrency_limit: 1024,
             batch_concurrency: 16,
@@ -77,6 +80,12 @@ pub struct LimitArgs {
     #[arg(long, env = "ROBOTSD_MAX_BODY_BYTES", default_value = "1MiB")]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
     pub max_body_bytes: u64,
+
+    /// Largest `POST /v1/page` body accepted: a fetched page's headers and document (robotsd
+    /// reads the first 2 MiB of a document, as Googlebot reads HTML; room for JSON's escapes).
+    #[arg(long, env = "ROBOTSD_MAX_PAGE_BYTES", default_value = "4MiB")]
+    #[arg(value_parser = parse_size, value_name = "BYTES")]
+    pub max_page_bytes: u64,
 
     /// Time limit for answering one request, fetches included.
     #[arg(long, env = "ROBOTSD_REQUEST_TIMEOUT", default_value = "30s")]
@@ -113,6 +122,7 @@ impl LimitArgs {
         for (field, zero) in [
             ("max_batch", self.max_batch == 0),
             ("max_body_bytes", self.max_body_bytes == 0),
+            ("max_page_bytes", self.max_page_bytes == 0),
             ("request_timeout", self.request_timeout.is_zero()),
             ("concurrency_limit", self.concurrency_limit == 0),
             ("batch_concurrency", self.batch_concurrency == 0),
@@ -126,6 +136,7 @@ impl LimitArgs {
             max_user_agent_bytes,
             max_batch: self.max_batch,
             max_body_bytes: ConfigError::to_usize(SECTION, "max_body_bytes", self.max_body_bytes)?,
+            max_page_bytes: ConfigError::to_usize(SECTION, "max_page_bytes", self.max_page_bytes)?,
             request_timeout: self.request_timeout,
             concurrency_limit: self.concurrency_limit,
             batch_concurrency: self.batch_concurrency,

@@ -184,7 +184,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 58] = [
+const FLAGS: [(&str, &str); 59] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -209,6 +209,7 @@ const FLAGS: [(&str, &str); 58] = [
     ("limits.max_user_agent_bytes", "--max-user-agent-bytes"),
     ("limits.max_batch", "--max-batch"),
     ("limits.max_body_bytes", "--max-body-bytes"),
+    ("limits.max_page_bytes", "--max-page-bytes"),
     ("limits.request_timeout", "--request-timeout"),
     ("limits.concurrency_limit", "--concurrency-limit"),
     ("limits.batch_concurrency", "--batch-concurrency"),

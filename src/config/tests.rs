@@ -108,6 +108,7 @@ fn flags_set_every_field() {
         "--max-user-agent-bytes=512",
         "--max-batch=10",
         "--max-body-bytes=64KiB",
+        "--max-page-bytes=8MiB",
         "--request-timeout=1m",
         "--concurrency-limit=8",
         "--batch-concurrency=2",
@@ -154,6 +155,7 @@ fn flags_set_every_field() {
             max_user_agent_bytes: 512,
             max_batch: 10,
             max_body_bytes: 64 * 1024,
+            max_page_bytes: 8 * 1024 * 1024,
             request_timeout: MINUTE,
             concurrency_limit: 8,
             batch_concurrency: 2,
@@ -182,6 +184,7 @@ fn zero_limits_are_refused() {
         ("--max-user-agent-bytes", "0"),
         ("--max-batch", "0"),
         ("--max-body-bytes", "0"),
+        ("--max-page-bytes", "0"),
         ("--concurrency-limit", "0"),
         ("--batch-concurrency", "0"),
     ] {

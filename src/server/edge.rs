@@ -102,6 +102,8 @@ pub struct Guard {
     /// A request declaring a larger body (`Content-Length`) is answered 413 at once, before any
     /// of it is read and without a `100 Continue`; one sending more is answered 413 when it has.
     pub max_body_bytes: usize,
+    /// The same for `POST /v1/page`, whose body carries a whole document.
+    pub max_page_bytes: usize,
     /// A body must be in within this of the head: it is read before a permit is taken, so a
     /// slow sender holds a connection, never one of the permits.
     pub body_time_limit: Duration,
@@ -246,18 +248,22 @@ where
             return ApiError::Unauthorized.into_response();
         }
     }
-    let too_large = ApiError::BodyTooLarge {
-        max: guard.max_body_bytes,
+    let max_body_bytes = if request.uri().path() == crate::api::PAGE_PATH {
+        guard.max_page_bytes
+    } else {
+        guard.max_body_bytes
     };
-    if declared_length(&request).is_some_and(|length| length > guard.max_body_bytes as u64) {
+    let too_large = ApiError::BodyTooLarge {
+        max: max_body_bytes,
+    };
+    if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
         return too_large.into_response();
     }
     let request = if request.body().is_end_stream() {
         request
     } else {
         let (parts, body) = request.into_parts();
-        let read =
-            tokio::time::timeout(guard.body_time_limit, read_body(body, guard.max_body_bytes));
+        let read = tokio::time::timeout(guard.body_time_limit, read_body(body, max_body_bytes));
         match read.await {
             Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
             Ok(Err(error)) => return error.into_response(),
@@ -380,6 +386,7 @@ mod tests {
                 permits: Arc::new(Semaphore::new(permits)),
                 time_limit,
                 max_body_bytes: 1024,
+                max_page_bytes: 4096,
                 body_time_limit: Duration::from_secs(1),
                 tokens: None,
             },

@@ -179,6 +179,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
         max_body_bytes: limits.max_body_bytes,
+        max_page_bytes: limits.max_page_bytes,
         body_time_limit: state.connections.body_read_timeout,
         tokens: state.api_tokens.clone(),
     };
@@ -194,6 +195,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         permits: Arc::new(Semaphore::new(0)),
         time_limit: state.limits.request_timeout,
         max_body_bytes: state.limits.max_body_bytes,
+        max_page_bytes: state.limits.max_page_bytes,
         body_time_limit: state.connections.body_read_timeout,
         tokens: None,
     };

@@ -1,7 +1,7 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `bounds::`, `cache_pressure::`, `cli::`, `connections::`,
-//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `long_redirects::`, `pacing::`, `percent_decoding::`,
+//! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `long_redirects::`, `page::`, `pacing::`, `percent_decoding::`,
 //! `redis_tls::`, `rsl::`, `ssrf::`, `tester::`, `usage::`).
 
 mod api;
@@ -16,6 +16,7 @@ mod fleet_processes;
 mod logging;
 mod long_redirects;
 mod pacing;
+mod page;
 mod percent_decoding;
 mod redis_server;
 mod redis_tls;

@@ -110,6 +110,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * After the fetch: a page's own rules for the crawler and its AI-use reservations, beside
+         *     robots.txt's answer for its URL.
+         */
+        post: operations["page_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/robots": {
         parameters: {
             query?: never;
@@ -315,11 +335,47 @@ export interface components {
             /** @description The checks. */
             checks: components["schemas"]["CheckItem"][];
         };
+        /** @description One aipref category, combined by aipref's rule over robots.txt and the header. */
+        CombinedJson: {
+            /** @description The statements that gave it a value: `robots_txt`, `header`. */
+            sources: string[];
+            value?: components["schemas"]["PreferenceValue"] | null;
+        };
         /**
          * @description How a connection to the site failed before any answer, as a worker reports it.
          * @enum {string}
          */
         ConnectionFailure: "refused" | "reset";
+        /**
+         * @description The page's `Content-Usage` header (draft-ietf-aipref-attach-05).
+         * @example {
+         *       "categories": {
+         *         "train-ai": "n"
+         *       },
+         *       "headers": [
+         *         2
+         *       ],
+         *       "state": "stated"
+         *     }
+         */
+        ContentUsageHeaderJson: {
+            /**
+             * @description The categories with a `y` or `n`, by label as written (at most 16, labels of at most 64
+             *     bytes).
+             */
+            categories: {
+                [key: string]: components["schemas"]["PreferenceValue"];
+            };
+            /** @description How many it stated, when `categories` shows fewer; absent otherwise. */
+            categories_total?: number | null;
+            /** @description The positions of its field lines among the request's headers. */
+            headers: number[];
+            /**
+             * @description `absent`, `unparseable` (not an RFC 9651 Dictionary: every preference unknown), or
+             *     `stated`.
+             */
+            state: string;
+        };
         /** @description What was found on a line of robots.txt. */
         DiagnosticJson: {
             /** @description The key concerned, if any (cut to 64 bytes). */
@@ -584,6 +640,173 @@ export interface components {
              * @description The slowdown factor now: 1 unless the site pushed back; it halves every minute.
              */
             slowdown: number;
+        };
+        /**
+         * @description `POST /v1/page`: a fetched page, as the worker received it.
+         * @example {
+         *       "headers": [
+         *         [
+         *           "Content-Type",
+         *           "text/html; charset=utf-8"
+         *         ],
+         *         [
+         *           "X-Robots-Tag",
+         *           "googlebot: nofollow"
+         *         ],
+         *         [
+         *           "Content-Usage",
+         *           "train-ai=n"
+         *         ]
+         *       ],
+         *       "html": "<!DOCTYPE html><html><head><meta name=\"robots\" content=\"max-snippet:50\"></head><body>…</body></html>",
+         *       "ua": "ExampleBot/1.0",
+         *       "url": "https://example.com/articles/1"
+         *     }
+         */
+        PageRequest: {
+            /**
+             * @description The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
+             *     At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
+             *     reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
+             *     and `Content-Type` for the document's charset.
+             */
+            headers?: [
+                string,
+                string
+            ][];
+            /** @description The document as text, when it is HTML; its first 2 MiB are read. */
+            html?: string | null;
+            /**
+             * @description The document's bytes, base64, instead of `html`: read in its own charset (byte order
+             *     mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
+             */
+            html_base64?: string | null;
+            /**
+             * @description The crawler, as `/v1/check` takes it: a product token or a whole User-Agent header, or
+             *     several. Rules written for any of its product tokens apply to it.
+             */
+            ua?: components["schemas"]["UserAgents"];
+            /** @description The page's URL (after redirects: the one whose response this is). */
+            url?: string;
+        };
+        /** @description What robotsd makes of a fetched page, for the crawler. */
+        PageResponse: {
+            /** @description Whether robots.txt allows the URL, as `check.allowed`. */
+            allowed: boolean;
+            /** @description robots.txt's answer for the URL, as `GET /v1/check` gives it. */
+            check: components["schemas"]["CheckResponse"];
+            /** @description Only the document's first 2 MiB were read; absent otherwise. */
+            document_cut?: boolean | null;
+            /** @description The charset the document was read in, when one was sent. */
+            encoding?: string | null;
+            robots?: components["schemas"]["PageRobotsJson"] | null;
+            usage?: components["schemas"]["PageUsageJson"] | null;
+        };
+        /**
+         * @description The page's robots rules in force for the crawler, after Google's rules: general and
+         *     agent-specific rules add up, the more restrictive wins.
+         * @example {
+         *       "follow": false,
+         *       "image_index": true,
+         *       "index": true,
+         *       "index_if_embedded": false,
+         *       "max_image_preview": null,
+         *       "max_snippet": 50,
+         *       "max_video_preview": null,
+         *       "rules": [
+         *         {
+         *           "agent": "googlebot",
+         *           "header": 1,
+         *           "rule": "nofollow"
+         *         },
+         *         {
+         *           "agent": null,
+         *           "line": 1,
+         *           "rule": "max-snippet:50"
+         *         }
+         *       ],
+         *       "snippet": true,
+         *       "translate": true,
+         *       "unavailable_after": null,
+         *       "uninterpreted": []
+         *     }
+         */
+        PageRobotsJson: {
+            /** @description No `nofollow` or `none`: its links may be followed. */
+            follow: boolean;
+            /** @description No `noimageindex`. */
+            image_index: boolean;
+            /** @description No `noindex` or `none`: the page may be indexed. */
+            index: boolean;
+            /** @description `indexifembedded` with `noindex` (it has no effect without). */
+            index_if_embedded: boolean;
+            /** @description `none`, `standard` or `large`; null: not stated (the search engine's default). */
+            max_image_preview?: string | null;
+            /**
+             * Format: int64
+             * @description The longest text snippet in characters (`0` with no snippet); null: no limit.
+             */
+            max_snippet?: number | null;
+            /**
+             * Format: int64
+             * @description The longest video preview in seconds (`0`: a static image at most); null: no limit.
+             */
+            max_video_preview?: number | null;
+            /**
+             * @description Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
+             *     texts cut at 256 bytes).
+             */
+            rules: components["schemas"]["PageRuleJson"][];
+            /** @description How many rules applied, when `rules` lists fewer; absent otherwise. */
+            rules_total?: number | null;
+            /** @description No `nosnippet` (nor `max-snippet:0`). */
+            snippet: boolean;
+            /** @description No `notranslate`. */
+            translate: boolean;
+            /** @description The earliest `unavailable_after` (RFC 3339, UTC), or null. */
+            unavailable_after?: string | null;
+            /**
+             * @description Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
+             *     `nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped.
+             */
+            uninterpreted: string[];
+        };
+        /**
+         * @description Where a rule was written: `header` (its position among the request's `headers`, from 0), or
+         *     `line` (the line of the document its `meta` tag ends on, from 1).
+         */
+        PageRuleJson: {
+            /**
+             * @description The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:
+             *     every crawler.
+             */
+            agent?: string | null;
+            /** @description Its header's position, when it was written in a header. */
+            header?: number | null;
+            /**
+             * @description `unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as
+             *     Google ignores it. Absent when the rule applies.
+             */
+            ignored?: string | null;
+            /**
+             * Format: int32
+             * @description Its `meta` tag's line, when it was written in the document.
+             */
+            line?: number | null;
+            /** @description The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`). */
+            rule: string;
+        };
+        /** @description The page's AI-use statements, beside robots.txt's. */
+        PageUsageJson: {
+            /** @description Per category of aipref's vocabulary (`train-ai`, `search`). */
+            combined: {
+                [key: string]: components["schemas"]["CombinedJson"];
+            };
+            /** @description The page's `Content-Usage` header. */
+            content_usage_header: components["schemas"]["ContentUsageHeaderJson"];
+            robots_txt?: components["schemas"]["UsageJson"] | null;
+            /** @description TDMRep, from the headers and the document. */
+            tdm: components["schemas"]["TdmJson"];
         };
         /** @description A parsed robots.txt, as the tester and `/v1/robots` show it. */
         ParsedJson: {
@@ -987,6 +1210,31 @@ export interface components {
             line: number;
             /** @description The URL as written. */
             url: string;
+        };
+        /**
+         * @description TDMRep (W3C): whether text and data mining rights are reserved.
+         * @example {
+         *       "policy": "https://provider.com/policies/policy.json",
+         *       "policy_source": "header",
+         *       "reservation": true,
+         *       "source": "header"
+         *     }
+         */
+        TdmJson: {
+            /** @description The TDM policy's URL, only with a reservation of `1`. */
+            policy?: string | null;
+            /** @description Where the policy came from. */
+            policy_source?: string | null;
+            /**
+             * @description `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
+             *     other than `0` and `1`).
+             */
+            reservation?: boolean | null;
+            /**
+             * @description Where the reservation (or the error that unset it) came from: `header` or `meta` (the
+             *     document's, which supersedes the header); null when unset and absent.
+             */
+            source?: string | null;
         };
         /** @description The same agent(s) for every URL. */
         UrlsBatch: {
@@ -1599,6 +1847,120 @@ export interface operations {
             };
             /** @description The body is not declared as JSON (Content-Type: application/json). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request head is larger than --max-header-bytes, or has more than 100 header fields. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took longer than the request time limit. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    page_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PageRequest"];
+            };
+        };
+        responses: {
+            /** @description robots.txt's answer for the URL, and, when it allows the URL, the page's robots rules in force for the crawler (each with where it was written) and its AI-use statements combined with robots.txt's (docs/page.md). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PageResponse"];
+                };
+            };
+            /** @description Not a page: a missing or invalid url or ua, headers out of bounds, a document given twice or not base64. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description With --api-token-file: no `Authorization: Bearer` header with one of its tokens. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within the body-read time limit. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many items, or too large a body. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request target is longer than 32 KiB. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not declared as JSON (Content-Type: application/json). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description robotsd will not contact this destination (for its robots.txt). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -161,7 +161,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "cache-capacity" "default-lifetime" "min-lifetime" "max-lifetime" "disallow-window"
   "last-copy-window" "retry-min" "retry-max"
   "allow-private-networks" "allow-cidr" "deny-cidr"
-  "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "request-timeout"
+  "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "max-page-bytes" "request-timeout"
   "concurrency-limit" "batch-concurrency" "shutdown-grace"
   "max-connections" "header-read-timeout" "idle-timeout" "body-read-timeout" "max-header-bytes"
   "http2-max-streams"

@@ -93,6 +93,9 @@ How a connection to the site failed before any answer, as a worker reports it.
 """
 
 
+Header: TypeAlias = Annotated[int, Meta(ge=0)]
+
+
 class DiagnosticJson(Struct):
     """
     What was found on a line of robots.txt.
@@ -245,6 +248,79 @@ PaceOutcome: TypeAlias = Annotated[
 """
 Whether a slot was reserved.
 """
+
+
+class PageRuleJson(Struct):
+    """
+    Where a rule was written: `header` (its position among the request's `headers`, from 0), or
+    `line` (the line of the document its `meta` tag ends on, from 1).
+    """
+
+    rule: Annotated[
+        str,
+        Meta(
+            description="The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`)."
+        ),
+    ]
+    """
+    The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`).
+    """
+    agent: Union[
+        Annotated[
+            str,
+            Meta(
+                description='The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:\nevery crawler.'
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:
+    every crawler.
+    """
+    header: Union[
+        Annotated[
+            int,
+            Meta(
+                description="Its header's position, when it was written in a header.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its header's position, when it was written in a header.
+    """
+    ignored: Union[
+        Annotated[
+            str,
+            Meta(
+                description="`unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as\nGoogle ignores it. Absent when the rule applies."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as
+    Google ignores it. Absent when the rule applies.
+    """
+    line: Union[
+        Annotated[
+            int,
+            Meta(
+                description="Its `meta` tag's line, when it was written in the document.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its `meta` tag's line, when it was written in the document.
+    """
 
 
 PercentDecodingName: TypeAlias = Annotated[
@@ -718,6 +794,58 @@ class SitemapJson(Struct):
     """
 
 
+class TdmJson(Struct):
+    """
+    TDMRep (W3C): whether text and data mining rights are reserved.
+    """
+
+    policy: Union[
+        Annotated[
+            str,
+            Meta(description="The TDM policy's URL, only with a reservation of `1`."),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The TDM policy's URL, only with a reservation of `1`.
+    """
+    policy_source: Union[
+        Annotated[str, Meta(description="Where the policy came from.")], None, UnsetType
+    ] = UNSET
+    """
+    Where the policy came from.
+    """
+    reservation: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value\nother than `0` and `1`)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
+    other than `0` and `1`).
+    """
+    source: Union[
+        Annotated[
+            str,
+            Meta(
+                description="Where the reservation (or the error that unset it) came from: `header` or `meta` (the\ndocument's, which supersedes the header); null when unset and absent."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Where the reservation (or the error that unset it) came from: `header` or `meta` (the
+    document's, which supersedes the header); null when unset and absent.
+    """
+
+
 UsageSourceName: TypeAlias = Annotated[
     str, Meta(description="Which convention a preference line follows.")
 ]
@@ -788,6 +916,73 @@ class ChecksBatch(Struct):
     checks: Annotated[list[CheckItem], Meta(description="The checks.")]
     """
     The checks.
+    """
+
+
+class CombinedJson(Struct):
+    """
+    One aipref category, combined by aipref's rule over robots.txt and the header.
+    """
+
+    sources: Annotated[
+        list[str],
+        Meta(
+            description="The statements that gave it a value: `robots_txt`, `header`."
+        ),
+    ]
+    """
+    The statements that gave it a value: `robots_txt`, `header`.
+    """
+    value: Union[PreferenceValue, None, UnsetType] = UNSET
+
+
+class ContentUsageHeaderJson(Struct):
+    """
+    The page's `Content-Usage` header (draft-ietf-aipref-attach-05).
+    """
+
+    categories: Annotated[
+        dict[str, PreferenceValue],
+        Meta(
+            description="The categories with a `y` or `n`, by label as written (at most 16, labels of at most 64\nbytes)."
+        ),
+    ]
+    """
+    The categories with a `y` or `n`, by label as written (at most 16, labels of at most 64
+    bytes).
+    """
+    headers: Annotated[
+        list[Header],
+        Meta(
+            description="The positions of its field lines among the request's headers."
+        ),
+    ]
+    """
+    The positions of its field lines among the request's headers.
+    """
+    state: Annotated[
+        str,
+        Meta(
+            description="`absent`, `unparseable` (not an RFC 9651 Dictionary: every preference unknown), or\n`stated`."
+        ),
+    ]
+    """
+    `absent`, `unparseable` (not an RFC 9651 Dictionary: every preference unknown), or
+    `stated`.
+    """
+    categories_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many it stated, when `categories` shows fewer; absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many it stated, when `categories` shows fewer; absent otherwise.
     """
 
 
@@ -1020,6 +1215,209 @@ class PaceStateJson(Struct):
     ] = UNSET
     """
     The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
+    """
+
+
+class PageRequest(Struct):
+    """
+    `POST /v1/page`: a fetched page, as the worker received it.
+    """
+
+    headers: Union[
+        Annotated[
+            list[list[str]],
+            Meta(
+                description="The response headers as received, in order, repeated ones kept: `[name, value]` pairs.\nAt most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd\nreads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,\nand `Content-Type` for the document's charset."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
+    At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
+    reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
+    and `Content-Type` for the document's charset.
+    """
+    html: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The document as text, when it is HTML; its first 2 MiB are read."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The document as text, when it is HTML; its first 2 MiB are read.
+    """
+    html_base64: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The document's bytes, base64, instead of `html`: read in its own charset (byte order\nmark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The document's bytes, base64, instead of `html`: read in its own charset (byte order
+    mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
+    """
+    ua: Union[
+        Annotated[
+            UserAgents,
+            Meta(
+                description="The crawler, as `/v1/check` takes it: a product token or a whole User-Agent header, or\nseveral. Rules written for any of its product tokens apply to it."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    The crawler, as `/v1/check` takes it: a product token or a whole User-Agent header, or
+    several. Rules written for any of its product tokens apply to it.
+    """
+    url: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The page's URL (after redirects: the one whose response this is)."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    The page's URL (after redirects: the one whose response this is).
+    """
+
+
+class PageRobotsJson(Struct):
+    """
+    The page's robots rules in force for the crawler, after Google's rules: general and
+    agent-specific rules add up, the more restrictive wins.
+    """
+
+    follow: Annotated[
+        bool, Meta(description="No `nofollow` or `none`: its links may be followed.")
+    ]
+    """
+    No `nofollow` or `none`: its links may be followed.
+    """
+    image_index: Annotated[bool, Meta(description="No `noimageindex`.")]
+    """
+    No `noimageindex`.
+    """
+    index: Annotated[
+        bool, Meta(description="No `noindex` or `none`: the page may be indexed.")
+    ]
+    """
+    No `noindex` or `none`: the page may be indexed.
+    """
+    index_if_embedded: Annotated[
+        bool,
+        Meta(
+            description="`indexifembedded` with `noindex` (it has no effect without)."
+        ),
+    ]
+    """
+    `indexifembedded` with `noindex` (it has no effect without).
+    """
+    rules: Annotated[
+        list[PageRuleJson],
+        Meta(
+            description="Every rule that applied to the crawler, ignored ones included, headers first (at most 64;\ntexts cut at 256 bytes)."
+        ),
+    ]
+    """
+    Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
+    texts cut at 256 bytes).
+    """
+    snippet: Annotated[bool, Meta(description="No `nosnippet` (nor `max-snippet:0`).")]
+    """
+    No `nosnippet` (nor `max-snippet:0`).
+    """
+    translate: Annotated[bool, Meta(description="No `notranslate`.")]
+    """
+    No `notranslate`.
+    """
+    uninterpreted: Annotated[
+        list[str],
+        Meta(
+            description="Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,\n`nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped."
+        ),
+    ]
+    """
+    Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
+    `nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped.
+    """
+    max_image_preview: Union[
+        Annotated[
+            str,
+            Meta(
+                description="`none`, `standard` or `large`; null: not stated (the search engine's default)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `none`, `standard` or `large`; null: not stated (the search engine's default).
+    """
+    max_snippet: Union[
+        Annotated[
+            int,
+            Meta(
+                description="The longest text snippet in characters (`0` with no snippet); null: no limit.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The longest text snippet in characters (`0` with no snippet); null: no limit.
+    """
+    max_video_preview: Union[
+        Annotated[
+            int,
+            Meta(
+                description="The longest video preview in seconds (`0`: a static image at most); null: no limit.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The longest video preview in seconds (`0`: a static image at most); null: no limit.
+    """
+    rules_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many rules applied, when `rules` lists fewer; absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many rules applied, when `rules` lists fewer; absent otherwise.
+    """
+    unavailable_after: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The earliest `unavailable_after` (RFC 3339, UTC), or null."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The earliest `unavailable_after` (RFC 3339, UTC), or null.
     """
 
 
@@ -1620,6 +2018,33 @@ class CheckResponse(Struct):
     usage: Union[UsageJson, None, UnsetType] = UNSET
 
 
+class PageUsageJson(Struct):
+    """
+    The page's AI-use statements, beside robots.txt's.
+    """
+
+    combined: Annotated[
+        dict[str, CombinedJson],
+        Meta(description="Per category of aipref's vocabulary (`train-ai`, `search`)."),
+    ]
+    """
+    Per category of aipref's vocabulary (`train-ai`, `search`).
+    """
+    content_usage_header: Annotated[
+        ContentUsageHeaderJson, Meta(description="The page's `Content-Usage` header.")
+    ]
+    """
+    The page's `Content-Usage` header.
+    """
+    tdm: Annotated[
+        TdmJson, Meta(description="TDMRep, from the headers and the document.")
+    ]
+    """
+    TDMRep, from the headers and the document.
+    """
+    robots_txt: Union[UsageJson, None, UnsetType] = UNSET
+
+
 BatchItem: TypeAlias = Annotated[
     Union[CheckResponse, VerdictResponse, BatchItem1],
     Meta(
@@ -1709,3 +2134,53 @@ class EvaluateResponse(Struct):
     `true` when `results` reached its bound (8 MiB): from the item that reached it on, each
     answer is given as `view=verdict` gives it. Absent otherwise.
     """
+
+
+class PageResponse(Struct):
+    """
+    What robotsd makes of a fetched page, for the crawler.
+    """
+
+    allowed: Annotated[
+        bool, Meta(description="Whether robots.txt allows the URL, as `check.allowed`.")
+    ]
+    """
+    Whether robots.txt allows the URL, as `check.allowed`.
+    """
+    check: Annotated[
+        CheckResponse,
+        Meta(
+            description="robots.txt's answer for the URL, as `GET /v1/check` gives it."
+        ),
+    ]
+    """
+    robots.txt's answer for the URL, as `GET /v1/check` gives it.
+    """
+    document_cut: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="Only the document's first 2 MiB were read; absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Only the document's first 2 MiB were read; absent otherwise.
+    """
+    encoding: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The charset the document was read in, when one was sent."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The charset the document was read in, when one was sent.
+    """
+    robots: Union[PageRobotsJson, None, UnsetType] = UNSET
+    usage: Union[PageUsageJson, None, UnsetType] = UNSET

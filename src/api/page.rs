@@ -1,0 +1,381 @@
+//! `POST /v1/page` (docs/page.md): after the fetch, a page's own rules for the crawler (its
+//! `X-Robots-Tag` headers and robots `meta` tags) and its AI-use reservations (`Content-Usage`,
+//! TDMRep), beside what robots.txt says of the URL. The reading is [`crate::page`]'s; this is
+//! the JSON around it.
+
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
+use super::types::{CheckResponse, PreferenceValue, UserAgents};
+use super::{AppState, JsonBody, JsonRequest, check_one};
+use crate::checker::CheckOptions;
+use crate::page::{self, PageAnswer, PageInput, UsageOrigin};
+use robotsd_page::content_usage::HeaderUsage;
+use robotsd_page::directives::Ignored;
+use robotsd_page::page::RuleSource;
+use robotsd_page::tdm::{Tdm, TdmSource};
+
+/// The path, which the edge gives its own body limit (`--max-page-bytes`).
+pub const PAGE_PATH: &str = "/v1/page";
+
+/// `POST /v1/page`: a fetched page, as the worker received it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"url": "https://example.com/articles/1", "ua": "ExampleBot/1.0", "headers": [["Content-Type", "text/html; charset=utf-8"], ["X-Robots-Tag", "googlebot: nofollow"], ["Content-Usage", "train-ai=n"]], "html": "<!DOCTYPE html><html><head><meta name=\"robots\" content=\"max-snippet:50\"></head><body>…</body></html>"}))]
+pub struct PageRequest {
+    /// The page's URL (after redirects: the one whose response this is).
+    #[serde(default)]
+    pub url: String,
+    /// The crawler, as `/v1/check` takes it: a product token or a whole User-Agent header, or
+    /// several. Rules written for any of its product tokens apply to it.
+    #[serde(default)]
+    pub ua: UserAgents,
+    /// The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
+    /// At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
+    /// reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
+    /// and `Content-Type` for the document's charset.
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    /// The document as text, when it is HTML; its first 2 MiB are read.
+    #[serde(default)]
+    pub html: Option<String>,
+    /// The document's bytes, base64, instead of `html`: read in its own charset (byte order
+    /// mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
+    #[serde(default)]
+    pub html_base64: Option<String>,
+}
+
+/// Where a rule was written: `header` (its position among the request's `headers`, from 0), or
+/// `line` (the line of the document its `meta` tag ends on, from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct PageRuleJson {
+    /// The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`).
+    pub rule: String,
+    /// The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:
+    /// every crawler.
+    pub agent: Option<String>,
+    /// Its header's position, when it was written in a header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<usize>,
+    /// Its `meta` tag's line, when it was written in the document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// `unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as
+    /// Google ignores it. Absent when the rule applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<&'static str>,
+}
+
+/// The page's robots rules in force for the crawler, after Google's rules: general and
+/// agent-specific rules add up, the more restrictive wins.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"index": true, "follow": false, "snippet": true, "max_snippet": 50, "max_image_preview": null, "max_video_preview": null, "image_index": true, "translate": true, "index_if_embedded": false, "unavailable_after": null, "uninterpreted": [], "rules": [{"rule": "nofollow", "agent": "googlebot", "header": 1}, {"rule": "max-snippet:50", "agent": null, "line": 1}]}))]
+pub struct PageRobotsJson {
+    /// No `noindex` or `none`: the page may be indexed.
+    pub index: bool,
+    /// No `nofollow` or `none`: its links may be followed.
+    pub follow: bool,
+    /// No `nosnippet` (nor `max-snippet:0`).
+    pub snippet: bool,
+    /// The longest text snippet in characters (`0` with no snippet); null: no limit.
+    pub max_snippet: Option<u64>,
+    /// `none`, `standard` or `large`; null: not stated (the search engine's default).
+    pub max_image_preview: Option<&'static str>,
+    /// The longest video preview in seconds (`0`: a static image at most); null: no limit.
+    pub max_video_preview: Option<u64>,
+    /// No `noimageindex`.
+    pub image_index: bool,
+    /// No `notranslate`.
+    pub translate: bool,
+    /// `indexifembedded` with `noindex` (it has no effect without).
+    pub index_if_embedded: bool,
+    /// The earliest `unavailable_after` (RFC 3339, UTC), or null.
+    pub unavailable_after: Option<String>,
+    /// Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
+    /// `nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped.
+    pub uninterpreted: Vec<&'static str>,
+    /// Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
+    /// texts cut at 256 bytes).
+    pub rules: Vec<PageRuleJson>,
+    /// How many rules applied, when `rules` lists fewer; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_total: Option<usize>,
+}
+
+/// The page's `Content-Usage` header (draft-ietf-aipref-attach-05).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"state": "stated", "categories": {"train-ai": "n"}, "headers": [2]}))]
+pub struct ContentUsageHeaderJson {
+    /// `absent`, `unparseable` (not an RFC 9651 Dictionary: every preference unknown), or
+    /// `stated`.
+    pub state: &'static str,
+    /// The categories with a `y` or `n`, by label as written (at most 16, labels of at most 64
+    /// bytes).
+    pub categories: BTreeMap<String, PreferenceValue>,
+    /// How many it stated, when `categories` shows fewer; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub categories_total: Option<usize>,
+    /// The positions of its field lines among the request's headers.
+    pub headers: Vec<usize>,
+}
+
+/// TDMRep (W3C): whether text and data mining rights are reserved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "header"}))]
+pub struct TdmJson {
+    /// `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
+    /// other than `0` and `1`).
+    pub reservation: Option<bool>,
+    /// Where the reservation (or the error that unset it) came from: `header` or `meta` (the
+    /// document's, which supersedes the header); null when unset and absent.
+    pub source: Option<&'static str>,
+    /// The TDM policy's URL, only with a reservation of `1`.
+    pub policy: Option<String>,
+    /// Where the policy came from.
+    pub policy_source: Option<&'static str>,
+}
+
+/// One aipref category, combined by aipref's rule over robots.txt and the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct CombinedJson {
+    /// Any `n`: `n`; else any `y`: `y`; else null (unknown).
+    pub value: Option<PreferenceValue>,
+    /// The statements that gave it a value: `robots_txt`, `header`.
+    pub sources: Vec<&'static str>,
+}
+
+/// The page's AI-use statements, beside robots.txt's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct PageUsageJson {
+    /// robots.txt's preferences for the URL, as `/v1/check` gives them (`usage` there), or
+    /// null when none applies.
+    pub robots_txt: Option<super::types::UsageJson>,
+    /// The page's `Content-Usage` header.
+    pub content_usage_header: ContentUsageHeaderJson,
+    /// TDMRep, from the headers and the document.
+    pub tdm: TdmJson,
+    /// Per category of aipref's vocabulary (`train-ai`, `search`).
+    pub combined: BTreeMap<&'static str, CombinedJson>,
+}
+
+/// What robotsd makes of a fetched page, for the crawler.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct PageResponse {
+    /// Whether robots.txt allows the URL, as `check.allowed`.
+    pub allowed: bool,
+    /// robots.txt's answer for the URL, as `GET /v1/check` gives it.
+    pub check: CheckResponse,
+    /// The page's robots rules for the crawler; null when robots.txt disallows the URL: a
+    /// crawler that obeys it never fetches the page, so its rules are never read.
+    pub robots: Option<PageRobotsJson>,
+    /// Its AI-use statements; null when robots.txt disallows the URL (no preference is implied
+    /// for it).
+    pub usage: Option<PageUsageJson>,
+    /// Only the document's first 2 MiB were read; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_cut: Option<bool>,
+    /// The charset the document was read in, when one was sent.
+    pub encoding: Option<&'static str>,
+}
+
+fn ignored_name(ignored: Ignored) -> &'static str {
+    match ignored {
+        Ignored::Unknown => "unknown",
+        Ignored::Unparseable => "unparseable",
+    }
+}
+
+fn source_name(source: Option<TdmSource>) -> Option<&'static str> {
+    source.map(TdmSource::as_str)
+}
+
+impl PageRobotsJson {
+    fn of(robots: page::PageRobots) -> PageRobotsJson {
+        let rules = robots.rules;
+        PageRobotsJson {
+            index: rules.index,
+            follow: rules.follow,
+            snippet: rules.snippet,
+            max_snippet: rules.max_snippet,
+            max_image_preview: rules.max_image_preview.map(|p| p.as_str()),
+            max_video_preview: rules.max_video_preview,
+            image_index: rules.image_index,
+            translate: rules.translate,
+            index_if_embedded: rules.index_if_embedded,
+            unavailable_after: rules
+                .unavailable_after
+                .map(robotsd_page::date::format_rfc3339),
+            uninterpreted: rules.uninterpreted,
+            rules: robots
+                .shown
+                .into_iter()
+                .map(|rule| {
+                    let (header, line) = match rule.source {
+                        RuleSource::Header { index } => (Some(index), None),
+                        RuleSource::Meta { line } => (None, Some(line)),
+                    };
+                    PageRuleJson {
+                        rule: rule.text,
+                        agent: rule.agent,
+                        header,
+                        line,
+                        ignored: rule.ignored.map(ignored_name),
+                    }
+                })
+                .collect(),
+            rules_total: robots.total,
+        }
+    }
+}
+
+impl TdmJson {
+    fn of(tdm: &Tdm) -> TdmJson {
+        let policy = tdm.policy_in_force().map(str::to_owned);
+        TdmJson {
+            reservation: tdm.reservation,
+            source: source_name(tdm.reservation_source),
+            policy_source: policy.as_ref().and(source_name(tdm.policy_source)),
+            policy,
+        }
+    }
+}
+
+impl PageUsageJson {
+    fn of(usage: page::PageUsage, robots_txt: Option<super::types::UsageJson>) -> PageUsageJson {
+        let (state, categories) = match usage.header {
+            HeaderUsage::Absent => ("absent", BTreeMap::new()),
+            HeaderUsage::Unparseable => ("unparseable", BTreeMap::new()),
+            HeaderUsage::Stated(stated) => (
+                "stated",
+                stated
+                    .into_iter()
+                    .map(|s| (s.category, s.preference.into()))
+                    .collect(),
+            ),
+        };
+        PageUsageJson {
+            robots_txt,
+            content_usage_header: ContentUsageHeaderJson {
+                state,
+                categories,
+                categories_total: usage.header_total,
+                headers: usage.header_lines,
+            },
+            tdm: TdmJson::of(&usage.tdm),
+            combined: usage
+                .combined
+                .into_iter()
+                .map(|c| {
+                    (
+                        c.category,
+                        CombinedJson {
+                            value: c.value.map(Into::into),
+                            sources: c
+                                .sources
+                                .into_iter()
+                                .map(|s| match s {
+                                    UsageOrigin::RobotsTxt => "robots_txt",
+                                    UsageOrigin::Header => "header",
+                                })
+                                .collect(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The request's document as text within the read bound, and the page as [`crate::page`]
+/// reads it.
+fn page_input(request: PageRequest) -> Result<PageInput, ApiError> {
+    page::check_headers(&request.headers).map_err(|e| ApiError::InvalidPage(e.to_string()))?;
+    let (document, document_cut, encoding) = match (request.html, request.html_base64) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::InvalidPage(
+                "give the document as `html` or as `html_base64`, not both".into(),
+            ));
+        }
+        (Some(html), None) => {
+            let (text, cut) = page::document_string(html);
+            (Some(text), cut, Some("UTF-8"))
+        }
+        (None, Some(encoded)) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded.trim())
+                .map_err(|e| ApiError::InvalidPage(format!("html_base64: {e}")))?;
+            let (text, cut, encoding) = page::document_text(&bytes, &request.headers);
+            (Some(text), cut, Some(encoding))
+        }
+        (None, None) => (None, false, None),
+    };
+    Ok(PageInput {
+        headers: request.headers,
+        document,
+        document_cut,
+        encoding,
+    })
+}
+
+/// After the fetch: a page's own rules for the crawler and its AI-use reservations, beside
+/// robots.txt's answer for its URL.
+#[utoipa::path(
+    post,
+    path = "/v1/page",
+    tag = "check",
+    request_body = PageRequest,
+    responses(
+        (status = 200, description = "robots.txt's answer for the URL, and, when it allows the URL, the page's robots rules in force for the crawler (each with where it was written) and its AI-use statements combined with robots.txt's (docs/page.md).", body = PageResponse),
+        (status = 400, description = "Not a page: a missing or invalid url or ua, headers out of bounds, a document given twice or not base64.", body = Problem, content_type = "application/problem+json"),
+        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "robotsd will not contact this destination (for its robots.txt).", body = Problem, content_type = "application/problem+json"),
+        BodyProblems,
+        EdgeProblems,
+    )
+)]
+pub(super) async fn page_post(
+    State(state): State<AppState>,
+    body: JsonRequest,
+) -> Result<JsonBody<PageResponse>, ApiError> {
+    let body = super::read_body_within(body, state.limits.max_page_bytes)?;
+    let request: PageRequest =
+        serde_json::from_slice(&body).map_err(|e| ApiError::InvalidBody(e.to_string()))?;
+    drop(body);
+    if request.url.is_empty() {
+        return Err(ApiError::Missing("url"));
+    }
+    let url = request.url.clone();
+    let agents = request.ua.clone().into_vec();
+    let input = page_input(request)?;
+    let options = CheckOptions {
+        decoding: state.checker.percent_decoding(),
+        pace: false,
+        licenses: true,
+    };
+    let check = check_one(&state, &url, &agents, options).await?;
+    // The page is read on a blocking thread: up to 2 MiB of HTML is milliseconds of work.
+    let (answer, check) = tokio::task::spawn_blocking(move || {
+        (
+            page::answer(&check, &input),
+            (check, input.document_cut, input.encoding),
+        )
+    })
+    .await
+    .map_err(|_| ApiError::Internal)?;
+    let (check, document_cut, encoding) = check;
+    let PageAnswer { robots, usage, .. } = answer;
+    let check = CheckResponse::from(check);
+    Ok(JsonBody(PageResponse {
+        allowed: check.allowed,
+        robots: robots.map(PageRobotsJson::of),
+        usage: usage.map(|u| PageUsageJson::of(u, check.usage.clone())),
+        check,
+        document_cut: document_cut.then_some(true),
+        encoding,
+    }))
+}

@@ -1,0 +1,228 @@
+//! `POST /v1/page` through the real binary (docs/page.md): a loopback origin serves robots.txt,
+//! and the worker hands over what it fetched, as crawlers will.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support::{OriginServer, Robotsd, ok, origin, post_value};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=y\n";
+
+async fn setup() -> (OriginServer, Robotsd) {
+    let site = origin(|| ok(ROBOTS)).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    (site, robotsd)
+}
+
+async fn page(robotsd: &Robotsd, request: Value) -> (u16, Value) {
+    post_value(&robotsd.url("/v1/page"), &request).await
+}
+
+#[tokio::test]
+async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
+    let (site, robotsd) = setup().await;
+    let html = "<!DOCTYPE html>\n<html><head>\n<meta name=\"robots\" content=\"max-snippet:50\">\n\
+        <!-- <meta name=\"robots\" content=\"noindex\"> -->\n\
+        <meta name=\"tdm-reservation\" content=\"1\">\n</head>\n<body>\n\
+        <meta name=\"BadBot\" content=\"noimageindex, noai\">\n</body></html>";
+    let (status, answer) = page(
+        &robotsd,
+        json!({
+            "url": site.url("/articles/1"),
+            "ua": "Mozilla/5.0 (compatible; BadBot/2.1)",
+            "headers": [
+                ["Content-Type", "text/html; charset=utf-8"],
+                ["X-Robots-Tag", "BadBot: nofollow, googlebot: noindex"],
+                ["X-Robots-Tag", "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT"],
+                ["Content-Usage", "train-ai=n"],
+                ["tdm-policy", "https://provider.com/policies/policy.json"],
+            ],
+            "html": html,
+        }),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], true);
+    assert_eq!(answer["check"]["rule"], Value::Null, "{answer}");
+    let robots = &answer["robots"];
+    assert_eq!(
+        robots["index"], true,
+        "googlebot's noindex is not BadBot's: {robots}"
+    );
+    assert_eq!(robots["follow"], false, "{robots}");
+    assert_eq!(robots["max_snippet"], 50, "{robots}");
+    assert_eq!(robots["image_index"], false, "{robots}");
+    assert_eq!(
+        robots["unavailable_after"], "2025-12-03T13:09:53Z",
+        "{robots}"
+    );
+    assert_eq!(robots["uninterpreted"], json!(["noai"]), "{robots}");
+    assert_eq!(
+        robots["rules"],
+        json!([
+            {"rule": "nofollow", "agent": "BadBot", "header": 1},
+            {"rule": "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT", "agent": null, "header": 2},
+            {"rule": "max-snippet:50", "agent": null, "line": 3},
+            {"rule": "noimageindex", "agent": "badbot", "line": 8},
+            {"rule": "noai", "agent": "badbot", "line": 8},
+        ]),
+        "{robots}"
+    );
+    let usage = &answer["usage"];
+    assert_eq!(
+        usage["robots_txt"]["content_usage"]["train-ai"]["value"], "y",
+        "{usage}"
+    );
+    assert_eq!(
+        usage["content_usage_header"],
+        json!({"state": "stated", "categories": {"train-ai": "n"}, "headers": [3]})
+    );
+    assert_eq!(
+        usage["combined"]["train-ai"],
+        json!({"value": "n", "sources": ["robots_txt", "header"]})
+    );
+    assert_eq!(
+        usage["combined"]["search"],
+        json!({"value": null, "sources": []})
+    );
+    assert_eq!(
+        usage["tdm"],
+        json!({"reservation": true, "source": "meta",
+            "policy": "https://provider.com/policies/policy.json", "policy_source": "header"})
+    );
+}
+
+#[tokio::test]
+async fn a_page_robots_txt_disallows_is_not_read() {
+    let (site, robotsd) = setup().await;
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/private/x"), "ua": "Bot",
+            "headers": [["X-Robots-Tag", "noindex"]]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], false);
+    assert_eq!(answer["check"]["rule"]["pattern"], "/private");
+    assert_eq!(answer["robots"], Value::Null);
+    assert_eq!(answer["usage"], Value::Null);
+}
+
+#[tokio::test]
+async fn a_document_in_its_own_charset() {
+    let (site, robotsd) = setup().await;
+    // windows-1252 bytes: é is 0xE9, not UTF-8.
+    let bytes =
+        b"<meta charset=\"windows-1252\"><meta name=robots content=\"noindex\"><p>caf\xe9</p>";
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/a"), "ua": "Bot", "headers": [],
+            "html_base64": base64::engine::general_purpose::STANDARD.encode(bytes)}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["encoding"], "windows-1252");
+    assert_eq!(answer["robots"]["index"], false, "{answer}");
+}
+
+#[tokio::test]
+async fn bad_pages_get_a_clear_problem() {
+    let (site, robotsd) = setup().await;
+    let url = site.url("/a");
+    let many: Vec<Value> = (0..300).map(|i| json!([format!("x-{i}"), "v"])).collect();
+    for (request, status, kind) in [
+        (
+            json!({"url": url, "headers": []}),
+            400,
+            "missing-user-agent",
+        ),
+        (json!({"ua": "Bot"}), 400, "missing-url"),
+        (
+            json!({"url": url, "ua": "Bot", "extra": 1}),
+            400,
+            "invalid-body",
+        ),
+        (
+            json!({"url": url, "ua": "Bot", "headers": many}),
+            400,
+            "invalid-page",
+        ),
+        (
+            json!({"url": url, "ua": "Bot", "headers": [["bad name", "v"]]}),
+            400,
+            "invalid-page",
+        ),
+        (
+            json!({"url": url, "ua": "Bot", "headers": [["a", "b", "c"]]}),
+            400,
+            "invalid-body",
+        ),
+        (
+            json!({"url": url, "ua": "Bot", "html": "<p>", "html_base64": "PHA+"}),
+            400,
+            "invalid-page",
+        ),
+        (
+            json!({"url": url, "ua": "Bot", "html_base64": "not base64!"}),
+            400,
+            "invalid-page",
+        ),
+        (
+            json!({"url": "/relative", "ua": "Bot"}),
+            400,
+            "relative-url",
+        ),
+    ] {
+        let (got, answer) = page(&robotsd, request.clone()).await;
+        assert_eq!(got, status, "{answer}");
+        assert_eq!(
+            answer["type"],
+            format!("urn:robotsd:problem:{kind}"),
+            "{answer}"
+        );
+    }
+    // A 40 MB document is refused from its head, before robotsd reads any of it (a client
+    // still sending it would see its connection closed: the head is sent alone here).
+    let mut stream = tokio::net::TcpStream::connect(robotsd.url("").trim_start_matches("http://"))
+        .await
+        .unwrap();
+    let head = "POST /v1/page HTTP/1.1\r\nhost: robotsd\r\ncontent-type: application/json\r\n\
+        content-length: 41943040\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        stream.read_to_end(&mut answer),
+    )
+    .await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(
+        answer.contains("urn:robotsd:problem:body-too-large"),
+        "{answer}"
+    );
+    assert!(answer.contains("4194304 bytes"), "{answer}");
+    // Still answering.
+    let (status, _) = page(&robotsd, json!({"url": url, "ua": "Bot"})).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_document_past_the_read_bound_is_read_in_part_and_says_so() {
+    let (site, robotsd) = setup().await;
+    // 3 MiB of HTML, within the 4 MiB body: a tag at its start counts, one past 2 MiB does not.
+    let html = format!(
+        "<meta name=robots content=nofollow>{}<meta name=robots content=noindex>",
+        "<p>filler</p>".repeat(3 * 1024 * 1024 / 13)
+    );
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/a"), "ua": "Bot", "html": html}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["document_cut"], true);
+    assert_eq!(answer["robots"]["follow"], false);
+    assert_eq!(answer["robots"]["index"], true);
+}
