@@ -87,9 +87,10 @@ fn aiprefs_rule_combines_robots_txt_and_the_header() {
     assert_eq!(both[1].category, "search");
     assert_eq!(both[1].value, None);
     assert!(both[1].sources.is_empty());
-    // Only robots.txt.
+    // Only robots.txt, whose longest matching line states only `search` here (its lines
+    // match as allow/disallow do: the longest path's statement applies).
     let alone = combined("https://example.com/news/1", None);
-    assert_eq!(alone[0].value, Some(Preference::Allowed));
+    assert_eq!(alone[0].value, None);
     assert_eq!(alone[1].value, Some(Preference::Allowed));
     assert_eq!(alone[1].sources, [UsageOrigin::RobotsTxt]);
     // A header that does not parse states nothing: robots.txt's value stands.
