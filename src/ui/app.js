@@ -66,7 +66,7 @@ function writeLink() {
   history.replaceState(null, "", `#${p}`);
 }
 
-async function api(method, path, body) {
+export async function api(method, path, body) {
   const headers = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   const secret = sessionStorage.getItem("robotsd-token");
@@ -88,7 +88,7 @@ async function api(method, path, body) {
   return { ok: true, json };
 }
 
-function problemText(problem) {
+export function problemText(problem) {
   return [problem.title, problem.detail].filter(Boolean).join(": ");
 }
 

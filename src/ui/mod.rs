@@ -13,11 +13,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 /// The page's paths, for the route labels.
-pub const PATHS: [&str; 3] = ["/", "/ui/app.js", "/ui/app.css"];
+pub const PATHS: [&str; 4] = ["/", "/ui/app.js", "/ui/app.css", "/ui/page.js"];
 
 const INDEX_HTML: &str = include_str!("index.html");
 const APP_JS: &str = include_str!("app.js");
 const APP_CSS: &str = include_str!("app.css");
+const PAGE_JS: &str = include_str!("page.js");
 
 /// The policy of every asset: the page may load only its own script and stylesheet and talk only
 /// to this robotsd; `data:` is for the empty favicon.
@@ -39,6 +40,10 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
         .route(
             PATHS[2],
             get(|| async { asset(APP_CSS, "text/css; charset=utf-8") }),
+        )
+        .route(
+            PATHS[3],
+            get(|| async { asset(PAGE_JS, "text/javascript; charset=utf-8") }),
         )
 }
 
@@ -77,7 +82,7 @@ mod tests {
         ] {
             assert!(!INDEX_HTML.contains(handler), "inline handler {handler}");
         }
-        for asset in ["ui/app.js", "ui/app.css"] {
+        for asset in ["ui/app.js", "ui/app.css", "ui/page.js"] {
             assert!(INDEX_HTML.contains(asset), "{asset}");
         }
         // Nothing is loaded from another origin (the placeholder is text, not a resource).
@@ -93,12 +98,13 @@ mod tests {
             "eval(",
         ] {
             assert!(!APP_JS.contains(sink), "{sink}");
+            assert!(!PAGE_JS.contains(sink), "{sink}");
         }
     }
 
     #[test]
     fn the_page_stays_light() {
-        let total = INDEX_HTML.len() + APP_JS.len() + APP_CSS.len();
+        let total = INDEX_HTML.len() + APP_JS.len() + APP_CSS.len() + PAGE_JS.len();
         assert!(total < 100 * 1024, "{total} bytes before compression");
     }
 }

@@ -179,7 +179,7 @@ def check_page_and_headers(page, base, watch):
     expect(page.get_by_label("Site URL")).to_be_visible()
     # Weight: what the page transfers, compressed as a browser asks for it.
     total = 0
-    for asset in ("/", "/ui/app.js", "/ui/app.css"):
+    for asset in ("/", "/ui/app.js", "/ui/app.css", "/ui/page.js"):
         request = urllib.request.Request(base + asset, headers={"accept-encoding": "gzip, br"})
         with urllib.request.urlopen(request) as r:
             total += len(r.read())
@@ -229,6 +229,45 @@ def check_live(page, site):
     for line in (7, 8):
         assert "usage" in line_class(page, line), (line, line_class(page, line))
     expect(notes).to_contain_text("Line 7")
+
+
+def check_fetched_page(page, site):
+    """After the fetch: a page's headers and HTML, read for the agent of the form; hostile text
+    stays text; a disallowed page is said not to be read."""
+    page.get_by_label("User agent").fill("ShopBot/2.1")
+    page.get_by_label("Page URL").fill(site + "/articles/1")
+    page.get_by_label("Response headers, one per line").fill(
+        "Content-Type: text/html\nX-Robots-Tag: ShopBot: nofollow, googlebot: noindex\n"
+        "Content-Usage: train-ai=n")
+    page.get_by_label("HTML (optional)").fill(
+        '<html><head><meta name="robots" content="max-snippet:50">\n'
+        '<!-- <meta name="robots" content="noindex"> --></head>\n'
+        '<body><meta name="shopbot" content="noimageindex, <img src=x onerror=alert(1)>"></body></html>')
+    page.get_by_role("button", name="Read the page").click()
+    verdict = page.locator("#page-verdict")
+    expect(verdict).to_contain_text("May be indexed")
+    expect(verdict).to_contain_text("links not to be followed (nofollow)")
+    summary = page.locator("#page-summary")
+    expect(summary).to_contain_text("50 characters")
+    expect(summary).to_contain_text("train-ai n (robots.txt + header)")
+    rows = page.locator("#page-rules tbody tr")
+    expect(rows).to_have_count(4)
+    expect(rows.nth(0)).to_contain_text("nofollow")
+    expect(rows.nth(0)).to_contain_text("header 2")
+    expect(rows.nth(1)).to_contain_text("HTML line 1")
+    expect(rows.nth(2)).to_contain_text("noimageindex")
+    expect(rows.nth(3)).to_contain_text("<img src=x onerror=alert(1)>")
+    expect(rows.nth(3)).to_contain_text("ignored: unknown")
+    assert page.locator("#page-rules img").count() == 0
+    # A header line that is not one is said next to its field.
+    page.get_by_label("Response headers, one per line").fill("X-Robots-Tag noindex")
+    page.get_by_role("button", name="Read the page").click()
+    expect(page.locator("#page-headers-error")).to_contain_text("Line 1")
+    # A page robots.txt disallows is not read.
+    page.get_by_label("Response headers, one per line").fill("X-Robots-Tag: noindex")
+    page.get_by_label("Page URL").fill(site + "/private/report")
+    page.get_by_role("button", name="Read the page").click()
+    expect(verdict).to_contain_text("robots.txt disallows this URL")
 
 
 def check_edit(page):
@@ -398,6 +437,8 @@ def main():
                 ("page, headers and weight", lambda: check_page_and_headers(page, base, watch)),
                 ("live check", lambda: check_live(page, site)),
                 ("accessibility, live", lambda: check_accessibility(page, "live")),
+                ("a fetched page's own rules", lambda: check_fetched_page(page, site)),
+                ("accessibility, page rules", lambda: check_accessibility(page, "page")),
                 ("edit flips the verdict", lambda: check_edit(page)),
                 ("accessibility, edit", lambda: check_accessibility(page, "edit")),
                 ("shared link", lambda: check_shared_link(browser, page, base)),

@@ -16,6 +16,7 @@ async fn the_page_and_its_assets_are_served_under_a_strict_policy() {
         ("/", "text/html"),
         ("/ui/app.js", "text/javascript"),
         ("/ui/app.css", "text/css"),
+        ("/ui/page.js", "text/javascript"),
     ] {
         let response = reqwest::get(robotsd.url(path)).await.expect("answered");
         assert_eq!(response.status(), 200, "{path}");
