@@ -64,8 +64,8 @@ func (s *pageSite) pages() []string {
 	return pages
 }
 
-// html is a handler answering a document with the headers given, in order.
-func html(document string, headers ...string) http.HandlerFunc {
+// servePage is a handler answering a document with the headers given, in order.
+func servePage(document string, headers ...string) http.HandlerFunc {
 	return func(w http.ResponseWriter, _ *http.Request) {
 		for i := 0; i+1 < len(headers); i += 2 {
 			w.Header().Add(headers[i], headers[i+1])
@@ -176,7 +176,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 		"/old": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/article", http.StatusMovedPermanently)
 		},
-		"/article": html(articleHTML,
+		"/article": servePage(articleHTML,
 			"X-Robots-Tag", "ExampleBot: nofollow",
 			"X-Robots-Tag", "OtherBot: noindex, unavailable_after: 2020-09-21",
 			"X-Robots-Tag", "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT",
@@ -253,7 +253,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 
 func TestOnlyTheHeadersRobotsdReadsAreSentAndOnlyAnHTMLDocument(t *testing.T) {
 	s := startPageSite(t, map[string]http.HandlerFunc{
-		"/page": html(`<meta name="robots" content="noimageindex">`,
+		"/page": servePage(`<meta name="robots" content="noimageindex">`,
 			"Set-Cookie", "session=secret",
 			"X-Robots-Tag", "noindex",
 			"Link", "</style.css>; rel=preload",
@@ -264,7 +264,7 @@ func TestOnlyTheHeadersRobotsdReadsAreSentAndOnlyAnHTMLDocument(t *testing.T) {
 			"Server", "test",
 		),
 		// A PDF: its X-Robots-Tag counts, its bytes are not HTML and are not sent.
-		"/report.pdf": html("%PDF-1.4 <meta name=\"robots\" content=\"nofollow\">",
+		"/report.pdf": servePage("%PDF-1.4 <meta name=\"robots\" content=\"nofollow\">",
 			"Content-Type", "application/pdf",
 			"X-Robots-Tag", "noindex",
 		),
@@ -338,8 +338,8 @@ func TestAPageIsReadInItsOwnCharset(t *testing.T) {
 	// Latin-1 bytes: é is 0xE9, not UTF-8. "café" is no rule: listed, ignored, as written.
 	latin1 := "<html><head><title>Caf\xe9</title>\n<meta name=\"robots\" content=\"noindex, caf\xe9\"></head></html>"
 	s := startPageSite(t, map[string]http.HandlerFunc{
-		"/header": html(latin1, "Content-Type", "text/html; charset=iso-8859-1"),
-		"/meta":   html("<meta charset=\"iso-8859-1\">\n"+latin1, "Content-Type", "text/html"),
+		"/header": servePage(latin1, "Content-Type", "text/html; charset=iso-8859-1"),
+		"/meta":   servePage("<meta charset=\"iso-8859-1\">\n"+latin1, "Content-Type", "text/html"),
 	})
 	client := startRobotsd(t)
 	for path, line := range map[string]int{"/header": 2, "/meta": 3} {
@@ -363,7 +363,7 @@ func TestAPageOverTwoMiBIsReadInPart(t *testing.T) {
 	// A tag at its start counts; one past 2 MiB is not read.
 	long := "<meta name=robots content=nofollow>\n" + strings.Repeat("<p>filler</p>\n", 3<<20/14) +
 		"<meta name=robots content=noindex>\n"
-	s := startPageSite(t, map[string]http.HandlerFunc{"/long": html(long)})
+	s := startPageSite(t, map[string]http.HandlerFunc{"/long": servePage(long)})
 	client := startRobotsd(t)
 	sent := recordPages(t, client)
 	resp, body := fetch(t, s.URL+"/long")
@@ -394,7 +394,7 @@ func TestAPageOverTwoMiBIsReadInPart(t *testing.T) {
 
 func TestTheRulesOfAPageRobotsTxtDisallowsAreNotRead(t *testing.T) {
 	s := startPageSite(t, map[string]http.HandlerFunc{
-		"/private/page": html(`<meta name="robots" content="none">`, "X-Robots-Tag", "noindex", "Content-Usage", "train-ai=n"),
+		"/private/page": servePage(`<meta name="robots" content="none">`, "X-Robots-Tag", "noindex", "Content-Usage", "train-ai=n"),
 	})
 	client := startRobotsd(t)
 	resp, body := fetch(t, s.URL+"/private/page")
@@ -481,19 +481,19 @@ func pageCrawl(t *testing.T, client *Client, start, ua string) (nofollow []strin
 
 func TestACrawlDoesNotFollowTheLinksOfANofollowPage(t *testing.T) {
 	s := startPageSite(t, map[string]http.HandlerFunc{
-		"/":          html(links("/a", "/meta", "/header", "/other", "/mixed", "/private/p")),
-		"/a":         html(links("/a/1")),
-		"/a/1":       html(links("/")),
-		"/meta":      html(`<meta name="robots" content="nofollow">` + links("/hidden/1")),
-		"/header":    html(links("/hidden/2"), "X-Robots-Tag", "ExampleBot: none"),
-		"/other":     html(`<meta name="otherbot" content="nofollow">`+links("/other/1"), "X-Robots-Tag", "OtherBot: nofollow"),
-		"/other/1":   html("the end"),
-		"/mixed":     html(`<meta name="robots" content="noindex"><meta name="examplebot" content="nofollow">` + links("/hidden/3")),
-		"/private/p": html(links("/hidden/4")),
-		"/hidden/1":  html("not to be fetched"),
-		"/hidden/2":  html("not to be fetched"),
-		"/hidden/3":  html("not to be fetched"),
-		"/hidden/4":  html("not to be fetched"),
+		"/":          servePage(links("/a", "/meta", "/header", "/other", "/mixed", "/private/p")),
+		"/a":         servePage(links("/a/1")),
+		"/a/1":       servePage(links("/")),
+		"/meta":      servePage(`<meta name="robots" content="nofollow">` + links("/hidden/1")),
+		"/header":    servePage(links("/hidden/2"), "X-Robots-Tag", "ExampleBot: none"),
+		"/other":     servePage(`<meta name="otherbot" content="nofollow">`+links("/other/1"), "X-Robots-Tag", "OtherBot: nofollow"),
+		"/other/1":   servePage("the end"),
+		"/mixed":     servePage(`<meta name="robots" content="noindex"><meta name="examplebot" content="nofollow">` + links("/hidden/3")),
+		"/private/p": servePage(links("/hidden/4")),
+		"/hidden/1":  servePage("not to be fetched"),
+		"/hidden/2":  servePage("not to be fetched"),
+		"/hidden/3":  servePage("not to be fetched"),
+		"/hidden/4":  servePage("not to be fetched"),
 	})
 	client := startRobotsd(t)
 	nofollow := pageCrawl(t, client, s.URL+"/", "ExampleBot")
