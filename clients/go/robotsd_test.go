@@ -415,6 +415,16 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"RslSourceJson":    RSLSource{},
 		"RslBackoffJson":   RSLBackoff{},
 		"DiagnosticJson":   Diagnostic{},
+
+		// POST /v1/page
+		"PageRequest":            PageRequest{},
+		"PageResponse":           PageAnswer{},
+		"PageRobotsJson":         PageRobots{},
+		"PageRuleJson":           PageRule{},
+		"PageUsageJson":          PageUsage{},
+		"ContentUsageHeaderJson": ContentUsageHeader{},
+		"TdmJson":                TDM{},
+		"CombinedJson":           CombinedUsage{},
 	} {
 		documentedSet := map[string]bool{}
 		for name := range doc.Components.Schemas[schema].Properties {

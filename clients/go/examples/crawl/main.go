@@ -1,7 +1,9 @@
 // Command crawl is a small breadth-first crawler that asks robotsd before every request through
-// robotsd.Transport, as any Go crawler (Colly through c.WithTransport) would. It follows the
-// links of one origin from -start and prints one line of JSON: the paths it fetched and the
-// paths robotsd refused, each sorted.
+// robotsd.Transport, as any Go crawler (Colly through c.WithTransport) would, and after every
+// fetch about the page itself (robotsd.Client.Page): it follows the links of one origin from
+// -start, except those of a page whose X-Robots-Tag header or robots meta tag says nofollow
+// for it. It prints one line of JSON: the paths it fetched, the paths robotsd refused, and the
+// fetched pages that said nofollow and noindex, each sorted.
 //
 // It does not sleep between requests itself: the Transport paces them. By default each request
 // takes a fetch slot robotsd reserves for the whole fleet (the site's crawl-delay, or robotsd's
@@ -12,6 +14,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -42,20 +45,28 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	fetched, disallowed, err := crawl(robotsd.New(*robotsdURL), *start, *ua, *noPace)
+	result, err := crawl(robotsd.New(*robotsdURL), *start, *ua, *noPace)
 	if err != nil {
 		log.Fatal(err)
 	}
-	sort.Strings(fetched)
-	sort.Strings(disallowed)
-	out, _ := json.Marshal(map[string][]string{"fetched": fetched, "disallowed": disallowed})
+	out, _ := json.Marshal(result)
 	fmt.Println(string(out))
 }
 
-func crawl(client *robotsd.Client, start, ua string, noPacing bool) (fetched, disallowed []string, err error) {
+// result is what a crawl printed: paths, each list sorted.
+type result struct {
+	Fetched    []string `json:"fetched"`
+	Disallowed []string `json:"disallowed"`
+	// NoFollow are the fetched pages whose links were not followed, NoIndex those an indexer
+	// would leave out: their own rules (X-Robots-Tag, robots meta tags) said so.
+	NoFollow []string `json:"nofollow"`
+	NoIndex  []string `json:"noindex"`
+}
+
+func crawl(client *robotsd.Client, start, ua string, noPacing bool) (*result, error) {
 	origin, err := url.Parse(start)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	crawler := &http.Client{
 		// The wait for a request's slot counts against this limit too.
@@ -66,6 +77,7 @@ func crawl(client *robotsd.Client, start, ua string, noPacing bool) (fetched, di
 			NoPacing:  noPacing,
 		},
 	}
+	out := &result{Fetched: []string{}, Disallowed: []string{}, NoFollow: []string{}, NoIndex: []string{}}
 	seen := map[string]bool{origin.String(): true}
 	queue := []*url.URL{origin}
 	for len(queue) > 0 {
@@ -73,27 +85,45 @@ func crawl(client *robotsd.Client, start, ua string, noPacing bool) (fetched, di
 		queue = queue[1:]
 		req, err := http.NewRequest(http.MethodGet, page.String(), nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		req.Header.Set("User-Agent", ua)
 		resp, err := crawler.Do(req)
 		var refused *robotsd.DisallowedError
 		if errors.As(err, &refused) {
 			log.Printf("skipped: %v", refused)
-			disallowed = append(disallowed, page.Path)
+			out.Disallowed = append(out.Disallowed, page.Path)
 			continue
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		// robotsd reads a document's first 2 MiB; one byte more tells it the page was longer.
+		body, err := io.ReadAll(io.LimitReader(resp.Body, robotsd.MaxPageDocumentBytes+1))
 		resp.Body.Close()
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		fetched = append(fetched, page.Path)
+		out.Fetched = append(out.Fetched, page.Path)
+		// The page's own rules for this crawler, now that it has them.
+		answer, err := client.Page(context.Background(), ua, resp, body)
+		if err != nil {
+			// Its rules are unknown: its links are not followed (fail closed, as the Transport).
+			log.Printf("no answer about %s: %v", page, err)
+			continue
+		}
+		if !answer.Index() {
+			out.NoIndex = append(out.NoIndex, page.Path)
+		}
+		if !answer.Follow() {
+			log.Printf("not following the links of %s: nofollow", page)
+			out.NoFollow = append(out.NoFollow, page.Path)
+			continue
+		}
+		// Links are relative to the page that answered, after any redirect.
+		base := resp.Request.URL
 		for _, m := range link.FindAllStringSubmatch(string(body), -1) {
-			next, err := page.Parse(m[1])
+			next, err := base.Parse(m[1])
 			if err != nil || next.Scheme != origin.Scheme || next.Host != origin.Host {
 				continue
 			}
@@ -104,5 +134,8 @@ func crawl(client *robotsd.Client, start, ua string, noPacing bool) (fetched, di
 			}
 		}
 	}
-	return fetched, disallowed, nil
+	for _, list := range [][]string{out.Fetched, out.Disallowed, out.NoFollow, out.NoIndex} {
+		sort.Strings(list)
+	}
+	return out, nil
 }
