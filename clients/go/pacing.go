@@ -13,6 +13,13 @@ import (
 // pacing (its default --max-crawl-delay): a Crawl-delay: 86400 would fetch a page a day.
 const maxLocalDelay = 60 * time.Second
 
+// LocalPaceGuard is added to a crawl-delay the Transport keeps itself (NoPacing), as robotsd adds
+// its --pace-guard between the slots it hands out: a request that starts or reaches the site a
+// little late (a timer firing late, a busy machine) followed by one on time still leaves the
+// site the whole crawl-delay. Without it, a busy 2-core machine showed the site 164 ms between
+// two fetches under a 200 ms crawl-delay.
+const LocalPaceGuard = 50 * time.Millisecond
+
 // originKey is the request's origin: scheme, host and port, as robotsd keys pacing.
 func originKey(req *http.Request) string {
 	scheme := strings.ToLower(req.URL.Scheme)
@@ -99,9 +106,13 @@ func (l *localPacer) heldFor(origin string, now time.Time) time.Duration {
 	return until.Sub(now)
 }
 
-// wait takes the request's start and waits for it (or for ctx; the start is then lost, and the
-// site sees a longer gap).
+// wait takes the request's start, interval and LocalPaceGuard after the last one to origin, and
+// waits for it (or for ctx; the start is then lost, and the site sees a longer gap). An interval
+// of zero (no crawl-delay) waits for nothing.
 func (l *localPacer) wait(ctx context.Context, origin string, interval time.Duration) error {
+	if interval > 0 {
+		interval += LocalPaceGuard
+	}
 	return sleep(ctx, time.Until(l.take(origin, interval, time.Now())))
 }
 

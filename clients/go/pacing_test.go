@@ -33,13 +33,6 @@ import (
 // on a loaded CI machine; any real pacing error is a whole interval.
 const arrivalJitter = 5 * time.Millisecond
 
-// localArrivalJitter is arrivalJitter for a Transport pacing by itself (NoPacing): its starts
-// are the crawl-delay apart with no guard band after them (robotsd's slots have 50 ms), so the
-// arrival jitter shows in full at the site; a busy 2-core CI machine measured 193 ms between two
-// arrivals under a 200 ms crawl-delay kept at the Transport. Any real pacing error is a whole
-// interval.
-const localArrivalJitter = 15 * time.Millisecond
-
 // paceGuard is robotsd's default --pace-guard: its slots are an interval and this apart.
 const paceGuard = 50 * time.Millisecond
 
@@ -403,12 +396,16 @@ func TestWithoutPacingTheTransportKeepsTheCrawlDelayItself(t *testing.T) {
 	if len(fetches) != 9 {
 		t.Fatalf("%d fetches, want 9", len(fetches))
 	}
+	// The Transport keeps the crawl-delay and LocalPaceGuard between its starts: the site sees
+	// the crawl-delay itself, the guard taking up the arrival jitter of a busy machine.
 	gap := closestGap(t, fetches)
-	if gap < 200*time.Millisecond-localArrivalJitter {
-		t.Fatalf("two fetches started %v apart; the crawl-delay is 200ms", gap)
+	if gap < 200*time.Millisecond {
+		t.Fatalf("two fetches reached the site %v apart; the crawl-delay is 200ms", gap)
 	}
 	t.Logf("9 fetches in %v, closest %v apart", elapsed, gap)
-	if elapsed > 2600*time.Millisecond {
+	// Eight gaps of 250 ms at least; the bound is only there to catch a Transport that waits
+	// far longer than it should (a busy machine adds far less than 8 s).
+	if elapsed > 10*time.Second {
 		t.Fatalf("9 fetches took %v", elapsed)
 	}
 	for _, a := range seen.list() {

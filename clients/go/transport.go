@@ -36,7 +36,8 @@ const DefaultMaxPaceWait = 10 * time.Minute
 // even if the report is lost. A report that fails is dropped: it never fails a request.
 //
 // With NoPacing, the Transport checks without reserving and keeps the crawl-delay of each answer
-// itself, for its own requests: two requests to one origin start at least the crawl-delay apart.
+// itself, for its own requests: two requests to one origin start at least the crawl-delay and
+// LocalPaceGuard apart, so that the site sees at least the crawl-delay between them.
 //
 // A Transport must not be copied after first use.
 type Transport struct {
