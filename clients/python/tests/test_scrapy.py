@@ -244,6 +244,13 @@ CRAWL_DELAY = 0.2
 #: download slot's own margin keeps the gaps at the crawl-delay or more.)
 ARRIVAL_JITTER = 0.02
 PACED_FLOOR = CRAWL_DELAY - CRAWL_DELAY / 20 - ARRIVAL_JITTER
+#: The shortest gap the site may see when Scrapy keeps the crawl-delay itself (``--no-pace``):
+#: its download slot starts fetches the crawl-delay and the middleware's 50 ms margin apart,
+#: and a machine busy enough to stall one fetch more than that between its start and the site
+#: (79 ms once, with two test suites and a benchmark on two cores) shows the rest. 100 ms of
+#: stall are allowed; the failures this is here to catch are far larger (no floor under
+#: Scrapy's random delays: half the crawl-delay; no delay: none).
+LOCAL_FLOOR = CRAWL_DELAY + 0.05 - 0.1
 PACED_ROBOTS = f"""User-agent: *
 Disallow: /private/
 Crawl-delay: {CRAWL_DELAY}
@@ -273,12 +280,16 @@ def test_pacing_keeps_the_crawl_delay_between_any_two_fetches(
     assert site.pages() == allowed and all(site.hits[p] == 1 for p in allowed)
     gaps = fetch_gaps(site)
     assert min(gaps) >= PACED_FLOOR, gaps
-    # Nothing on top of the slots: Scrapy's own slot delay is only a floor under them.
-    assert statistics.median(gaps) < 1.5 * CRAWL_DELAY, gaps
-    # One slot per fetch, reserved with its check (a disallowed URL reserves none).
+    # Nothing on top of the slots (an interval and robotsd's 50 ms guard): Scrapy's own slot
+    # delay is only a floor under them. Twice the crawl-delay leaves a busy machine room, and a
+    # delay added on top (0.45 s a fetch) would still show.
+    assert statistics.median(gaps) < 2 * CRAWL_DELAY, gaps
+    # One slot per fetch, reserved with its check (a disallowed URL reserves none), and one more
+    # for each slot a busy machine woke up too late for (given up, and asked for again).
+    late = crawl.stat("pace/late") or 0
     assert crawl.stat("pace/reserved") == len(allowed)
     assert crawl.stat("pace/deferred") is None and crawl.stat("pace/stale") is None
-    assert robotsd.metric("robotsd_pace_reservations_total", outcome="reserved") == len(allowed)
+    assert robotsd.metric("robotsd_pace_reservations_total", outcome="reserved") == len(allowed) + late
     assert crawl.stat("batches") < len(paced_paths(10))
     assert crawl.stat("feedback/reported") is None  # nothing to report: every page answered
     assert "comes before RetryMiddleware" not in crawl.log
@@ -296,7 +307,7 @@ def test_without_pacing_scrapy_keeps_the_crawl_delay_despite_its_random_delays(
     assert crawl.returncode == 0, crawl.log[-5000:]
     assert crawl.output == {"fetched": allowed, "disallowed": ["/private/0", "/private/1"]}
     gaps = fetch_gaps(site)
-    assert min(gaps) >= CRAWL_DELAY, gaps
+    assert min(gaps) >= LOCAL_FLOOR, gaps
     assert crawl.stat("crawl_delay_max") == CRAWL_DELAY
     assert crawl.stat("pace/reserved") is None
     assert robotsd.metric("robotsd_pace_reservations_total") == 0
