@@ -8,8 +8,29 @@
  * @packageDocumentation
  */
 import type { components, operations } from "./openapi.js";
+import { type PageInput, type PageResponse, pageRequest } from "./page.js";
 
 export type { components, operations, paths } from "./openapi.js";
+export {
+  HTML_MEDIA_TYPES,
+  MAX_PAGE_DOCUMENT_BYTES,
+  PAGE_HEADER_NAMES,
+  isHtmlType,
+  pageHeaders,
+  pageRequest,
+  type BuiltPageRequest,
+  type CombinedPreference,
+  type ContentUsageHeader,
+  type PageBody,
+  type PageHeaders,
+  type PageInput,
+  type PageRequest,
+  type PageResponse,
+  type PageRobots,
+  type PageRule,
+  type PageUsage,
+  type Tdm,
+} from "./page.js";
 
 type Schemas = components["schemas"];
 
@@ -337,6 +358,29 @@ export class RobotsdClient {
     if (input.include) body.include = input.include;
     if (input.percentDecoding) body.percent_decoding = input.percentDecoding;
     return this.#request<EvaluateResponse>("POST", "/v1/evaluate", body, input.signal);
+  }
+
+  /**
+   * After a fetch: the page's own rules for the agent(s), and its AI-use statements, beside
+   * robots.txt's answer for its URL (`POST /v1/page`). Give it the response as received: its URL
+   * (after redirects), headers and body. Only the headers robotsd reads are sent
+   * ({@link PAGE_HEADER_NAMES}: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`,
+   * `tdm-policy`, `Content-Type`), in order, repeated ones kept; positions in the answer
+   * (`rules[*].header`, `content_usage_header.headers`) count among those. The body is sent only
+   * when it is HTML, at most its first 2 MiB: bytes as `html_base64`, read in the page's own
+   * charset, text as `html` ({@link pageRequest}).
+   *
+   * When robots.txt disallows the URL, `robots` and `usage` are null. A document cut to its
+   * first 2 MiB here has `document_cut: true` in the answer, as robotsd says of one it cut
+   * itself. A problem (`invalid-page`: more than 256 of those headers, a value over 16 KiB)
+   * throws a {@link ProblemError}, as the other calls do.
+   */
+  async page(input: PageInput): Promise<PageResponse> {
+    const { request, cut } = pageRequest(input);
+    const answer = await this.#request<PageResponse>("POST", "/v1/page", request, input.signal);
+    // robotsd sees only the 2 MiB sent, so it cannot tell that the document went on.
+    if (cut) answer.document_cut = true;
+    return answer;
   }
 
   async #request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
