@@ -2,7 +2,8 @@
  * Crawlee integration. {@link withRobotsd} makes any Crawlee crawler class ask robotsd instead of
  * fetching robots.txt itself, through Crawlee's own robots.txt support: a disallowed request is
  * skipped, not failed. {@link robotsdPreNavigationHook} and {@link filterAllowed} are the pieces
- * for setups of your own.
+ * for setups of your own. After the fetch, withRobotsd's `page` option (or {@link robotsdPage})
+ * asks robotsd about the page itself, and a nofollow page's links are not enqueued.
  *
  * Nothing here imports Crawlee: everything is typed by the few members it uses, so it fits
  * CheerioCrawler, PlaywrightCrawler and any other crawler of Crawlee 3 without tying this
@@ -15,6 +16,7 @@ import {
   type CheckAnswer,
   type CheckResponse,
   type Pace,
+  type PageResponse,
   type Problem,
   type RobotsdClient,
   type Rule,
@@ -23,8 +25,18 @@ import {
   isFullAnswer,
   isProblem,
 } from "./index.js";
+import { type PageContext, answerPage } from "./crawlee-page.js";
 import { failed, responded, started } from "./navigation.js";
 import { Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
+
+export {
+  pageStats,
+  robotsdPage,
+  type PageContext,
+  type PageStats,
+  type RobotsdPageContext,
+  type RobotsdPageOptions,
+} from "./crawlee-page.js";
 
 /** Options of {@link withRobotsd}, {@link robotsdPreNavigationHook} and {@link filterAllowed}. */
 export interface RobotsdCrawleeOptions {
@@ -101,6 +113,22 @@ export interface WithRobotsdOptions extends RobotsdCrawleeOptions {
    * {@link ProblemError}, ...). The URL is then skipped, or fetched unchecked with `failOpen`.
    */
   onError?: (error: unknown, url: string) => void | Promise<void>;
+  /**
+   * After each response the crawler let through, ask robotsd about the page itself
+   * (`POST /v1/page`: its `X-Robots-Tag` headers and robots `meta` tags for the agent, its AI-use
+   * statements, robots.txt's answer for its URL), before the request handler runs. The answer is
+   * on the crawling context as `robotsdPage` ({@link RobotsdPageContext}), and on a page that says
+   * `nofollow` (or `none`) for the agent, the context's `enqueueLinks` enqueues nothing (each
+   * such call is logged, and counted in {@link pageStats}). Off by default.
+   *
+   * HTTP crawlers send the body as the crawler decoded it (CheerioCrawler's `body`); browser
+   * crawlers the rendered page (`page.content()`); both with the response's headers. If robotsd
+   * cannot answer, the request is not failed: a warning is logged, `robotsdPage` is null, and
+   * `enqueueLinks` works as ever.
+   */
+  page?: boolean;
+  /** With `page`, sees each page answer before the request handler does. An error it throws is logged, and changes nothing. */
+  onPage?: (answer: PageResponse, url: string) => void | Promise<void>;
 }
 
 /** A Crawlee crawler class: CheerioCrawler, PlaywrightCrawler, HttpCrawler, BasicCrawler, ... */
@@ -136,6 +164,10 @@ export type CrawlerClass = new (...args: any[]) => {
  * the crawler keeps the crawl-delay itself. Either way, two fetches to one origin never start
  * closer than the interval. A request whose slot robotsd cannot reserve fails (Crawlee retries
  * it), or is fetched with the last interval known with `failOpen`.
+ *
+ * With `page: true`, robotsd is also asked about each page fetched (its `X-Robots-Tag` and robots
+ * `meta` tags), its answer is on the crawling context as `robotsdPage`, and a nofollow page's
+ * `enqueueLinks` enqueues nothing; see the option.
  *
  * Needs Crawlee 3.13.2 or later (tested with 3.18).
  */
@@ -182,6 +214,35 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
           };
         }
       }
+      if (options.page) this.#askPages();
+    }
+
+    /**
+     * The `page` option: the user's request handler (a browser crawler keeps it in
+     * `userProvidedRequestHandler`, and hands Crawlee a wrapper of its own) runs after robotsd's
+     * answer about the page is on its context.
+     */
+    #askPages(): void {
+      const crawler = this as unknown as CrawleeInternals;
+      const name = typeof crawler.userProvidedRequestHandler === "function" ? "userProvidedRequestHandler" : "requestHandler";
+      const handler = crawler[name];
+      if (typeof handler !== "function") return;
+      userHandlers.set(this, handler);
+      const agent = this.#agent;
+      const log = { info: (message: string, data?: Record<string, unknown>) => crawler.log?.info(message, data), warning: this.#warn };
+      const onPage = options.onPage;
+      crawler[name] = async function (this: unknown, ...args: unknown[]) {
+        await answerPage(client, args[0] as PageContext, { ua: agent, log, onPage });
+        return handler.apply(this, args);
+      };
+    }
+
+    /**
+     * The request handler as the user gave it (a Router, say), not the wrapper of the `page`
+     * option: Crawlee reads router-aware metadata (a label's `userData` schema) off it.
+     */
+    get userRequestHandler(): unknown {
+      return userHandlers.get(this) ?? Reflect.get(Crawler.prototype, "userRequestHandler", this);
     }
 
     /**
@@ -335,6 +396,9 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
   return RobotsdCrawler;
 }
 
+/** The user's request handlers that the `page` option wrapped, by crawler. */
+const userHandlers = new WeakMap<object, (...args: unknown[]) => unknown>();
+
 /** The members of a Crawlee crawler that {@link withRobotsd} uses besides the overridden method. */
 interface CrawleeInternals {
   respectRobotsTxtFile: boolean | { userAgent?: string };
@@ -346,6 +410,10 @@ interface CrawleeInternals {
   postNavigationHooks?: unknown[];
   errorHandler?: (context: ErrorContext, error: unknown) => unknown;
   failedRequestHandler?: (context: ErrorContext, error: unknown) => unknown;
+  /** The request handler Crawlee calls (an HTTP crawler's is the user's own, or the router). */
+  requestHandler?: (...args: unknown[]) => unknown;
+  /** A browser crawler's: the user's own, which its `requestHandler` calls after the navigation. */
+  userProvidedRequestHandler?: (...args: unknown[]) => unknown;
   getRobotsTxtFileForUrl(url: string): Promise<unknown>;
 }
 

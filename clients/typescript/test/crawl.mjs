@@ -168,9 +168,10 @@ export function capturingLog() {
  * (`fetched`, `unrecorded`: fetched requests without the answer in userData, and `paces`: each
  * fetched request's path and slot, `userData.robotsd.pace`), what
  * onSkippedRequest saw (`skipped`), what onAnswer and onError saw, the failures, the crawler's
- * log lines and its statistics.
+ * log lines, its statistics and the crawler itself. `onContext(context)`, if given, sees each
+ * request handler's context first.
  */
-export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, crawlerOptions = {} }) {
+export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, crawlerOptions = {}, onContext }) {
   const fetched = new Set();
   const unrecorded = [];
   const paces = [];
@@ -190,7 +191,9 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
       ...crawlerOptions,
       log: crawlerLog,
       onSkippedRequest: ({ url, reason }) => skipped.push([pathOf(url), reason]),
-      async requestHandler({ request, enqueueLinks }) {
+      async requestHandler(context) {
+        const { request, enqueueLinks } = context;
+        await onContext?.(context);
         fetched.add(pathOf(request.loadedUrl ?? request.url));
         if (request.userData.robotsd?.allowed !== true) unrecorded.push(pathOf(request.url));
         paces.push([pathOf(request.url), request.userData.robotsd?.pace ?? null]);
@@ -213,6 +216,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
     failures,
     lines,
     stats,
+    crawler,
   };
 }
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { createServer, get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -176,6 +176,53 @@ export function assertGapsAtLeast(arrivals, ms) {
     assert.ok(gap >= ms, `${before.path} then ${after.path} only ${gap.toFixed(1)} ms apart at the site, less than ${ms} ms`);
   }
   return shortest;
+}
+
+/**
+ * A loopback site of given pages, for the page answer (`POST /v1/page`): `pages` maps a path to
+ * `{ headers, body }`, `headers` as `[name, value]` pairs sent as written, in order (repeated ones
+ * kept), `body` a string or bytes; `robots` is its robots.txt. Anything else is a 404. Records
+ * the paths fetched.
+ */
+export async function startPageSite(t, { robots, pages }) {
+  const fetched = new Map();
+  const server = createServer((req, res) => {
+    const path = new URL(req.url, "http://site").pathname;
+    fetched.set(path, (fetched.get(path) ?? 0) + 1);
+    if (path === "/robots.txt") {
+      res.writeHead(200, { "content-type": "text/plain" }).end(robots);
+      return;
+    }
+    const page = pages[path];
+    if (!page) {
+      res.writeHead(404, { "content-type": "text/html" }).end("<p>not found</p>");
+      return;
+    }
+    // A flat list keeps each field line, its name as written, in order.
+    res.writeHead(200, page.headers.flat()).end(page.body);
+  });
+  const url = await listen(t, server);
+  return {
+    url,
+    hits: (path) => fetched.get(path) ?? 0,
+    /** The paths fetched, robots.txt excepted, sorted. */
+    pages: () => [...fetched.keys()].filter((p) => p !== "/robots.txt").sort(),
+  };
+}
+
+/**
+ * GETs `url` as a crawler does, with node:http: its `rawHeaders` (each field line, in order) and
+ * its body's bytes, as they came.
+ */
+export function fetchRaw(url) {
+  return new Promise((resolve, reject) => {
+    get(url, (res) => {
+      const chunks = [];
+      res.on("data", (chunk) => chunks.push(chunk));
+      res.on("end", () => resolve({ url, status: res.statusCode, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
 }
 
 /** A loopback server that accepts requests and never answers them. */

@@ -12,6 +12,8 @@ import {
   type CheckResponse,
   type FeedbackResult,
   type Pace,
+  type PageResponse,
+  type PageRule,
   type Problem,
   type Report,
   type RslTerms,
@@ -23,7 +25,10 @@ import {
   robotsdErrorHandler,
   robotsdPostNavigationHook,
   robotsdPreNavigationHook,
+  pageStats,
+  robotsdPage,
   withRobotsd,
+  type RobotsdPageContext,
   type RobotsdVerdict,
 } from "../src/crawlee.js";
 
@@ -168,3 +173,55 @@ for (const report of terms ?? []) {
     content.licenses[0]?.permits.usage satisfies string[] | undefined;
   }
 }
+
+// After the fetch: the page's own rules (POST /v1/page), from bytes or text, with headers in any form.
+const pageAnswer: PageResponse = await client.page({
+  url: "https://example.com/a",
+  ua: "ExampleBot",
+  headers: [["X-Robots-Tag", "noindex"]],
+  body: new Uint8Array(0),
+});
+pageAnswer.allowed satisfies boolean;
+pageAnswer.document_cut satisfies boolean | null | undefined;
+pageAnswer.robots?.follow satisfies boolean | undefined;
+pageAnswer.robots?.max_snippet satisfies number | null | undefined;
+const firstRule: PageRule | undefined = pageAnswer.robots?.rules[0];
+firstRule?.header satisfies number | null | undefined;
+pageAnswer.usage?.content_usage_header.headers satisfies number[] | undefined;
+pageAnswer.usage?.tdm.reservation satisfies boolean | null | undefined;
+await client.page({ url: "https://example.com/a", ua: ["ExampleBot"], headers: ["X-Robots-Tag", "noindex"], body: "<p>" });
+await client.page({ url: "https://example.com/a", ua: "ExampleBot", headers: [{ name: "X-Robots-Tag", value: "noindex" }] });
+await client.page({ url: "https://example.com/a", ua: "ExampleBot", headers: new Headers(), body: new ArrayBuffer(0), contentType: "text/html" });
+await client.page({ url: "https://example.com/a", ua: "ExampleBot", headers: { "x-robots-tag": "noindex", "set-cookie": ["a", "b"] } });
+// @ts-expect-error: a body is bytes or text
+await client.page({ url: "https://example.com/a", ua: "ExampleBot", body: 1 });
+
+// The page option of withRobotsd, and the answer on the crawling context.
+const PagedCrawler = withRobotsd(CheerioCrawler, client, {
+  ua: "ExampleBot",
+  page: true,
+  onPage(answer, url) {
+    answer.robots?.index satisfies boolean | undefined;
+    url satisfies string;
+  },
+});
+const paged = new PagedCrawler({
+  async requestHandler(context) {
+    const { robotsdPage: answer } = context as typeof context & RobotsdPageContext;
+    if (answer?.robots?.index === false) return;
+    await context.enqueueLinks();
+  },
+});
+pageStats(paged).enqueueLinksSkipped satisfies number;
+// @ts-expect-error: page is a boolean
+withRobotsd(CheerioCrawler, client, { page: "yes" });
+new PlaywrightCrawler({
+  async requestHandler(context) {
+    (await robotsdPage(client, context, { ua: "ExampleBot" }))?.robots?.follow satisfies boolean | undefined;
+  },
+});
+new CheerioCrawler({
+  async requestHandler(context) {
+    await robotsdPage(client, context, { ua: "ExampleBot" });
+  },
+});
