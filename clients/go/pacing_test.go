@@ -396,10 +396,12 @@ func TestWithoutPacingTheTransportKeepsTheCrawlDelayItself(t *testing.T) {
 	if len(fetches) != 9 {
 		t.Fatalf("%d fetches, want 9", len(fetches))
 	}
-	// The Transport keeps the crawl-delay and LocalPaceGuard between its starts: the site sees
-	// the crawl-delay itself, the guard taking up the arrival jitter of a busy machine.
+	// The Transport keeps the crawl-delay and LocalPaceGuard between its starts, so the site
+	// sees the crawl-delay unless the machine stalls one fetch more than the guard between its
+	// start and the site; 100 ms of stall are allowed here (a busy two-core machine once stalled
+	// a Scrapy fetch 79 ms). The failures this catches are far larger: no local pacing is no gap.
 	gap := closestGap(t, fetches)
-	if gap < 200*time.Millisecond {
+	if gap < 200*time.Millisecond+LocalPaceGuard-100*time.Millisecond {
 		t.Fatalf("two fetches reached the site %v apart; the crawl-delay is 200ms", gap)
 	}
 	t.Logf("9 fetches in %v, closest %v apart", elapsed, gap)

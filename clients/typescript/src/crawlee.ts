@@ -27,7 +27,7 @@ import {
 } from "./index.js";
 import { type PageContext, answerPage } from "./crawlee-page.js";
 import { failed, responded, started } from "./navigation.js";
-import { Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
+import { LOCAL_PACE_GUARD_MS, Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
 
 export {
   pageStats,
@@ -359,7 +359,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
       if (!pace) {
         // A verdict alone does not say the crawl-delay: the interval last kept for the origin.
         const delay = known && isFullAnswer(known) ? crawlDelayMs(known.crawl_delay) : pacer.intervalFor(url);
-        await pacer.claim(url, delay);
+        await pacer.claim(url, delay, 0, LOCAL_PACE_GUARD_MS);
         await started(context, navigationOptions, pacer);
         return;
       }
@@ -374,7 +374,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
           throw error;
         }
         this.#warn(`robotsd could not reserve a slot for ${url}, fetching it with local pacing only (failOpen): ${messageOf(error)}`);
-        await pacer.claim(url, pacer.intervalFor(url, known && isFullAnswer(known) ? known.crawl_delay : undefined));
+        await pacer.claim(url, pacer.intervalFor(url, known && isFullAnswer(known) ? known.crawl_delay : undefined), 0, LOCAL_PACE_GUARD_MS);
         await started(context, navigationOptions, pacer);
         return;
       }
@@ -590,7 +590,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     const unanswered = async (error: unknown): Promise<void> => {
       if (options.failOpen && error instanceof RobotsdError) {
         context.log?.info(`robotsd: fetching ${url} unchecked (failOpen): ${(error as Error).message}`);
-        await pacer.claim(url, pacer.intervalFor(url));
+        await pacer.claim(url, pacer.intervalFor(url), 0, LOCAL_PACE_GUARD_MS);
         await started(context, navigationOptions, pacer);
         return;
       }
@@ -634,7 +634,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     };
     take(answer);
     if (!slot) {
-      if (!pace) await pacer.claim(url, crawlDelayMs(answer.crawl_delay));
+      if (!pace) await pacer.claim(url, crawlDelayMs(answer.crawl_delay), 0, LOCAL_PACE_GUARD_MS);
       await started(context, navigationOptions, pacer);
       return;
     }

@@ -26,6 +26,13 @@ const SUCCESS_FLUSH_MS = 1_000;
  * both ends), and got's timings of when a request went out are in whole milliseconds.
  */
 const SEND_MARGIN_MS = 5;
+/**
+ * What a crawl-delay kept here alone (`pace: false`, or robotsd unreachable with `failOpen`) gets
+ * on top, as robotsd puts its `--pace-guard` between the slots it hands out: a fetch that starts
+ * or reaches the site a little late (a busy event loop, a busy machine) followed by one on time
+ * still leaves the site the whole crawl-delay.
+ */
+export const LOCAL_PACE_GUARD_MS = 50;
 /** Origins kept before the ones that no longer matter are swept out. */
 const SWEEP_AT = 10_000;
 
@@ -150,14 +157,15 @@ export class Pacer {
   }
 
   /**
-   * The local gate: waits until the fetch may start, at least `intervalMs` (less `slackMs`) after
-   * the start of the previous fetch to the origin claimed here (by any crawler or hook of this
-   * client) and after any Retry-After hold, and claims that start.
+   * The local gate: waits until the fetch may start, at least `intervalMs` (less `slackMs`, plus
+   * `guardMs` when there is an interval) after the start of the previous fetch to the origin
+   * claimed here (by any crawler or hook of this client) and after any Retry-After hold, and
+   * claims that start.
    */
-  async claim(url: string, intervalMs: number, slackMs = 0): Promise<void> {
+  async claim(url: string, intervalMs: number, slackMs = 0, guardMs = 0): Promise<void> {
     const state = this.#state(originOf(url));
     state.interval = Math.min(Math.max(0, intervalMs), MAX_LOCAL_INTERVAL_MS);
-    const interval = Math.max(0, state.interval - slackMs);
+    const interval = state.interval > 0 ? Math.max(0, state.interval - slackMs) + guardMs : 0;
     const after = (state: OriginPace) => Math.max(state.started + interval, state.sent + interval + SEND_MARGIN_MS);
     let start = Math.max(performance.now(), state.last + interval, after(state), state.hold);
     state.last = start;

@@ -112,7 +112,11 @@ test("with pace: false, the crawler keeps the crawl-delay itself, across its con
   assertCrawledEverything(crawl, site);
   const arrivals = await site.arrivals();
   assert.equal(arrivals.length, site.paths.length);
-  assertGapsAtLeast(arrivals, CRAWL_DELAY_MS);
+  // The crawler starts fetches the crawl-delay and LOCAL_PACE_GUARD_MS (50 ms) apart, so the site
+  // sees the crawl-delay unless the machine stalls one fetch more than that between its start and
+  // the site; 100 ms of stall are allowed here (a busy two-core machine once stalled a Scrapy
+  // fetch 79 ms). The failures this catches are far larger: no local pacing is no gap at all.
+  assertGapsAtLeast(arrivals, CRAWL_DELAY_MS + 50 - 100);
   // robotsd answered verdicts only: no slot, no report.
   assert.equal(await reservations(baseUrl, "reserved"), 0);
   assert.equal(await reservations(baseUrl, "deferred"), 0);
