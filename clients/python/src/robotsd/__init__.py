@@ -16,8 +16,8 @@ from ._client import (
     FeedbackResult,
     PercentDecoding,
     Result,
-    UserAgent,
 )
+from ._call import UserAgent
 from ._errors import ProblemError, RobotsdError, UnavailableError
 from ._models import (
     AgentJson,

@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Callable, Literal, Optional, TypeVar, Union
+from typing import Any, Literal, Optional, TypeVar, Union
 
 import httpx
 import msgspec
 
+from ._call import UserAgent, _agents, _Call
 from ._errors import ProblemError, RobotsdError, UnavailableError
 from ._models import (
     CheckItem,
@@ -29,9 +30,6 @@ MAX_BATCH = 1000
 #: Seconds any one phase of a call (connect, send, each read) may take; the async client also
 #: bounds the whole call by it. robotsd answers within its own 30 s request limit.
 DEFAULT_TIMEOUT = 30.0
-
-UserAgent = Union[str, Sequence[str]]
-"""One agent (a product token or a whole User-Agent header), or several names of one crawler."""
 
 PercentDecoding = Literal["google", "rfc9309"]
 
@@ -94,39 +92,8 @@ _item_error_decoder = msgspec.json.Decoder(_ItemError)
 _feedback_decoder = msgspec.json.Decoder(_RawFeedback)
 _report_taken_decoder = msgspec.json.Decoder(ReportTaken)
 _problem_decoder = msgspec.json.Decoder(Problem)
-_encoder = msgspec.json.Encoder()
 
 _T = TypeVar("_T")
-
-
-class _Call:
-    """One request to robotsd, the same for both clients, and how to read its answer."""
-
-    __slots__ = ("method", "path", "params", "body", "decode")
-
-    def __init__(
-        self,
-        method: str,
-        path: str,
-        decode: Callable[[bytes], Any],
-        params: Sequence[tuple[str, str]] = (),
-        body: Optional[msgspec.Struct] = None,
-    ) -> None:
-        self.method = method
-        self.path = path
-        self.decode = decode
-        # A tuple, which httpx's parameter types accept (a list of str pairs is invariant).
-        self.params = tuple(params)
-        self.body = None if body is None else _encoder.encode(body)
-
-
-def _agents(ua: UserAgent) -> Union[str, list[str]]:
-    if isinstance(ua, str):
-        return ua
-    agents = list(ua)
-    if not agents:
-        raise ValueError("ua: give at least one user agent")
-    return agents
 
 
 def _decode_item(raw: msgspec.Raw) -> Result:
