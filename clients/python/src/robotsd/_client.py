@@ -15,6 +15,7 @@ from ._models import (
     ChecksBatch,
     EvaluateRequest,
     FeedbackRequest,
+    PageResponse,
     ParsedJson,
     Problem,
     ReportItem,
@@ -23,6 +24,7 @@ from ._models import (
     UrlsBatch,
     VerdictResponse,
 )
+from ._page import PageBody, PageHeaders, _page_call
 
 #: The most items robotsd answers in one batch; longer lists are sent in chunks of this size.
 MAX_BATCH = 1000
@@ -427,6 +429,25 @@ class Client:
         )
         return result
 
+    def page(
+        self,
+        url: str,
+        ua: UserAgent,
+        headers: PageHeaders,
+        body: PageBody = None,
+        *,
+        content_type: Optional[str] = None,
+    ) -> PageResponse:
+        """After fetching ``url``: the page's robots rules for ``ua`` (``X-Robots-Tag`` and
+        robots ``meta`` tags combined: ``robots.index``, ``robots.follow``, ...), its AI-use
+        statements (``usage``) and robots.txt's answer (``check``), from ``POST /v1/page``.
+        ``headers`` and ``body`` are the response's as received (``body`` as bytes, so that
+        robotsd reads the page's own charset); only what robotsd reads is sent
+        (:func:`robotsd.page_request`). ``robots`` and ``usage`` are ``None`` when robots.txt
+        disallows the URL. A problem raises :class:`ProblemError`."""
+        result: PageResponse = self._do(_page_call(url, ua, headers, body, content_type))
+        return result
+
     def _do(self, call: _Call) -> Any:
         try:
             response = self._http.request(
@@ -553,6 +574,19 @@ class AsyncClient:
         result: Evaluation = await self._do(
             _evaluate_call(robots_txt, urls, ua, parsed, percent_decoding)
         )
+        return result
+
+    async def page(
+        self,
+        url: str,
+        ua: UserAgent,
+        headers: PageHeaders,
+        body: PageBody = None,
+        *,
+        content_type: Optional[str] = None,
+    ) -> PageResponse:
+        """As :meth:`Client.page`."""
+        result: PageResponse = await self._do(_page_call(url, ua, headers, body, content_type))
         return result
 
     async def _do(self, call: _Call) -> Any:
