@@ -15,7 +15,7 @@ from scrapy.exceptions import NotConfigured
 
 from ._client import AsyncClient
 from ._errors import ProblemError, RobotsdError
-from ._models import PageResponse, PageRobotsJson
+from ._models import CheckResponse, PageResponse, PageRobotsJson, VerdictResponse
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -51,6 +51,14 @@ class _PageAsker:
         self.crawler = crawler
         self._stats_inc = stats_inc
         self._failing = False
+
+    @staticmethod
+    def wanted(check: object, response: Response) -> bool:
+        """Whether to ask about ``response``: a 2xx to a request whose ``check`` (its
+        ``meta["robotsd"]``) allowed it. Not other statuses, whose pages a spider does not
+        follow (HttpErrorMiddleware), nor requests robotsd did not check."""
+        allowed = isinstance(check, (CheckResponse, VerdictResponse)) and check.allowed
+        return allowed and 200 <= response.status < 300
 
     async def ask(
         self, client: AsyncClient, request: Request, response: Response, ua: str

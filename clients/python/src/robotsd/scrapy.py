@@ -12,11 +12,10 @@ the request's fetch slot (``pace=true``), and the request waits for it, so that 
 keeps each site's crawl-delay together; the sites' 429, 503, other 5xx, timeouts and connections
 refused or reset are reported back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
 turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
-sees the answers that RetryMiddleware retries. ``ROBOTSD_PAGE = True`` also asks robotsd, after
-each response let through, for the page's own robots rules and AI-use statements
-(``response.meta["robotsd_page"]``); :class:`RobotsdNofollowMiddleware`, a spider middleware,
-then drops the requests yielded from a ``nofollow`` page. The middleware needs Scrapy's asyncio
-reactor (the default since Scrapy 2.13). Settings are in the README.
+sees the answers that RetryMiddleware retries. ``ROBOTSD_PAGE = True`` also asks robotsd about
+each page let through (``response.meta["robotsd_page"]``), and :class:`RobotsdNofollowMiddleware`
+follows no link of a ``nofollow`` page. The middleware needs Scrapy's asyncio reactor (the
+default since Scrapy 2.13). Settings are in the README.
 """
 
 from __future__ import annotations
@@ -507,9 +506,7 @@ class RobotsdMiddleware:
         answer about the page, left in ``meta["robotsd_page"]``."""
         if self._feedback and "cached" not in response.flags:
             self._feedback_of(request, response)
-        answer = request.meta.get(META_KEY)
-        allowed = isinstance(answer, (CheckResponse, VerdictResponse)) and answer.allowed
-        if self._pages is not None and allowed and 200 <= response.status < 300:
+        if self._pages is not None and self._pages.wanted(request.meta.get(META_KEY), response):
             await self._pages.ask(self._get_client(), request, response, self._agent(request))
         return response
 
