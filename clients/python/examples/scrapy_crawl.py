@@ -8,7 +8,9 @@ sorted. Logs go to stderr. Exits 0 when every request was checked and answered, 
 Each fetch waits for its slot from robotsd (pacing, the middleware's default); --no-pace turns
 pacing off (crawl-delay is then kept by Scrapy's download slots, for this crawler alone).
 --fail-open lets requests through when robotsd cannot answer; --stats FILE writes Scrapy's
-stats as JSON.
+stats as JSON. --page asks robotsd about each page fetched (ROBOTSD_PAGE) and follows no link of
+a nofollow page (RobotsdNofollowMiddleware); the line of JSON then also has "page": each path
+fetched and its page answer's robots.index and robots.follow (null without an answer).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.http import Response
 from twisted.python.failure import Failure
 
-from robotsd.scrapy import CheckFailed, Disallowed
+from robotsd import PageResponse
+from robotsd.scrapy import PAGE_META_KEY, CheckFailed, Disallowed
 
 
 def _path(url: str) -> str:
@@ -47,12 +50,18 @@ class SiteSpider(scrapy.Spider):
         self.fetched: set[str] = set()
         self.disallowed: set[str] = set()
         self.failed: set[str] = set()
+        self.pages: dict[str, Any] = {}
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         yield scrapy.Request(self.start_url, callback=self.parse, errback=self.on_error)
 
     def parse(self, response: Response) -> Iterator[scrapy.Request]:
         self.fetched.add(_path(response.url))
+        answer = response.meta.get(PAGE_META_KEY)
+        robots = answer.robots if isinstance(answer, PageResponse) else None
+        self.pages[_path(response.url)] = (
+            {"index": robots.index, "follow": robots.follow} if robots else None
+        )
         if not hasattr(response, "css"):
             return
         for href in response.css("a::attr(href)").getall():
@@ -80,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ua", required=True, help="the User-Agent to crawl (and check) as")
     parser.add_argument("--fail-open", action="store_true", help="fetch what robotsd cannot check")
     parser.add_argument("--no-pace", action="store_true", help="no fleet pacing (ROBOTSD_PACE)")
+    parser.add_argument("--page", action="store_true", help="page answers, nofollow kept")
     parser.add_argument("--stats", help="write Scrapy's stats to this file as JSON")
     args = parser.parse_args(argv)
 
@@ -92,6 +102,11 @@ def main(argv: list[str] | None = None) -> int:
             "ROBOTSD_PACE": not args.no_pace,
             "ROBOTSTXT_OBEY": False,
             "USER_AGENT": args.ua,
+            # After each fetch, the page's own rules: no link of a nofollow page followed.
+            "ROBOTSD_PAGE": args.page,
+            "SPIDER_MIDDLEWARES": (
+                {"robotsd.scrapy.RobotsdNofollowMiddleware": 950} if args.page else {}
+            ),
             # Nothing here listens or looks anything up beyond the two services named.
             "TELNETCONSOLE_ENABLED": False,
             "REMOTE_CONTROL_ENABLED": False,
@@ -109,10 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         stats = crawler.stats.get_stats() if crawler.stats else {}
         with open(args.stats, "w", encoding="utf-8") as f:
             json.dump(stats, f, default=str, indent=1, sort_keys=True)
-    print(
-        json.dumps({"fetched": sorted(spider.fetched), "disallowed": sorted(spider.disallowed)}),
-        flush=True,
-    )
+    output: dict[str, Any] = {
+        "fetched": sorted(spider.fetched),
+        "disallowed": sorted(spider.disallowed),
+    }
+    if args.page:
+        output["page"] = dict(sorted(spider.pages.items()))
+    print(json.dumps(output), flush=True)
     return 1 if spider.failed else 0
 
 

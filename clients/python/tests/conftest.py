@@ -74,12 +74,15 @@ def robots_line(text: str) -> int:
 Answer = tuple[int, dict[str, str]]
 """A status and the headers to answer a page with, instead of the page."""
 
+Page = tuple[list[tuple[str, str]], bytes]
+"""A page served as given: its headers (Content-Type among them, repeats kept) and body."""
+
 
 class Site:
     """A loopback site serving ``robots`` (SITE_ROBOTS) and ``paths`` (site_paths(), the index
     first, linking to the others), recording every request, and when each page request arrived
     (``arrivals``). ``answers`` gives a path's first answers instead of the page, in turn (a
-    429 with its Retry-After, say)."""
+    429 with its Retry-After, say); ``served`` gives pages of their own headers and bodies."""
 
     def __init__(
         self,
@@ -87,6 +90,7 @@ class Site:
         paths: Optional[list[str]] = None,
         answers: Optional[dict[str, list[Answer]]] = None,
         documents: Optional[dict[str, str]] = None,
+        served: Optional[dict[str, Page]] = None,
     ) -> None:
         self.hits: Counter[str] = Counter()
         self.agents: dict[str, list[str]] = {}
@@ -94,7 +98,8 @@ class Site:
         """``(time.monotonic(), path, status)`` of each request but robots.txt's, in order."""
         self._lock = threading.Lock()
         pages = site_paths() if paths is None else paths
-        served = dict(documents or {})
+        own = dict(served or {})
+        served_documents = dict(documents or {})
         scripted = {path: list(queue) for path, queue in (answers or {}).items()}
         accepted: dict[object, float] = {}  # when each connection was accepted, by address
         site = self
@@ -110,8 +115,18 @@ class Site:
                     site.agents.setdefault(path, []).append(self.headers.get("User-Agent", ""))
                     answer = scripted[path].pop(0) if scripted.get(path) else None
                     if path != "/robots.txt":
-                        status = answer[0] if answer else 200 if path in pages else 404
+                        known = path in pages or path in own
+                        status = answer[0] if answer else 200 if known else 404
                         site.arrivals.append((arrived, path, status))
+                if answer is None and path in own:
+                    fields, page = own[path]
+                    self.send_response(200)
+                    for name, value in fields:
+                        self.send_header(name, value)
+                    self.send_header("Content-Length", str(len(page)))
+                    self.end_headers()
+                    self.wfile.write(page)
+                    return
                 if answer is not None:
                     status, headers = answer
                     body, kind = f"answer {status}".encode(), "text/plain"
@@ -125,9 +140,9 @@ class Site:
                 elif path in pages:
                     status, headers = 200, {}
                     body, kind = f"<html><body>page {path}</body></html>".encode(), "text/html"
-                elif path in served:
+                elif path in served_documents:
                     status, headers = 200, {}
-                    body, kind = served[path].encode(), "application/xml"
+                    body, kind = served_documents[path].encode(), "application/xml"
                 else:
                     self.send_error(404)
                     return
@@ -184,8 +199,9 @@ def make_site() -> Iterator[MakeSite]:
         paths: Optional[list[str]] = None,
         answers: Optional[dict[str, list[Answer]]] = None,
         documents: Optional[dict[str, str]] = None,
+        served: Optional[dict[str, Page]] = None,
     ) -> Site:
-        s = Site(robots, paths, answers, documents)
+        s = Site(robots, paths, answers, documents, served)
         made.append(s)
         return s
 

@@ -64,7 +64,7 @@ class Crawl:
         self.log = done.stderr
         lines = done.stdout.splitlines()
         assert len(lines) == 1, f"stdout: {done.stdout!r}\nstderr: {done.stderr[-5000:]}"
-        self.output: dict[str, list[str]] = json.loads(lines[0])
+        self.output: dict[str, Any] = json.loads(lines[0])
         self.stats: dict[str, Any] = json.loads(stats_file.read_text())
 
     def stat(self, key: str) -> Any:
@@ -377,7 +377,7 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
 
     async def main(middleware: RobotsdMiddleware) -> None:
         for response in answers:
-            assert middleware.process_response(page, response) is response
+            assert await middleware.process_response(page, response) is response
         # Reported, and left to go on through the other middlewares (None).
         middleware.process_exception(page, DownloadTimeoutError("took too long"))
         # Refused, and reset before any answer: reported as such, not as timeouts.

@@ -2,7 +2,8 @@
 
 :class:`Client` and :class:`AsyncClient` ask robotsd over one pooled connection set, and
 reserve fleet-wide fetch slots (``pace=True``) and report what the sites answered
-(``feedback``); ``robotsd.scrapy.RobotsdMiddleware`` checks and paces every request of a Scrapy
+(``feedback``), and, after a fetch, read a page's own robots rules and AI-use statements
+(``page``); ``robotsd.scrapy.RobotsdMiddleware`` checks and paces every request of a Scrapy
 crawl through robotsd.
 The answer types are generated from robotsd's OpenAPI document (``_models.py``).
 """
@@ -16,14 +17,25 @@ from ._client import (
     FeedbackResult,
     PercentDecoding,
     Result,
-    UserAgent,
 )
+from ._call import UserAgent
 from ._errors import ProblemError, RobotsdError, UnavailableError
+from ._page import (
+    HTML_TYPES,
+    MAX_DOCUMENT_BYTES,
+    PAGE_HEADERS,
+    PageBody,
+    PageHeaders,
+    page_headers,
+    page_request,
+)
 from ._models import (
     AgentJson,
     AgentLineJson,
     BackoffJson,
     CheckResponse,
+    CombinedJson,
+    ContentUsageHeaderJson,
     DiagnosticJson,
     Directive,
     GroupDetailJson,
@@ -33,6 +45,11 @@ from ._models import (
     PaceJson,
     PaceOutcome,
     PaceStateJson,
+    PageRequest,
+    PageResponse,
+    PageRobotsJson,
+    PageRuleJson,
+    PageUsageJson,
     ParsedJson,
     PreferenceJson,
     PreferenceValue,
@@ -49,6 +66,7 @@ from ._models import (
     RuleJson,
     Scope,
     SitemapJson,
+    TdmJson,
     UsageJson,
     UsageLineJson,
     UsageSourceName,
@@ -58,13 +76,18 @@ from ._models import (
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "HTML_TYPES",
     "MAX_BATCH",
+    "MAX_DOCUMENT_BYTES",
+    "PAGE_HEADERS",
     "AgentJson",
     "AgentLineJson",
     "AsyncClient",
     "BackoffJson",
     "CheckResponse",
     "Client",
+    "CombinedJson",
+    "ContentUsageHeaderJson",
     "DiagnosticJson",
     "Directive",
     "Evaluation",
@@ -76,6 +99,13 @@ __all__ = [
     "PaceJson",
     "PaceOutcome",
     "PaceStateJson",
+    "PageBody",
+    "PageHeaders",
+    "PageRequest",
+    "PageResponse",
+    "PageRobotsJson",
+    "PageRuleJson",
+    "PageUsageJson",
     "ParsedJson",
     "PercentDecoding",
     "PreferenceJson",
@@ -96,6 +126,7 @@ __all__ = [
     "RuleJson",
     "Scope",
     "SitemapJson",
+    "TdmJson",
     "UnavailableError",
     "UsageJson",
     "UsageLineJson",
@@ -103,6 +134,8 @@ __all__ = [
     "UserAgent",
     "Verdict",
     "VerdictResponse",
+    "page_headers",
+    "page_request",
 ]
 
 __version__ = "0.1.0"

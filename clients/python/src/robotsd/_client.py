@@ -2,11 +2,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Callable, Literal, Optional, TypeVar, Union
+from typing import Any, Literal, Optional, TypeVar, Union
 
 import httpx
 import msgspec
 
+from ._call import UserAgent, _agents, _Call
 from ._errors import ProblemError, RobotsdError, UnavailableError
 from ._models import (
     CheckItem,
@@ -14,6 +15,7 @@ from ._models import (
     ChecksBatch,
     EvaluateRequest,
     FeedbackRequest,
+    PageResponse,
     ParsedJson,
     Problem,
     ReportItem,
@@ -22,6 +24,7 @@ from ._models import (
     UrlsBatch,
     VerdictResponse,
 )
+from ._page import PageBody, PageHeaders, _page_call
 
 #: The most items robotsd answers in one batch; longer lists are sent in chunks of this size.
 MAX_BATCH = 1000
@@ -29,9 +32,6 @@ MAX_BATCH = 1000
 #: Seconds any one phase of a call (connect, send, each read) may take; the async client also
 #: bounds the whole call by it. robotsd answers within its own 30 s request limit.
 DEFAULT_TIMEOUT = 30.0
-
-UserAgent = Union[str, Sequence[str]]
-"""One agent (a product token or a whole User-Agent header), or several names of one crawler."""
 
 PercentDecoding = Literal["google", "rfc9309"]
 
@@ -94,39 +94,8 @@ _item_error_decoder = msgspec.json.Decoder(_ItemError)
 _feedback_decoder = msgspec.json.Decoder(_RawFeedback)
 _report_taken_decoder = msgspec.json.Decoder(ReportTaken)
 _problem_decoder = msgspec.json.Decoder(Problem)
-_encoder = msgspec.json.Encoder()
 
 _T = TypeVar("_T")
-
-
-class _Call:
-    """One request to robotsd, the same for both clients, and how to read its answer."""
-
-    __slots__ = ("method", "path", "params", "body", "decode")
-
-    def __init__(
-        self,
-        method: str,
-        path: str,
-        decode: Callable[[bytes], Any],
-        params: Sequence[tuple[str, str]] = (),
-        body: Optional[msgspec.Struct] = None,
-    ) -> None:
-        self.method = method
-        self.path = path
-        self.decode = decode
-        # A tuple, which httpx's parameter types accept (a list of str pairs is invariant).
-        self.params = tuple(params)
-        self.body = None if body is None else _encoder.encode(body)
-
-
-def _agents(ua: UserAgent) -> Union[str, list[str]]:
-    if isinstance(ua, str):
-        return ua
-    agents = list(ua)
-    if not agents:
-        raise ValueError("ua: give at least one user agent")
-    return agents
 
 
 def _decode_item(raw: msgspec.Raw) -> Result:
@@ -460,6 +429,25 @@ class Client:
         )
         return result
 
+    def page(
+        self,
+        url: str,
+        ua: UserAgent,
+        headers: PageHeaders,
+        body: PageBody = None,
+        *,
+        content_type: Optional[str] = None,
+    ) -> PageResponse:
+        """After fetching ``url``: the page's robots rules for ``ua`` (``X-Robots-Tag`` and
+        robots ``meta`` tags combined: ``robots.index``, ``robots.follow``, ...), its AI-use
+        statements (``usage``) and robots.txt's answer (``check``), from ``POST /v1/page``.
+        ``headers`` and ``body`` are the response's as received (``body`` as bytes, so that
+        robotsd reads the page's own charset); only what robotsd reads is sent
+        (:func:`robotsd.page_request`). ``robots`` and ``usage`` are ``None`` when robots.txt
+        disallows the URL. A problem raises :class:`ProblemError`."""
+        result: PageResponse = self._do(_page_call(url, ua, headers, body, content_type))
+        return result
+
     def _do(self, call: _Call) -> Any:
         try:
             response = self._http.request(
@@ -586,6 +574,19 @@ class AsyncClient:
         result: Evaluation = await self._do(
             _evaluate_call(robots_txt, urls, ua, parsed, percent_decoding)
         )
+        return result
+
+    async def page(
+        self,
+        url: str,
+        ua: UserAgent,
+        headers: PageHeaders,
+        body: PageBody = None,
+        *,
+        content_type: Optional[str] = None,
+    ) -> PageResponse:
+        """As :meth:`Client.page`."""
+        result: PageResponse = await self._do(_page_call(url, ua, headers, body, content_type))
         return result
 
     async def _do(self, call: _Call) -> Any:

@@ -12,8 +12,10 @@ the request's fetch slot (``pace=true``), and the request waits for it, so that 
 keeps each site's crawl-delay together; the sites' 429, 503, other 5xx, timeouts and connections
 refused or reset are reported back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
 turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
-sees the answers that RetryMiddleware retries. The middleware needs Scrapy's asyncio reactor
-(the default since Scrapy 2.13). Settings are in the README.
+sees the answers that RetryMiddleware retries. ``ROBOTSD_PAGE = True`` also asks robotsd about
+each page let through (``response.meta["robotsd_page"]``), and :class:`RobotsdNofollowMiddleware`
+follows no link of a ``nofollow`` page. The middleware needs Scrapy's asyncio reactor (the
+default since Scrapy 2.13). Settings are in the README.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_ite
 from ._gathering import _Batcher, _Reporter
 from ._errors import ProblemError, RobotsdError
 from ._models import CheckResponse, PaceJson, Problem, ReportItem, VerdictResponse
+from ._scrapy_page import PAGE_META_KEY as PAGE_META_KEY
+from ._scrapy_page import RobotsdNofollowMiddleware as RobotsdNofollowMiddleware
+from ._scrapy_page import _PageAsker
 
 if TYPE_CHECKING:
     from urllib.parse import ParseResult
@@ -214,6 +219,9 @@ class RobotsdMiddleware:
         self._max_crawl_delay = settings.getfloat("ROBOTSD_MAX_CRAWL_DELAY", 60.0)
         self._batch_size = max(1, min(MAX_BATCH, settings.getint("ROBOTSD_BATCH_SIZE", 100)))
         self._batch_wait = max(0.0, settings.getfloat("ROBOTSD_BATCH_WAIT", 0.005))
+        self._pages: Optional[_PageAsker] = None
+        if settings.getbool("ROBOTSD_PAGE", False):
+            self._pages = _PageAsker(crawler, self._stats_inc)
         self._batcher: Optional[_Batcher] = None
         self._reporter: Optional[_Reporter] = None
         self._waiting: dict[str, set[_Waiter]] = {}
@@ -489,14 +497,21 @@ class RobotsdMiddleware:
             return
         self._stats_max("crawl_delay_max", gap)
 
-    def process_response(
+    async def process_response(
         self, request: Request, response: Response, spider: Optional[Spider] = None
     ) -> Response:
         """Reports a 429, 503 or other 5xx to robotsd (with its ``Retry-After``), and, while
         the origin is slowed down, the other answers, which ease the slowdown. A response
-        from Scrapy's HTTP cache is not the site's answer now, and is not reported."""
-        if not self._feedback or "cached" in response.flags:
-            return response
+        from Scrapy's HTTP cache is not the site's answer now, and is not reported. With
+        ``ROBOTSD_PAGE``, a 2xx response to a request robotsd allowed waits for robotsd's
+        answer about the page, left in ``meta["robotsd_page"]``."""
+        if self._feedback and "cached" not in response.flags:
+            self._feedback_of(request, response)
+        if self._pages is not None and self._pages.wanted(request.meta.get(META_KEY), response):
+            await self._pages.ask(self._get_client(), request, response, self._agent(request))
+        return response
+
+    def _feedback_of(self, request: Request, response: Response) -> None:
         status = response.status
         if status == 429 or status >= 500:
             header = response.headers.get(b"Retry-After")
@@ -504,7 +519,6 @@ class RobotsdMiddleware:
             self._report(request, status=status, retry_after=retry_after or None, pushback=True)
         elif _slowed(request.meta.get(META_KEY)):
             self._report(request, status=status)
-        return response
 
     def process_exception(
         self, request: Request, exception: Exception, spider: Optional[Spider] = None
