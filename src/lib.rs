@@ -30,6 +30,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod destination;
+pub mod documents;
 pub mod fast;
 pub mod fetch;
 pub mod hex;

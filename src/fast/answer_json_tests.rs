@@ -49,7 +49,7 @@ fn rsl_report() -> crate::rsl::RslReport {
             bytes: Some(400),
             final_url: Some("https://example.com/license.xml".into()),
             cache: Lookup::Coalesced,
-            backoff: Some(crate::rsl::LicenseBackoff {
+            backoff: Some(crate::documents::DocumentBackoff {
                 since: at(1_795_000_100),
                 failures: 2,
                 next_retry: at(1_795_003_700),

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use prometheus::{IntCounter, IntCounterVec, IntGauge, Opts};
 
-use crate::rsl::cache::FETCH_OUTCOMES;
+use crate::documents::FETCH_OUTCOMES;
 use crate::rsl::{Licenses, RslReport, RslState};
 
 /// Every state, in the order of the series.

@@ -2,15 +2,13 @@
 //!
 //! A robots.txt names license documents with `License:` lines (the engine reports them). When
 //! the operator turns it on (`--rsl`), robotsd fetches each document through the robots.txt
-//! fetch path, keeps it per license URL by the robots.txt cache rules ([`cache`]), reads it
-//! within fixed bounds ([`document`]) and, for a URL that may be fetched, reports the terms of
+//! fetch path, keeps it per license URL by the robots.txt cache rules ([`crate::documents`], as
+//! the kind [`Rsl`]), reads it within fixed bounds ([`document`]) and, for a URL that may be
+//! fetched, reports the terms of
 //! the `<content>` that covers it (`pattern`), or a typed state saying why there are none.
 //! Nothing here changes a verdict, and no failure here fails a check.
 
-pub mod cache;
 pub mod document;
-mod fleet;
-mod parser;
 mod pattern;
 mod prescan;
 
@@ -19,11 +17,58 @@ use std::sync::Arc;
 use robotsd_engine::RobotsTxt;
 
 use crate::cache::Lookup;
-use crate::origin::Target;
-pub use cache::{
-    Held, LicenseBackoff, LicenseCache, LicenseHandle, LicenseMeta, LicenseState, LicenseView,
+use crate::documents::{
+    DocumentBackoff, DocumentCache, DocumentHandle, DocumentKind, DocumentState, DocumentView, Held,
 };
+use crate::origin::Target;
 pub use document::{Content, LicenseTerms, RslDocument, RslError};
+
+/// RSL 1.0 license documents, as a kind of document robotsd keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct Rsl;
+
+impl DocumentKind for Rsl {
+    type Document = RslDocument;
+    type Invalid = RslError;
+    type Limits = document::Limits;
+    const NAME: &'static str = "rsl";
+    const STORE_PREFIX: &'static str = "rsl:";
+
+    fn parse(
+        body: &[u8],
+        truncated: bool,
+        limits: &document::Limits,
+    ) -> Result<RslDocument, RslError> {
+        RslDocument::parse(body, truncated, limits)
+    }
+    fn document_heap_size(document: &RslDocument) -> usize {
+        document.heap_size()
+    }
+    fn invalid_heap_size(invalid: &RslError) -> usize {
+        invalid.heap_size()
+    }
+    fn too_heavy(bytes: usize, share: u64) -> RslError {
+        RslError::TooHeavy { bytes, share }
+    }
+    fn busy(budget_ms: u64) -> RslError {
+        RslError::Busy(budget_ms)
+    }
+    fn overtime(budget_ms: u64) -> RslError {
+        RslError::Overtime(budget_ms)
+    }
+    fn parser_failed() -> RslError {
+        RslError::ParserFailed
+    }
+}
+
+/// License documents by license URL (`--rsl-capacity`).
+pub type LicenseCache = DocumentCache<Rsl>;
+
+/// A license URL's entry in the [`LicenseCache`].
+pub type LicenseHandle = DocumentHandle<Rsl>;
+
+/// A license URL's state and where it came from.
+pub type LicenseView = DocumentView<Rsl>;
 
 /// The longest license URL fetched, in bytes: the common bound on URLs (browsers, sitemaps).
 /// A longer one is reported `not_fetched`, never cut to fit: a cut URL is another URL. It also
@@ -94,7 +139,7 @@ pub struct RslSource {
     /// How the cache was used.
     pub cache: Lookup,
     /// The current backoff, while the document is unreachable.
-    pub backoff: Option<LicenseBackoff>,
+    pub backoff: Option<DocumentBackoff>,
 }
 
 /// The terms one `License:` line gives a URL.
@@ -294,7 +339,9 @@ impl Licenses {
                     continue;
                 }
                 None if too_long => "the License URL is longer than 2,048 bytes",
-                None if cache::license_url(written).is_none() => "not an absolute http(s) URL",
+                None if crate::documents::document_url(written).is_none() => {
+                    "not an absolute http(s) URL"
+                }
                 None => "not held yet (a batch past its deadline fetches nothing)",
             };
             pending.push(Err(RslReport::new(
@@ -350,7 +397,7 @@ fn report(license_url: &str, line: u32, view: LicenseView, target: &Target) -> R
         backoff: view.backoff,
     };
     let (state, reason, covered) = match view.state {
-        LicenseState::Held(Held::Document(doc)) => {
+        DocumentState::Held(Held::Document(doc)) => {
             let at = covering(&doc, target);
             if at.is_empty() {
                 (RslState::NotCovered, None, None)
@@ -358,13 +405,13 @@ fn report(license_url: &str, line: u32, view: LicenseView, target: &Target) -> R
                 (RslState::Covered, None, Some((doc, at)))
             }
         }
-        LicenseState::Held(Held::Invalid(error)) => {
+        DocumentState::Held(Held::Invalid(error)) => {
             (RslState::Invalid, Some(error.to_string()), None)
         }
-        LicenseState::Held(Held::Missing(why)) | LicenseState::Failed(why) => {
+        DocumentState::Held(Held::Missing(why)) | DocumentState::Failed(why) => {
             (RslState::FetchFailed, Some(why), None)
         }
-        LicenseState::Refused(why) => (RslState::Refused, Some(why), None),
+        DocumentState::Refused(why) => (RslState::Refused, Some(why), None),
     };
     RslReport {
         contents_total: covered.as_ref().map_or(0, |(_, at)| at.len()),

@@ -1,37 +1,39 @@
-//! The license cache's side of the shared store (`--redis-url`): a license URL's state is
+//! A document cache's side of the shared store (`--redis-url`): a document URL's state is
 //! written to the store after each fetch, in the same record format as an origin's robots.txt
-//! (under the key `rsl:<license URL>`, never an origin), and read from it before fetching; the
-//! fleet-wide lease makes one replica fetch while the others wait for its result. As for
-//! robots.txt, the store is never needed to answer: when it fails, a replica fetches by itself,
-//! still one fetch at a time per URL.
+//! (under the key `<kind's prefix><URL>`, `rsl:…` or `tdmrep:…`, never an origin), and read from
+//! it before fetching; the fleet-wide lease makes one replica fetch while the others wait for its
+//! result. As for robots.txt, the store is never needed to answer: when it fails, a replica
+//! fetches by itself, still one fetch at a time per URL.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use url::Url;
 
-use super::cache::{Entry, Held, LicenseCache, LicenseMeta};
+use super::DocumentKind;
+use super::cache::{DocumentCache, DocumentMeta, Entry, Held};
 use crate::cache::FleetConfig;
 use crate::cache::policy::{Backoff, Copy, OriginState};
 use crate::clock::Timestamp;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
 use crate::store::{BodyWrite, Record, Store};
 
-/// The store, as the license cache uses it.
+/// The store, as a document cache uses it.
 #[derive(Debug, Clone)]
-pub(crate) struct LicenseFleet {
+pub(crate) struct DocumentFleet {
     pub(crate) store: Store,
     pub(crate) config: FleetConfig,
 }
 
-type State = OriginState<LicenseMeta, Held>;
+type State<K> = OriginState<DocumentMeta, Held<K>>;
 
-/// The store key of a license URL: apart from every origin's (`scheme://…`).
-fn store_key(url: &Url) -> String {
-    format!("rsl:{url}")
+/// The store key of a document URL: apart from every origin's (`scheme://…`) and from other
+/// kinds'.
+fn store_key<K: DocumentKind>(url: &Url) -> String {
+    format!("{}{url}", K::STORE_PREFIX)
 }
 
-fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
+fn stored_fetch(meta: &DocumentMeta) -> StoredFetch {
     StoredFetch {
         status: meta.status,
         bytes: meta.bytes,
@@ -45,8 +47,8 @@ fn stored_fetch(meta: &LicenseMeta) -> StoredFetch {
 }
 
 /// The meta of a stored fetch (its body's SHA-256 is set by whoever reads the body).
-fn license_meta(stored: &StoredFetch, error: Option<String>) -> LicenseMeta {
-    LicenseMeta {
+fn document_meta(stored: &StoredFetch, error: Option<String>) -> DocumentMeta {
+    DocumentMeta {
         status: stored.status,
         fetched_at: from_ms(stored.fetched_at_ms),
         duration: Duration::from_millis(stored.duration_ms),
@@ -59,7 +61,7 @@ fn license_meta(stored: &StoredFetch, error: Option<String>) -> LicenseMeta {
 }
 
 /// When the state last took in a fetch's outcome: which of two states is newer.
-fn last_change(state: &State) -> Option<Timestamp> {
+fn last_change<K: DocumentKind>(state: &State<K>) -> Option<Timestamp> {
     let copy = state.copy.as_ref().map(|c| c.fetched_at);
     let backoff = state
         .backoff
@@ -69,7 +71,7 @@ fn last_change(state: &State) -> Option<Timestamp> {
 }
 
 /// The record of a state (refusals stay with the replica that saw them, as for robots.txt).
-fn export(state: &State) -> Record {
+fn export<K: DocumentKind>(state: &State<K>) -> Record {
     Record {
         copy: state.copy.as_ref().map(|copy| StoredCopy {
             fetch: stored_fetch(&copy.meta),
@@ -90,11 +92,11 @@ fn export(state: &State) -> Record {
     }
 }
 
-impl LicenseCache {
+impl<K: DocumentKind> DocumentCache<K> {
     /// The state a record describes, its document read again from the stored body (on a
     /// parser, as a fetched one is); `None` when the record cannot be used, or when the body
     /// could not be read for a passing reason (no parser free): this replica fetches then.
-    async fn import(&self, record: &Record, body: Option<Vec<u8>>) -> Option<State> {
+    async fn import(&self, record: &Record, body: Option<Vec<u8>>) -> Option<State<K>> {
         let copy = match &record.copy {
             None => None,
             Some(stored) => {
@@ -110,7 +112,7 @@ impl LicenseCache {
                     }
                     (None, None) => return None,
                 };
-                let mut meta = license_meta(&stored.fetch, None);
+                let mut meta = document_meta(&stored.fetch, None);
                 meta.sha256 = sha256;
                 Some(Copy {
                     rules: held,
@@ -124,7 +126,7 @@ impl LicenseCache {
             since: Timestamp::from_unix_millis(b.since_ms),
             failures: b.failures,
             next_retry: Timestamp::from_unix_millis(b.next_retry_ms),
-            last: license_meta(&b.last, Some(b.reason.clone())),
+            last: document_meta(&b.last, Some(b.reason.clone())),
         });
         let last_fetch = copy.as_ref().map(|c| c.fetched_at).max(
             backoff
@@ -141,9 +143,15 @@ impl LicenseCache {
 
     /// Takes the store's state for `url` when it is newer than this replica's: `true` when it
     /// did.
-    async fn pull(&self, url: &Url, key: &str, entry: &Arc<Entry>, fleet: &LicenseFleet) -> bool {
+    async fn pull(
+        &self,
+        url: &Url,
+        key: &str,
+        entry: &Arc<Entry<K>>,
+        fleet: &DocumentFleet,
+    ) -> bool {
         let max = self.fetcher.config().max_body_bytes;
-        let Ok(Some((record, body))) = fleet.store.load(&store_key(url), max).await else {
+        let Ok(Some((record, body))) = fleet.store.load(&store_key::<K>(url), max).await else {
             return false;
         };
         let Some(mut state) = self.import(&record, body).await else {
@@ -163,7 +171,13 @@ impl LicenseCache {
 
     /// Writes the entry's state after this replica's fetch; `body` is what the fetch read, if
     /// it read a document. Best effort: a store that fails only means the others fetch too.
-    async fn push(&self, url: &Url, entry: &Arc<Entry>, body: Option<&[u8]>, fleet: &LicenseFleet) {
+    async fn push(
+        &self,
+        url: &Url,
+        entry: &Arc<Entry<K>>,
+        body: Option<&[u8]>,
+        fleet: &DocumentFleet,
+    ) {
         let (record, holds_body) = {
             let state = entry.lock();
             if state.refusal.is_some() {
@@ -183,16 +197,16 @@ impl LicenseCache {
         let ttl = self.policy.max_lifetime + self.policy.last_copy_window;
         let _ = fleet
             .store
-            .save(&store_key(url), &record, &write, ttl)
+            .save(&store_key::<K>(url), &record, &write, ttl)
             .await;
     }
 
     /// Whether the entry's state calls for a fetch now.
-    fn fetch_due(&self, entry: &Entry) -> bool {
+    fn fetch_due(&self, entry: &Entry<K>) -> bool {
         entry.lock().fetch_due(self.clock.now(), &self.policy)
     }
 
-    /// The fleet-wide single flight for a license URL, as for an origin's robots.txt: the
+    /// The fleet-wide single flight for a document URL, as for an origin's robots.txt: the
     /// replica that takes the lease fetches and stores; the others wait for its result, and
     /// fetch themselves only when the lease expires without one or the store fails. The caller
     /// holds the entry's fetch lock. `true` when the state came from another replica.
@@ -200,13 +214,13 @@ impl LicenseCache {
         &self,
         url: &Url,
         key: &str,
-        entry: &Arc<Entry>,
-        fleet: &LicenseFleet,
+        entry: &Arc<Entry<K>>,
+        fleet: &DocumentFleet,
     ) -> bool {
         if self.pull(url, key, entry, fleet).await && !self.fetch_due(entry) {
             return true;
         }
-        let lease = store_key(url);
+        let lease = store_key::<K>(url);
         let token = format!("{:032x}", rand::random::<u128>());
         let deadline = tokio::time::Instant::now() + 2 * fleet.config.lease_ttl;
         loop {

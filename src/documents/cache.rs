@@ -1,16 +1,17 @@
-//! License documents kept per license URL, by the rules robots.txt copies are kept by: the same
-//! policy state machine ([`crate::cache::policy`]), so lifetimes (`Cache-Control` within the
-//! minimum and maximum), the backoff after 429/5xx/network failures with its retry times and
-//! the 30-day use of the last good copy, and refusals, all mean the same for a license.
+//! Documents kept per URL by the rules robotsd's robots.txt copies are kept by: the same policy
+//! state machine ([`crate::cache::policy`]), so lifetimes (`Cache-Control` within the minimum
+//! and maximum), the backoff after 429/5xx/network failures with its retry times and the 30-day
+//! use of the last good copy, and refusals, all mean the same for a document of any
+//! [`DocumentKind`] (an RSL license, an origin's `tdmrep.json`).
 //!
-//! At most one fetch of a URL runs at a time: checks that need a document nobody holds wait for
+//! At most one fetch of a URL runs at a time: lookups that need a document nobody holds wait for
 //! the one fetch (bounded by the fetch's own time limit); an expired document is answered at once
 //! while one background refresh runs; during a backoff nothing is sent before the retry time.
-//! Entries are weighed by the bytes their document holds and bounded by `--rsl-capacity`. A
+//! Entries are weighed by the bytes their document holds and bounded by the cache's capacity. A
 //! document that would take more than [`DOCUMENT_SHARE`] of it is not held: its entry keeps the
-//! outcome (`invalid`, charged as an entry without a document) for the copy's lifetime, so that
+//! outcome (invalid, charged as an entry without a document) for the copy's lifetime, so that
 //! the cache neither flushes every other document for it nor drops it and fetches it again on
-//! every check.
+//! every lookup.
 //!
 //! Bodies are parsed off the async workers (`parser.rs`).
 
@@ -21,8 +22,8 @@ use std::time::{Duration, SystemTime};
 use sha2::Digest;
 use url::Url;
 
-use super::document::{Limits, RslDocument, RslError};
-use super::fleet::LicenseFleet;
+use super::DocumentKind;
+use super::fleet::DocumentFleet;
 use super::parser::{ParserPool, PoolError};
 use crate::cache::FleetConfig;
 use crate::cache::Lookup;
@@ -33,24 +34,35 @@ use crate::kept::{allocation, kept_text};
 use crate::origin::MAX_URL_BYTES;
 use crate::store::Store;
 
-/// What a successful fetch of a license URL gave: a document, or a stable reason there is none.
-#[derive(Debug, Clone)]
-pub enum Held {
-    /// An RSL document.
-    Document(Arc<RslDocument>),
-    /// A body that is not a usable RSL document.
-    Invalid(RslError),
+/// What a successful fetch of a document's URL gave: a document, or a stable reason there is
+/// none.
+#[derive(Debug)]
+pub enum Held<K: DocumentKind> {
+    /// The document.
+    Document(Arc<K::Document>),
+    /// A body that is not a usable document of its kind.
+    Invalid(K::Invalid),
     /// A 4xx, or a redirect that led nowhere: no document at that URL. The reason, at most
     /// [`crate::kept::MAX_KEPT_TEXT_BYTES`] (one read from the shared store is cut there).
     Missing(String),
 }
 
-impl Held {
+impl<K: DocumentKind> Clone for Held<K> {
+    fn clone(&self) -> Self {
+        match self {
+            Held::Document(doc) => Held::Document(Arc::clone(doc)),
+            Held::Invalid(error) => Held::Invalid(error.clone()),
+            Held::Missing(why) => Held::Missing(why.clone()),
+        }
+    }
+}
+
+impl<K: DocumentKind> Held<K> {
     /// Heap bytes held, for the weigher.
     pub fn heap_size(&self) -> usize {
         match self {
-            Held::Document(doc) => doc.heap_size(),
-            Held::Invalid(error) => error.heap_size(),
+            Held::Document(doc) => K::document_heap_size(doc),
+            Held::Invalid(error) => K::invalid_heap_size(error),
             Held::Missing(why) => crate::kept::string(why),
         }
     }
@@ -58,7 +70,7 @@ impl Held {
 
 /// What the fetch layer observed, kept with the copy or the backoff.
 #[derive(Debug, Clone)]
-pub struct LicenseMeta {
+pub struct DocumentMeta {
     /// The final HTTP status, when a response was received.
     pub status: Option<u16>,
     /// When the fetch started.
@@ -79,16 +91,16 @@ pub struct LicenseMeta {
     pub error: Option<String>,
 }
 
-impl LicenseMeta {
+impl DocumentMeta {
     /// Heap bytes held, for the weigher.
     pub fn heap_size(&self) -> usize {
         crate::kept::string(&self.final_url) + self.error.as_ref().map_or(0, crate::kept::string)
     }
 }
 
-/// A run of failures to fetch a license document.
+/// A run of failures to fetch a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LicenseBackoff {
+pub struct DocumentBackoff {
     /// The first failure of the run.
     pub since: SystemTime,
     /// Failures in a row.
@@ -99,58 +111,63 @@ pub struct LicenseBackoff {
     pub last_error: String,
 }
 
-/// What a check is answered from for one license URL.
-#[derive(Debug, Clone)]
-pub enum LicenseState {
+/// What a lookup is answered from for one document's URL.
+#[derive(Debug)]
+pub enum DocumentState<K: DocumentKind> {
     /// A fetched document (during a backoff: the last good one, within the last-copy window).
-    Held(Held),
+    Held(Held<K>),
     /// Never fetched successfully, or the last good copy is too old: the fetch failed.
     Failed(String),
     /// The URL, or a redirect's destination, is one robotsd will not contact.
     Refused(String),
 }
 
-/// A license URL's state and where it came from.
-#[derive(Debug, Clone)]
-pub struct LicenseView {
+/// A document URL's state and where it came from.
+#[derive(Debug)]
+pub struct DocumentView<K: DocumentKind> {
     /// The document, or why there is none.
-    pub state: LicenseState,
+    pub state: DocumentState<K>,
     /// The fetch the state comes from, if any.
-    pub meta: Option<LicenseMeta>,
+    pub meta: Option<DocumentMeta>,
     /// When the copy expires.
     pub expires_at: Option<SystemTime>,
     /// How the cache was used.
     pub cache: Lookup,
     /// The current backoff, while the URL is unreachable.
-    pub backoff: Option<LicenseBackoff>,
+    pub backoff: Option<DocumentBackoff>,
 }
 
-/// One license URL's entry.
-pub(super) struct Entry {
+/// One document URL's entry.
+pub(super) struct Entry<K: DocumentKind> {
     /// The URL, parsed once.
     url: Url,
-    /// The URL as the `License:` lines write it: the cache's key.
+    /// The URL as written where it was found: the cache's key.
     key: String,
-    state: Mutex<OriginState<LicenseMeta, Held>>,
+    state: Mutex<OriginState<DocumentMeta, Held<K>>>,
     fetching: Arc<tokio::sync::Mutex<()>>,
     weight: AtomicU32,
 }
 
-/// A license URL known to be an absolute http(s) URL, and its cache entry
-/// ([`LicenseCache::resolve`]).
-#[derive(Clone)]
-pub struct LicenseHandle(Arc<Entry>);
+/// A document URL known to be an absolute http(s) URL, and its cache entry
+/// ([`DocumentCache::resolve`]).
+pub struct DocumentHandle<K: DocumentKind>(Arc<Entry<K>>);
 
-impl std::fmt::Debug for LicenseHandle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("LicenseHandle").field(&self.0.key).finish()
+impl<K: DocumentKind> Clone for DocumentHandle<K> {
+    fn clone(&self) -> Self {
+        DocumentHandle(Arc::clone(&self.0))
     }
 }
 
-/// `written` as a license URL: an absolute http(s) URL with a host, within
-/// [`MAX_URL_BYTES`] as written and once parsed (percent-encoding can triple it), as a checked
-/// URL is: the entry keeps it, and its fetch's final URL.
-pub fn license_url(written: &str) -> Option<Url> {
+impl<K: DocumentKind> std::fmt::Debug for DocumentHandle<K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("DocumentHandle").field(&self.0.key).finish()
+    }
+}
+
+/// `written` as a document URL: an absolute http(s) URL with a host, within [`MAX_URL_BYTES`] as
+/// written and once parsed (percent-encoding can triple it), as a checked URL is: the entry
+/// keeps it, and its fetch's final URL.
+pub fn document_url(written: &str) -> Option<Url> {
     if written.len() > MAX_URL_BYTES {
         return None;
     }
@@ -161,7 +178,7 @@ pub fn license_url(written: &str) -> Option<Url> {
     })
 }
 
-impl Entry {
+impl<K: DocumentKind> Entry<K> {
     /// Bytes charged for the entry (its map key apart): the fixed overhead, its URL as parsed
     /// and as written, and what its state holds.
     fn held_bytes(&self) -> u32 {
@@ -169,58 +186,73 @@ impl Entry {
             + allocation(self.key.len())
             + self
                 .lock()
-                .heap_size(LicenseMeta::heap_size, Held::heap_size);
+                .heap_size(DocumentMeta::heap_size, Held::heap_size);
         u32::try_from(held)
             .unwrap_or(u32::MAX)
             .saturating_add(ENTRY_OVERHEAD_BYTES)
     }
 
-    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<LicenseMeta, Held>> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, OriginState<DocumentMeta, Held<K>>> {
         // Updates are single assignments: a poisoned lock still holds a whole state.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
-/// What license fetches ended in, for metrics: a closed set.
+/// What document fetches ended in, for metrics: a closed set.
 pub const FETCH_OUTCOMES: [&str; 5] = ["document", "invalid", "missing", "unreachable", "refused"];
 
 /// Counters the metrics layer reads.
 #[derive(Debug, Default)]
-pub struct LicenseStats {
-    /// License fetches by outcome, in [`FETCH_OUTCOMES`] order.
+pub struct DocumentStats {
+    /// Fetches by outcome, in [`FETCH_OUTCOMES`] order.
     pub fetches: [std::sync::atomic::AtomicU64; 5],
 }
 
 /// Bytes charged for an entry besides its document.
 const ENTRY_OVERHEAD_BYTES: u32 = 512;
 
-/// The most of `--rsl-capacity` one document may take: an eighth (2 MiB of the default 16 MiB,
-/// ten times the heaviest document measured in BENCHMARKS.md), so that one site's document
-/// never flushes more than an eighth of everyone's, and one always fits.
+/// The most of a cache's capacity one document may take: an eighth (2 MiB of `--rsl-capacity`'s
+/// default 16 MiB, ten times the heaviest license measured in BENCHMARKS.md), so that one site's
+/// document never flushes more than an eighth of everyone's, and one always fits.
 pub const DOCUMENT_SHARE: u64 = 8;
 
 /// How a body was read.
-pub(super) struct Read {
+pub(super) struct Read<K: DocumentKind> {
     /// The document, or why there is none.
-    pub(super) held: Held,
+    pub(super) held: Held<K>,
     /// The outcome says nothing lasting about the document (no parser was free, or the parse
     /// ran out of time): it is kept for the shortest lifetime only.
     pub(super) transient: bool,
 }
 
-/// License documents by URL. Cheap to clone; clones share everything.
-#[derive(Clone)]
-pub struct LicenseCache {
-    entries: moka::sync::Cache<String, Arc<Entry>>,
+/// Documents of one kind by URL. Cheap to clone; clones share everything.
+pub struct DocumentCache<K: DocumentKind> {
+    entries: moka::sync::Cache<String, Arc<Entry<K>>>,
     pub(super) fetcher: Fetcher,
     pub(super) policy: Arc<PolicyConfig>,
     pub(super) clock: Arc<dyn Clock>,
-    pub(super) limits: Limits,
+    pub(super) limits: K::Limits,
     parsers: ParserPool,
     /// The most bytes one document may be charged ([`DOCUMENT_SHARE`]).
     share: u64,
-    fleet: Option<LicenseFleet>,
-    stats: Arc<LicenseStats>,
+    fleet: Option<DocumentFleet>,
+    stats: Arc<DocumentStats>,
+}
+
+impl<K: DocumentKind> Clone for DocumentCache<K> {
+    fn clone(&self) -> Self {
+        DocumentCache {
+            entries: self.entries.clone(),
+            fetcher: self.fetcher.clone(),
+            policy: Arc::clone(&self.policy),
+            clock: Arc::clone(&self.clock),
+            limits: self.limits,
+            parsers: self.parsers.clone(),
+            share: self.share,
+            fleet: self.fleet.clone(),
+            stats: Arc::clone(&self.stats),
+        }
+    }
 }
 
 /// The SHA-256 of a document's bytes.
@@ -228,15 +260,16 @@ pub(super) fn sha256(body: &[u8]) -> [u8; 32] {
     sha2::Sha256::digest(body).into()
 }
 
-impl std::fmt::Debug for LicenseCache {
+impl<K: DocumentKind> std::fmt::Debug for DocumentCache<K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LicenseCache")
+        f.debug_struct("DocumentCache")
+            .field("kind", &K::NAME)
             .field("entries", &self.entries.entry_count())
             .finish_non_exhaustive()
     }
 }
 
-impl LicenseCache {
+impl<K: DocumentKind> DocumentCache<K> {
     /// A cache of at most `capacity_bytes`, fetching with `fetcher` (its destination policy,
     /// limits and user agent) by `policy`'s rules, on `clock`.
     pub fn new(
@@ -244,20 +277,20 @@ impl LicenseCache {
         fetcher: Fetcher,
         policy: PolicyConfig,
         clock: Arc<dyn Clock>,
-    ) -> LicenseCache {
+    ) -> DocumentCache<K> {
         let entries = moka::sync::Cache::builder()
             .max_capacity(capacity_bytes)
-            .weigher(|url: &String, entry: &Arc<Entry>| {
+            .weigher(|url: &String, entry: &Arc<Entry<K>>| {
                 let key = u32::try_from(allocation(url.len())).unwrap_or(u32::MAX);
                 key.saturating_add(entry.weight.load(Ordering::Relaxed))
             })
             .build();
-        LicenseCache {
+        DocumentCache {
             entries,
             fetcher: fetcher.with_clock(Arc::clone(&clock)),
             policy: Arc::new(policy),
             clock,
-            limits: Limits::default(),
+            limits: K::Limits::default(),
             parsers: ParserPool::default(),
             share: capacity_bytes / DOCUMENT_SHARE,
             fleet: None,
@@ -266,13 +299,13 @@ impl LicenseCache {
     }
 
     /// The counters.
-    pub fn stats(&self) -> &LicenseStats {
+    pub fn stats(&self) -> &DocumentStats {
         &self.stats
     }
 
     /// The same cache, sharing documents with other replicas through `store` (`--redis-url`).
-    pub fn with_store(mut self, store: Store, config: FleetConfig) -> LicenseCache {
-        self.fleet = Some(LicenseFleet { store, config });
+    pub fn with_store(mut self, store: Store, config: FleetConfig) -> DocumentCache<K> {
+        self.fleet = Some(DocumentFleet { store, config });
         self
     }
 
@@ -282,14 +315,14 @@ impl LicenseCache {
         (self.entries.entry_count(), self.entries.weighted_size())
     }
 
-    /// The entry of the license URL `written` (as the `License:` line writes it), made when
+    /// The entry of the document URL `written` (as where it was found writes it), made when
     /// there is none; `None` when it is not an absolute http(s) URL within [`MAX_URL_BYTES`]
-    /// ([`license_url`]). A URL asked about before is not parsed again.
-    pub fn resolve(&self, written: &str) -> Option<LicenseHandle> {
+    /// ([`document_url`]). A URL asked about before is not parsed again.
+    pub fn resolve(&self, written: &str) -> Option<DocumentHandle<K>> {
         if let Some(entry) = self.entries.get(written) {
-            return Some(LicenseHandle(entry));
+            return Some(DocumentHandle(entry));
         }
-        let url = license_url(written)?;
+        let url = document_url(written)?;
         let entry = self.entries.get_with(written.to_owned(), || {
             let entry = Entry {
                 url,
@@ -301,23 +334,23 @@ impl LicenseCache {
             entry.weight.store(entry.held_bytes(), Ordering::Relaxed);
             Arc::new(entry)
         });
-        Some(LicenseHandle(entry))
+        Some(DocumentHandle(entry))
     }
 
     /// The entry of `written` if there is one, without making it.
-    pub fn held(&self, written: &str) -> Option<LicenseHandle> {
-        self.entries.get(written).map(LicenseHandle)
+    pub fn held(&self, written: &str) -> Option<DocumentHandle<K>> {
+        self.entries.get(written).map(DocumentHandle)
     }
 
-    /// What to answer from for the license now if that needs no fetch in the foreground.
-    pub fn peek(&self, handle: &LicenseHandle) -> Option<LicenseView> {
+    /// What to answer from for the document now if that needs no fetch in the foreground.
+    pub fn peek(&self, handle: &DocumentHandle<K>) -> Option<DocumentView<K>> {
         let entry = &handle.0;
         self.answer(&entry.url, &entry.key, entry, Lookup::Hit)
     }
 
-    /// What to answer from for the license now; fetches, and waits for the fetch, when nothing
+    /// What to answer from for the document now; fetches, and waits for the fetch, when nothing
     /// is known; starts one background fetch when the copy has expired or a retry is due.
-    pub async fn lookup(&self, handle: &LicenseHandle) -> LicenseView {
+    pub async fn lookup(&self, handle: &DocumentHandle<K>) -> DocumentView<K> {
         let entry = &handle.0;
         let (url, key) = (&entry.url, entry.key.as_str());
         if let Some(view) = self.answer(url, key, entry, Lookup::Hit) {
@@ -342,8 +375,8 @@ impl LicenseCache {
         };
         drop(guard);
         self.answer(url, key, entry, lookup)
-            .unwrap_or_else(|| LicenseView {
-                state: LicenseState::Failed("the license document was not fetched".into()),
+            .unwrap_or_else(|| DocumentView {
+                state: DocumentState::Failed("the document was not fetched".into()),
                 meta: None,
                 expires_at: None,
                 cache: lookup,
@@ -357,9 +390,9 @@ impl LicenseCache {
         &self,
         url: &Url,
         key: &str,
-        entry: &Arc<Entry>,
+        entry: &Arc<Entry<K>>,
         lookup: Lookup,
-    ) -> Option<LicenseView> {
+    ) -> Option<DocumentView<K>> {
         let now = self.clock.now();
         let state = entry.lock();
         let config = &self.policy;
@@ -369,22 +402,22 @@ impl LicenseCache {
                 .copy
                 .as_ref()
                 .filter(|_| elapsed < config.last_copy_window);
-            let backoff_view = LicenseBackoff {
+            let backoff_view = DocumentBackoff {
                 since: backoff.since.to_system(),
                 failures: backoff.failures,
                 next_retry: backoff.next_retry.to_system(),
                 last_error: backoff.last.error.clone().unwrap_or_default(),
             };
             let view = match copy {
-                Some(copy) => LicenseView {
-                    state: LicenseState::Held(copy.rules.clone()),
+                Some(copy) => DocumentView {
+                    state: DocumentState::Held(copy.rules.clone()),
                     meta: Some(copy.meta.clone()),
                     expires_at: Some(copy.expires_at.to_system()),
                     cache: lookup,
                     backoff: Some(backoff_view),
                 },
-                None => LicenseView {
-                    state: LicenseState::Failed(backoff_view.last_error.clone()),
+                None => DocumentView {
+                    state: DocumentState::Failed(backoff_view.last_error.clone()),
                     meta: Some(backoff.last.clone()),
                     expires_at: None,
                     cache: lookup,
@@ -393,8 +426,8 @@ impl LicenseCache {
             };
             (view, now >= backoff.next_retry)
         } else if let Some(refusal) = &state.refusal {
-            let view = LicenseView {
-                state: LicenseState::Refused(refusal.meta.error.clone().unwrap_or_default()),
+            let view = DocumentView {
+                state: DocumentState::Refused(refusal.meta.error.clone().unwrap_or_default()),
                 meta: Some(refusal.meta.clone()),
                 expires_at: Some(refusal.expires_at.to_system()),
                 cache: lookup,
@@ -403,8 +436,8 @@ impl LicenseCache {
             (view, now >= refusal.expires_at)
         } else if let Some(copy) = &state.copy {
             let stale = now >= copy.expires_at;
-            let view = LicenseView {
-                state: LicenseState::Held(copy.rules.clone()),
+            let view = DocumentView {
+                state: DocumentState::Held(copy.rules.clone()),
                 meta: Some(copy.meta.clone()),
                 expires_at: Some(copy.expires_at.to_system()),
                 cache: if stale && lookup == Lookup::Hit {
@@ -426,7 +459,7 @@ impl LicenseCache {
     }
 
     /// One background fetch, unless one is running.
-    fn refresh_in_background(&self, url: &Url, key: &str, entry: &Arc<Entry>) {
+    fn refresh_in_background(&self, url: &Url, key: &str, entry: &Arc<Entry<K>>) {
         let Ok(guard) = Arc::clone(&entry.fetching).try_lock_owned() else {
             return;
         };
@@ -443,7 +476,7 @@ impl LicenseCache {
 
     /// Fetches `url`, through the fleet when there is one; the caller holds the entry's fetch
     /// lock. `true` when another replica's result was taken instead.
-    async fn fetch(&self, url: &Url, key: &str, entry: &Arc<Entry>) -> bool {
+    async fn fetch(&self, url: &Url, key: &str, entry: &Arc<Entry<K>>) -> bool {
         match &self.fleet {
             Some(fleet) => self.fetch_shared(url, key, entry, fleet).await,
             None => {
@@ -458,7 +491,7 @@ impl LicenseCache {
         &self,
         url: &Url,
         key: &str,
-        entry: &Arc<Entry>,
+        entry: &Arc<Entry<K>>,
     ) -> Option<bytes::Bytes> {
         let outcome = self.fetcher.fetch_document(url).await;
         let body = match &outcome {
@@ -490,7 +523,7 @@ impl LicenseCache {
 
     /// Charges the entry for what it holds now: the document, and every string its fetches
     /// left (final URLs, reasons, error texts), each at what its allocation costs.
-    pub(super) fn reweigh(&self, key: &str, entry: &Arc<Entry>) {
+    pub(super) fn reweigh(&self, key: &str, entry: &Arc<Entry<K>>) {
         let weight = entry.held_bytes();
         if entry.weight.swap(weight, Ordering::Relaxed) != weight {
             // Inserting again is what makes the cache weigh the entry anew.
@@ -500,34 +533,31 @@ impl LicenseCache {
 
     /// Reads a fetched or stored body (`truncated`: cut at the size limit) on a parser, within
     /// the document bounds and the document's share of the capacity.
-    pub(super) async fn read(&self, body: bytes::Bytes, truncated: bool) -> Read {
+    pub(super) async fn read(&self, body: bytes::Bytes, truncated: bool) -> Read<K> {
         let limits = self.limits;
         let parsed = self
             .parsers
-            .run(move || RslDocument::parse(&body, truncated, &limits))
+            .run(move || K::parse(&body, truncated, &limits))
             .await;
         let budget_ms = u64::try_from(self.parsers.budget().as_millis()).unwrap_or(u64::MAX);
         let (held, transient) = match parsed {
-            Ok(Ok(doc)) if doc.heap_size() as u64 > self.share => (
-                Held::Invalid(RslError::TooHeavy {
-                    bytes: doc.heap_size(),
-                    share: self.share,
-                }),
+            Ok(Ok(doc)) if K::document_heap_size(&doc) as u64 > self.share => (
+                Held::Invalid(K::too_heavy(K::document_heap_size(&doc), self.share)),
                 false,
             ),
             Ok(Ok(doc)) => (Held::Document(Arc::new(doc)), false),
             Ok(Err(error)) => (Held::Invalid(error), false),
-            Err(PoolError::Busy) => (Held::Invalid(RslError::Busy(budget_ms)), true),
-            Err(PoolError::Overtime) => (Held::Invalid(RslError::Overtime(budget_ms)), true),
-            Err(PoolError::Panicked) => (Held::Invalid(RslError::ParserFailed), false),
+            Err(PoolError::Busy) => (Held::Invalid(K::busy(budget_ms)), true),
+            Err(PoolError::Overtime) => (Held::Invalid(K::overtime(budget_ms)), true),
+            Err(PoolError::Panicked) => (Held::Invalid(K::parser_failed()), false),
         };
         Read { held, transient }
     }
 
     /// The policy's view of an outcome.
-    async fn result(&self, outcome: DocumentOutcome) -> FetchResult<LicenseMeta, Held> {
-        let meta_of =
-            |m: &crate::fetch::FetchMeta, body: Option<&[u8]>, error: Option<String>| LicenseMeta {
+    async fn result(&self, outcome: DocumentOutcome) -> FetchResult<DocumentMeta, Held<K>> {
+        let meta_of = |m: &crate::fetch::FetchMeta, body: Option<&[u8]>, error: Option<String>| {
+            DocumentMeta {
                 status: m.status,
                 fetched_at: m.fetched_at,
                 duration: m.duration,
@@ -536,7 +566,8 @@ impl LicenseCache {
                 truncated: m.truncated,
                 sha256: body.map(sha256),
                 error,
-            };
+            }
+        };
         match outcome {
             DocumentOutcome::Body {
                 body,
@@ -599,16 +630,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_license_url_is_at_most_8_kib_as_written_and_as_parsed() {
+    fn a_document_url_is_at_most_8_kib_as_written_and_as_parsed() {
         let of = |path: String| format!("https://example.com/{path}");
         let fits = of("a".repeat(MAX_URL_BYTES - of(String::new()).len()));
         assert_eq!(
-            license_url(&fits).map(|u| u.as_str().len()),
+            document_url(&fits).map(|u| u.as_str().len()),
             Some(MAX_URL_BYTES)
         );
-        assert_eq!(license_url(&format!("{fits}a")), None);
+        assert_eq!(document_url(&format!("{fits}a")), None);
         // 6 KB as written, 18 KB once percent-encoded.
-        assert_eq!(license_url(&of("é".repeat(3000))), None);
-        assert!(license_url(&of("é".repeat(1000))).is_some());
+        assert_eq!(document_url(&of("é".repeat(3000))), None);
+        assert!(document_url(&of("é".repeat(1000))).is_some());
     }
 }

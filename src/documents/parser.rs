@@ -1,10 +1,10 @@
-//! Where license documents are parsed: on tokio's blocking threads, a bounded number at a time,
-//! within a time budget, never on the async workers that answer checks and probes.
+//! Where documents are parsed: on tokio's blocking threads, a bounded number at a time, within a
+//! time budget, never on the async workers that answer checks and probes.
 //!
-//! A license document is supplied by whichever site a robots.txt names, and parsing is CPU work
-//! that never yields. On an async worker, two slow parses on a two-core machine stalled `/livez`
-//! and the cached checks of every other site. The pre-scan ([`super::prescan`]) is what bounds a
-//! parse's time (every document it accepts parses in milliseconds); this pool is the second line:
+//! A document is supplied by whichever site names it, and parsing is CPU work that never yields.
+//! On an async worker, two slow parses of RSL licenses on a two-core machine stalled `/livez` and
+//! the cached checks of every other site. A kind's own bounds (the RSL pre-scan,
+//! `crate::rsl`) are what bound a parse's time; this pool is the second line:
 //! - at most [`PARSERS`] documents are parsed at once, so parsing takes at most that many cores,
 //!   and a parse that outlives its budget keeps its permit until it really ends, so that parses
 //!   abandoned by their callers never pile up on the blocking pool;
@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
-/// Documents parsed at once. One: with the pre-scan's bounds a document parses in milliseconds,
-/// so one parser keeps up with far more license fetches than robotsd makes, and a hostile
+/// Documents parsed at once, per cache. One: within its kind's bounds a document parses in
+/// milliseconds, so one parser keeps up with far more fetches than robotsd makes, and a hostile
 /// document that got past the bounds could take one core, never all of them.
 pub const PARSERS: usize = 1;
 
