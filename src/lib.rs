@@ -42,5 +42,6 @@ pub mod page;
 pub mod rsl;
 pub mod server;
 pub mod store;
+pub mod tdmrep;
 pub mod ui;
 pub mod user_agent;

@@ -176,13 +176,30 @@ type TDM struct {
 	// Reservation is true: reserved (tdm-reservation 1), false: not reserved (0), nil: unset
 	// (absent, or another value).
 	Reservation *bool `json:"reservation"`
-	// Source is where the reservation (or the error that unset it) came from: "header" or
-	// "meta"; nil when unset and absent.
+	// Source is where the reservation (or the error that unset it) came from: "well_known"
+	// (the origin's tdmrep.json, with robotsd's --tdmrep), "header" or "meta", each
+	// superseding the one before; nil when unset and absent.
 	Source *string `json:"source"`
 	// Policy is the TDM policy's URL, only with a reservation.
 	Policy *string `json:"policy"`
 	// PolicySource is where the policy came from.
 	PolicySource *string `json:"policy_source"`
+	// WellKnown is what the origin's /.well-known/tdmrep.json says of the URL; nil unless
+	// robotsd runs with --tdmrep.
+	WellKnown *WellKnownFile `json:"well_known,omitempty"`
+}
+
+// WellKnownFile is the origin's /.well-known/tdmrep.json, for the page's URL.
+type WellKnownFile struct {
+	// URL is the file's URL.
+	URL string `json:"url"`
+	// State is "rule" (a rule covers the URL), "no_rule", "missing", "invalid",
+	// "fetch_failed" or "refused".
+	State string `json:"state"`
+	// Rule is the covering rule's position in the file's array, from 0.
+	Rule *int `json:"rule,omitempty"`
+	// Reason says why there is no rule, when the file could not be used.
+	Reason string `json:"reason,omitempty"`
 }
 
 // CombinedUsage is one aipref category combined over robots.txt and the header.

@@ -424,6 +424,7 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"PageUsageJson":          PageUsage{},
 		"ContentUsageHeaderJson": ContentUsageHeader{},
 		"TdmJson":                TDM{},
+		"WellKnownJson":          WellKnownFile{},
 		"CombinedJson":           CombinedUsage{},
 	} {
 		documentedSet := map[string]bool{}

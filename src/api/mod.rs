@@ -66,6 +66,8 @@ pub struct Shared {
     pub ready: Arc<AtomicBool>,
     /// Whether the tester page is served at `/`.
     pub ui: bool,
+    /// TDMRep's well-known files, with `--tdmrep`.
+    pub tdmrep: Option<crate::tdmrep::TdmRepFiles>,
 }
 
 impl AppState {

@@ -126,18 +126,59 @@ pub struct ContentUsageHeaderJson {
 
 /// TDMRep (W3C): whether text and data mining rights are reserved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "header"}))]
+#[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known", "well_known": {"url": "https://example.com/.well-known/tdmrep.json", "state": "rule", "rule": 1}}))]
 pub struct TdmJson {
     /// `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
     /// other than `0` and `1`).
     pub reservation: Option<bool>,
-    /// Where the reservation (or the error that unset it) came from: `header` or `meta` (the
-    /// document's, which supersedes the header); null when unset and absent.
+    /// Where the reservation (or the error that unset it) came from: `well_known` (the origin's
+    /// `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
+    /// the one before. Null when unset and absent.
     pub source: Option<&'static str>,
     /// The TDM policy's URL, only with a reservation of `1`.
     pub policy: Option<String>,
     /// Where the policy came from.
     pub policy_source: Option<&'static str>,
+    /// What the origin's `/.well-known/tdmrep.json` says of the URL; present with `--tdmrep`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub well_known: Option<WellKnownJson>,
+}
+
+/// The origin's `/.well-known/tdmrep.json`, for the page's URL (`--tdmrep`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct WellKnownJson {
+    /// The file's URL.
+    pub url: String,
+    /// `rule` (a rule covers the URL: the first that matches), `no_rule`, `missing` (no file:
+    /// a 4xx), `invalid` (not TDMRep's JSON array of rules), `fetch_failed`, or `refused` (a
+    /// destination robotsd does not contact).
+    pub state: &'static str,
+    /// The covering rule's position in the file's array, from 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<usize>,
+    /// Why there is no rule, when the file could not be used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl WellKnownJson {
+    fn of(well_known: &crate::tdmrep::WellKnown) -> WellKnownJson {
+        use crate::tdmrep::WellKnownState as S;
+        let (state, rule, reason) = match &well_known.state {
+            S::Rule(rule) => ("rule", Some(rule.index), None),
+            S::NoRule => ("no_rule", None, None),
+            S::Missing(why) => ("missing", None, Some(why.clone())),
+            S::Invalid(why) => ("invalid", None, Some(why.clone())),
+            S::Failed(why) => ("fetch_failed", None, Some(why.clone())),
+            S::Refused(why) => ("refused", None, Some(why.clone())),
+        };
+        WellKnownJson {
+            url: well_known.url.clone(),
+            state,
+            rule,
+            reason,
+        }
+    }
 }
 
 /// One aipref category, combined by aipref's rule over robots.txt and the header.
@@ -234,13 +275,14 @@ impl PageRobotsJson {
 }
 
 impl TdmJson {
-    fn of(tdm: &Tdm) -> TdmJson {
+    fn of(tdm: &Tdm, well_known: Option<&crate::tdmrep::WellKnown>) -> TdmJson {
         let policy = tdm.policy_in_force().map(str::to_owned);
         TdmJson {
             reservation: tdm.reservation,
             source: source_name(tdm.reservation_source),
             policy_source: policy.as_ref().and(source_name(tdm.policy_source)),
             policy,
+            well_known: well_known.map(WellKnownJson::of),
         }
     }
 }
@@ -266,7 +308,7 @@ impl PageUsageJson {
                 categories_total: usage.header_total,
                 headers: usage.header_lines,
             },
-            tdm: TdmJson::of(&usage.tdm),
+            tdm: TdmJson::of(&usage.tdm, usage.well_known.as_ref()),
             combined: usage
                 .combined
                 .into_iter()
@@ -358,10 +400,19 @@ pub(super) async fn page_post(
         licenses: true,
     };
     let check = check_one(&state, &url, &agents, options).await?;
+    // The origin's file is the first layer of TDMRep: only for a page robots.txt allows (the
+    // others are not read).
+    let well_known = match (&state.tdmrep, check.allowed) {
+        (Some(files), true) => match crate::origin::parse_target(&check.url) {
+            Ok(target) => Some(files.for_url(&target.origin, &check.url).await),
+            Err(_) => None,
+        },
+        _ => None,
+    };
     // The page is read on a blocking thread: up to 2 MiB of HTML is milliseconds of work.
     let (answer, check) = tokio::task::spawn_blocking(move || {
         (
-            page::answer(&check, &input),
+            page::answer(&check, &input, well_known),
             (check, input.document_cut, input.encoding),
         )
     })

@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching`, `pacing` and `rsl`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching`, `pacing`, `rsl` and `tdmrep`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -32,6 +32,7 @@ mod network;
 mod pacing;
 mod rsl;
 mod store;
+mod tdmrep;
 mod values;
 
 use std::net::SocketAddr;
@@ -52,6 +53,7 @@ pub use network::NetworkArgs;
 pub use pacing::{PacingArgs, PacingSettings};
 pub use rsl::{RslArgs, RslSettings};
 pub use store::{StoreArgs, StoreConfig};
+pub use tdmrep::{TdmRepArgs, TdmRepSettings};
 pub use values::{MAX_DURATION, parse_cidr, parse_duration, parse_size};
 
 /// The flags of `robotsd serve` (also the default command), one group per concern.
@@ -93,6 +95,9 @@ pub struct ServeArgs {
     /// RSL license terms.
     #[command(flatten)]
     pub rsl: RslArgs,
+    /// TDMRep's well-known files.
+    #[command(flatten)]
+    pub tdmrep: TdmRepArgs,
 }
 
 impl ServeArgs {
@@ -117,6 +122,7 @@ impl ServeArgs {
             ui: !self.access.no_ui,
             pacing: self.pacing.pacing_settings()?,
             rsl: self.rsl.rsl_settings()?,
+            tdmrep: self.tdmrep.tdmrep_settings()?,
         })
     }
 }
@@ -157,6 +163,8 @@ pub struct Settings {
     pub pacing: PacingSettings,
     /// RSL license terms.
     pub rsl: RslSettings,
+    /// TDMRep's well-known files.
+    pub tdmrep: TdmRepSettings,
 }
 
 impl Default for Settings {
@@ -177,6 +185,7 @@ impl Default for Settings {
             ui: true,
             pacing: PacingSettings::default(),
             rsl: RslSettings::default(),
+            tdmrep: TdmRepSettings::default(),
         }
     }
 }
@@ -184,7 +193,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 59] = [
+const FLAGS: [(&str, &str); 61] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -244,6 +253,8 @@ const FLAGS: [(&str, &str); 59] = [
     ("pacing.capacity_bytes", "--pace-capacity"),
     ("rsl.enabled", "--rsl"),
     ("rsl.capacity_bytes", "--rsl-capacity"),
+    ("tdmrep.enabled", "--tdmrep"),
+    ("tdmrep.capacity_bytes", "--tdmrep-capacity"),
 ];
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).

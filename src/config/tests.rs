@@ -267,6 +267,7 @@ fn help_groups_the_flags_by_concern() {
                 "Matching",
                 "Fleet-wide politeness (pace=true)",
                 "RSL licenses",
+                "TDMRep",
             ]
         ]
         .concat()

@@ -15,6 +15,7 @@ use robotsd_page::tdm::{Tdm, TdmSource};
 
 use crate::bounds;
 use crate::checker::Answer;
+use crate::tdmrep::{WellKnown, WellKnownState};
 
 /// The most headers a page may be sent with.
 pub const MAX_HEADERS: usize = 256;
@@ -189,6 +190,8 @@ pub struct PageUsage {
     pub header_lines: Vec<usize>,
     /// TDMRep, after the layers.
     pub tdm: Tdm,
+    /// The origin's `tdmrep.json` for the URL, with `--tdmrep`.
+    pub well_known: Option<WellKnown>,
     /// Per aipref category.
     pub combined: Vec<Combined>,
 }
@@ -204,8 +207,9 @@ pub struct PageAnswer {
     pub meta_skipped: usize,
 }
 
-/// Reads `page` for the crawler `check` answered for, beside that answer.
-pub fn answer(check: &Answer, page: &PageInput) -> PageAnswer {
+/// Reads `page` for the crawler `check` answered for, beside that answer, with what the
+/// origin's `tdmrep.json` says of its URL (`--tdmrep`) as TDMRep's first layer.
+pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -> PageAnswer {
     if !check.allowed {
         return PageAnswer {
             robots: None,
@@ -223,6 +227,13 @@ pub fn answer(check: &Answer, page: &PageInput) -> PageAnswer {
     let total = read.rules.len();
     let shown = read.rules.iter().take(MAX_RULES).map(shown_rule).collect();
     let mut tdm = Tdm::default();
+    if let Some(WellKnown {
+        state: WellKnownState::Rule(rule),
+        ..
+    }) = &well_known
+    {
+        tdm.layer(TdmSource::WellKnown, &rule.as_layer());
+    }
     tdm.layer(TdmSource::Header, &read.tdm_header);
     tdm.layer(TdmSource::Meta, &read.tdm_meta);
     if tdm
@@ -245,6 +256,7 @@ pub fn answer(check: &Answer, page: &PageInput) -> PageAnswer {
             header_total,
             header_lines: read.content_usage_headers,
             tdm,
+            well_known,
             combined,
         }),
         meta_skipped: read.meta_skipped,

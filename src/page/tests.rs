@@ -37,6 +37,7 @@ fn a_page_robots_txt_disallows_is_not_read() {
             "Bot",
         ),
         &page(&[("X-Robots-Tag", "noindex")], None),
+        None,
     );
     assert_eq!(answer.robots, None);
     assert_eq!(answer.usage, None);
@@ -58,6 +59,7 @@ fn the_crawlers_product_token_picks_its_rules() {
             )],
             None,
         ),
+        None,
     );
     let robots = answer.robots.unwrap();
     assert!(!robots.rules.index && !robots.rules.follow);
@@ -71,7 +73,7 @@ fn aiprefs_rule_combines_robots_txt_and_the_header() {
         "User-agent: *\nAllow: /\nContent-Usage: train-ai=y\nContent-Usage: /news/ search=y\n";
     let combined = |url: &str, header: Option<&str>| {
         let headers: Vec<(&str, &str)> = header.map(|h| ("Content-Usage", h)).into_iter().collect();
-        answer(&check(robots_txt, url, "Bot"), &page(&headers, None))
+        answer(&check(robots_txt, url, "Bot"), &page(&headers, None), None)
             .usage
             .unwrap()
             .combined
@@ -110,6 +112,7 @@ fn tdmrep_header_then_meta() {
             ],
             Some("<meta name=\"tdm-reservation\" content=\"0\">"),
         ),
+        None,
     );
     let tdm = answer.usage.unwrap().tdm;
     assert_eq!(tdm.reservation, Some(false));
@@ -133,6 +136,7 @@ fn lists_are_bounded_and_counted() {
             ],
             None,
         ),
+        None,
     );
     let robots = answer.robots.unwrap();
     assert_eq!(robots.shown.len(), MAX_RULES);

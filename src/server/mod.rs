@@ -28,11 +28,13 @@ use crate::cache::OriginCache;
 use crate::checker::Checker;
 use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
+use crate::documents::DocumentCache;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
 use crate::pacing::{PaceKey, Pacer};
 use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
+use crate::tdmrep::{TdmRep, TdmRepFiles};
 use edge::{EdgeLayer, Guard, RouteLabels};
 use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
 
@@ -103,10 +105,23 @@ pub fn state_with_clock(
             settings.cache.policy.clone(),
             Arc::clone(cache.clock()),
         );
-        if let Some((store, fleet)) = shared {
+        if let Some((store, fleet)) = shared.clone() {
             licenses = licenses.with_store(store, fleet);
         }
         Licenses::new(licenses)
+    });
+    let tdmrep = settings.tdmrep.enabled.then(|| {
+        // The robots.txt fetcher and cache policy, as for licenses.
+        let mut files = DocumentCache::<TdmRep>::new(
+            settings.tdmrep.capacity_bytes,
+            cache.fetcher().clone(),
+            settings.cache.policy.clone(),
+            Arc::clone(cache.clock()),
+        );
+        if let Some((store, fleet)) = shared {
+            files = files.with_store(store, fleet);
+        }
+        TdmRepFiles::new(files)
     });
     let mut checker = Checker::new(cache)
         .with_percent_decoding(settings.percent_decoding)
@@ -123,6 +138,7 @@ pub fn state_with_clock(
         api_tokens: settings.api_tokens.clone(),
         ready: Arc::new(AtomicBool::new(true)),
         ui: settings.ui,
+        tdmrep,
     }))
 }
 

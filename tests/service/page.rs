@@ -226,3 +226,166 @@ async fn a_document_past_the_read_bound_is_read_in_part_and_says_so() {
     assert_eq!(answer["robots"]["follow"], false);
     assert_eq!(answer["robots"]["index"], true);
 }
+
+/// A loopback site answering `/robots.txt` and `/.well-known/tdmrep.json` (when it has one),
+/// counting the requests for each path.
+struct TdmSite {
+    addr: std::net::SocketAddr,
+    hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>,
+}
+
+impl TdmSite {
+    async fn start(tdmrep: Option<&'static str>) -> TdmSite {
+        use axum::http::{StatusCode, Uri};
+        use axum::response::IntoResponse;
+        let hits: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>> =
+            Default::default();
+        let counted = std::sync::Arc::clone(&hits);
+        let app = axum::Router::new().fallback(move |uri: Uri| {
+            let counted = std::sync::Arc::clone(&counted);
+            async move {
+                let path = uri.path().to_string();
+                *counted.lock().unwrap().entry(path.clone()).or_default() += 1;
+                match (path.as_str(), tdmrep) {
+                    ("/robots.txt", _) => ROBOTS.into_response(),
+                    ("/.well-known/tdmrep.json", Some(file)) => {
+                        ([("content-type", "application/json")], file).into_response()
+                    }
+                    _ => StatusCode::NOT_FOUND.into_response(),
+                }
+            }
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        TdmSite { addr, hits }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().get(path).copied().unwrap_or(0)
+    }
+}
+
+const TDMREP: &str = r#"[
+  {"location": "/directory-a/", "tdm-reservation": 1},
+  {"location": "/directory-b/html/", "tdm-reservation": 1,
+   "tdm-policy": "https://provider.com/policies/policy.json"},
+  {"location": "/directory-b/images/*.jpg", "tdm-reservation": 0}
+]"#;
+
+const WELL_KNOWN: &str = "/.well-known/tdmrep.json";
+
+#[tokio::test]
+async fn with_tdmrep_the_origins_file_is_the_first_layer_fetched_once() {
+    let site = TdmSite::start(Some(TDMREP)).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks", "--tdmrep"], false).await;
+    let tdm = |answer: &Value| answer["usage"]["tdm"].clone();
+
+    // The file's second rule covers the page: reserved, with its policy.
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/directory-b/html/page.html"), "ua": "Bot"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        tdm(&answer),
+        json!({"reservation": true, "source": "well_known",
+            "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known",
+            "well_known": {"url": site.url(WELL_KNOWN), "state": "rule", "rule": 1}})
+    );
+    // The page's header supersedes the file's reservation; the file's policy is not in force
+    // beside a `0`.
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/directory-b/html/other.html"), "ua": "Bot",
+            "headers": [["tdm-reservation", "0"]]}),
+    )
+    .await;
+    assert_eq!(tdm(&answer)["reservation"], false, "{answer}");
+    assert_eq!(tdm(&answer)["source"], "header");
+    assert_eq!(tdm(&answer)["policy"], Value::Null);
+    // A URL no rule covers: unset.
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/elsewhere"), "ua": "Bot"}),
+    )
+    .await;
+    assert_eq!(tdm(&answer)["reservation"], Value::Null, "{answer}");
+    assert_eq!(tdm(&answer)["well_known"]["state"], "no_rule");
+    // One fetch of the file for the three pages.
+    assert_eq!(site.hits(WELL_KNOWN), 1);
+    // A page robots.txt disallows is not read: its origin's file is not asked for it.
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/private/x"), "ua": "Bot"}),
+    )
+    .await;
+    assert_eq!(answer["usage"], Value::Null);
+}
+
+#[tokio::test]
+async fn an_origin_without_a_file_and_robotsd_without_tdmrep() {
+    let site = TdmSite::start(None).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks", "--tdmrep"], false).await;
+    let (_, answer) = page(&robotsd, json!({"url": site.url("/a"), "ua": "Bot"})).await;
+    let well_known = &answer["usage"]["tdm"]["well_known"];
+    assert_eq!(well_known["state"], "missing", "{answer}");
+    assert_eq!(well_known["reason"], "HTTP status 404");
+
+    // Off by default: nothing is fetched, and the answer has no `well_known`.
+    let site = TdmSite::start(Some(TDMREP)).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/directory-a/x"), "ua": "Bot"}),
+    )
+    .await;
+    assert_eq!(
+        answer["usage"]["tdm"]["reservation"],
+        Value::Null,
+        "{answer}"
+    );
+    assert!(
+        answer["usage"]["tdm"].get("well_known").is_none(),
+        "{answer}"
+    );
+    assert_eq!(site.hits(WELL_KNOWN), 0);
+}
+
+#[tokio::test]
+async fn a_fleet_fetches_an_origins_file_once() {
+    let redis = crate::redis_server::RedisServer::start().await;
+    let site = TdmSite::start(Some(TDMREP)).await;
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        replicas.push(
+            Robotsd::start(
+                &[
+                    "--allow-private-networks",
+                    "--tdmrep",
+                    "--redis-url",
+                    &redis.url(),
+                ],
+                false,
+            )
+            .await,
+        );
+    }
+    for replica in &replicas {
+        let (status, answer) = page(
+            replica,
+            json!({"url": site.url("/directory-a/report.pdf"), "ua": "Bot"}),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["usage"]["tdm"]["reservation"], true, "{answer}");
+    }
+    // The second replica took the first one's copy from Redis.
+    assert_eq!(site.hits(WELL_KNOWN), 1);
+    assert_eq!(site.hits("/robots.txt"), 1);
+}

@@ -1215,9 +1215,14 @@ export interface components {
          * @description TDMRep (W3C): whether text and data mining rights are reserved.
          * @example {
          *       "policy": "https://provider.com/policies/policy.json",
-         *       "policy_source": "header",
+         *       "policy_source": "well_known",
          *       "reservation": true,
-         *       "source": "header"
+         *       "source": "header",
+         *       "well_known": {
+         *         "rule": 1,
+         *         "state": "rule",
+         *         "url": "https://example.com/.well-known/tdmrep.json"
+         *       }
          *     }
          */
         TdmJson: {
@@ -1231,10 +1236,12 @@ export interface components {
              */
             reservation?: boolean | null;
             /**
-             * @description Where the reservation (or the error that unset it) came from: `header` or `meta` (the
-             *     document's, which supersedes the header); null when unset and absent.
+             * @description Where the reservation (or the error that unset it) came from: `well_known` (the origin's
+             *     `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
+             *     the one before. Null when unset and absent.
              */
             source?: string | null;
+            well_known?: components["schemas"]["WellKnownJson"] | null;
         };
         /** @description The same agent(s) for every URL. */
         UrlsBatch: {
@@ -1361,6 +1368,21 @@ export interface components {
             pace?: components["schemas"]["PaceJson"] | null;
             /** @description Why, as in the full answer. */
             reason: components["schemas"]["Reason"];
+        };
+        /** @description The origin's `/.well-known/tdmrep.json`, for the page's URL (`--tdmrep`). */
+        WellKnownJson: {
+            /** @description Why there is no rule, when the file could not be used. */
+            reason?: string | null;
+            /** @description The covering rule's position in the file's array, from 0. */
+            rule?: number | null;
+            /**
+             * @description `rule` (a rule covers the URL: the first that matches), `no_rule`, `missing` (no file:
+             *     a 4xx), `invalid` (not TDMRep's JSON array of rules), `fetch_failed`, or `refused` (a
+             *     destination robotsd does not contact).
+             */
+            state: string;
+            /** @description The file's URL. */
+            url: string;
         };
     };
     responses: never;

@@ -794,58 +794,6 @@ class SitemapJson(Struct):
     """
 
 
-class TdmJson(Struct):
-    """
-    TDMRep (W3C): whether text and data mining rights are reserved.
-    """
-
-    policy: Union[
-        Annotated[
-            str,
-            Meta(description="The TDM policy's URL, only with a reservation of `1`."),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    The TDM policy's URL, only with a reservation of `1`.
-    """
-    policy_source: Union[
-        Annotated[str, Meta(description="Where the policy came from.")], None, UnsetType
-    ] = UNSET
-    """
-    Where the policy came from.
-    """
-    reservation: Union[
-        Annotated[
-            bool,
-            Meta(
-                description="`true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value\nother than `0` and `1`)."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
-    other than `0` and `1`).
-    """
-    source: Union[
-        Annotated[
-            str,
-            Meta(
-                description="Where the reservation (or the error that unset it) came from: `header` or `meta` (the\ndocument's, which supersedes the header); null when unset and absent."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    Where the reservation (or the error that unset it) came from: `header` or `meta` (the
-    document's, which supersedes the header); null when unset and absent.
-    """
-
-
 UsageSourceName: TypeAlias = Annotated[
     str, Meta(description="Which convention a preference line follows.")
 ]
@@ -866,6 +814,53 @@ Verdict: TypeAlias = Annotated[str, Meta(description="`allow` or `disallow`.")]
 """
 `allow` or `disallow`.
 """
+
+
+class WellKnownJson(Struct):
+    """
+    The origin's `/.well-known/tdmrep.json`, for the page's URL (`--tdmrep`).
+    """
+
+    state: Annotated[
+        str,
+        Meta(
+            description="`rule` (a rule covers the URL: the first that matches), `no_rule`, `missing` (no file:\na 4xx), `invalid` (not TDMRep's JSON array of rules), `fetch_failed`, or `refused` (a\ndestination robotsd does not contact)."
+        ),
+    ]
+    """
+    `rule` (a rule covers the URL: the first that matches), `no_rule`, `missing` (no file:
+    a 4xx), `invalid` (not TDMRep's JSON array of rules), `fetch_failed`, or `refused` (a
+    destination robotsd does not contact).
+    """
+    url: Annotated[str, Meta(description="The file's URL.")]
+    """
+    The file's URL.
+    """
+    reason: Union[
+        Annotated[
+            str,
+            Meta(description="Why there is no rule, when the file could not be used."),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Why there is no rule, when the file could not be used.
+    """
+    rule: Union[
+        Annotated[
+            int,
+            Meta(
+                description="The covering rule's position in the file's array, from 0.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The covering rule's position in the file's array, from 0.
+    """
 
 
 class BatchItem1(Struct):
@@ -1483,6 +1478,60 @@ class RslLicenseJson(Struct):
     What it prohibits (`<prohibits>`).
     """
     payment: Union[RslPaymentJson, None, UnsetType] = UNSET
+
+
+class TdmJson(Struct):
+    """
+    TDMRep (W3C): whether text and data mining rights are reserved.
+    """
+
+    policy: Union[
+        Annotated[
+            str,
+            Meta(description="The TDM policy's URL, only with a reservation of `1`."),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The TDM policy's URL, only with a reservation of `1`.
+    """
+    policy_source: Union[
+        Annotated[str, Meta(description="Where the policy came from.")], None, UnsetType
+    ] = UNSET
+    """
+    Where the policy came from.
+    """
+    reservation: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value\nother than `0` and `1`)."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
+    other than `0` and `1`).
+    """
+    source: Union[
+        Annotated[
+            str,
+            Meta(
+                description="Where the reservation (or the error that unset it) came from: `well_known` (the origin's\n`tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes\nthe one before. Null when unset and absent."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Where the reservation (or the error that unset it) came from: `well_known` (the origin's
+    `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
+    the one before. Null when unset and absent.
+    """
+    well_known: Union[WellKnownJson, None, UnsetType] = UNSET
 
 
 class UrlsBatch(Struct):
