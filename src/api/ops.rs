@@ -26,6 +26,9 @@ pub(super) async fn metrics(State(state): State<AppState>) -> Response {
     if let Some(licenses) = state.checker.licenses() {
         state.metrics.refresh_rsl(licenses);
     }
+    if let Some(files) = &state.tdmrep {
+        state.metrics.refresh_tdmrep(files);
+    }
     let text = state.metrics.render(state.checker.cache()).await;
     (
         [(

@@ -31,6 +31,7 @@ mod connections;
 mod pacing;
 mod rsl;
 mod store;
+mod tdmrep;
 mod usage;
 
 pub use connections::{ConnectionMetrics, LISTENERS};
@@ -88,6 +89,7 @@ struct Inner {
     refreshes: [IntCounter; 2],
     usage: usage::UsageMetrics,
     rsl: rsl::RslMetrics,
+    tdmrep: tdmrep::TdmRepMetrics,
     pacing: pacing::PaceMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
@@ -236,8 +238,9 @@ impl Metrics {
             ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
         let usage = usage::UsageMetrics::new();
         let rsl = rsl::RslMetrics::new();
+        let tdmrep = tdmrep::TdmRepMetrics::new();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 32] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 35] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -265,6 +268,9 @@ impl Metrics {
             Box::new(rsl.fetches.clone()),
             Box::new(rsl.documents.clone()),
             Box::new(rsl.weight.clone()),
+            Box::new(tdmrep.fetches.clone()),
+            Box::new(tdmrep.files.clone()),
+            Box::new(tdmrep.weight.clone()),
             Box::new(pacing.reservations.clone()),
             Box::new(pacing.wait.clone()),
             Box::new(pacing.reports.clone()),
@@ -313,6 +319,7 @@ impl Metrics {
                 refreshes: refresh_series,
                 usage,
                 rsl,
+                tdmrep,
                 pacing,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
@@ -398,6 +405,11 @@ impl Metrics {
     /// Refreshes the license series from `licenses`; call before [`Metrics::render`].
     pub fn refresh_rsl(&self, licenses: &crate::rsl::Licenses) {
         self.inner.rsl.refresh(licenses);
+    }
+
+    /// The `tdmrep.json` cache's fetch counters and size, copied before a scrape (`--tdmrep`).
+    pub fn refresh_tdmrep(&self, files: &crate::tdmrep::TdmRepFiles) {
+        self.inner.tdmrep.refresh(files);
     }
 
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and

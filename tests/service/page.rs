@@ -319,6 +319,13 @@ async fn with_tdmrep_the_origins_file_is_the_first_layer_fetched_once() {
     assert_eq!(tdm(&answer)["well_known"]["state"], "no_rule");
     // One fetch of the file for the three pages.
     assert_eq!(site.hits(WELL_KNOWN), 1);
+    assert_eq!(
+        robotsd
+            .metric(r#"robotsd_tdmrep_fetches_total{outcome="document"}"#)
+            .await,
+        1.0
+    );
+    assert_eq!(robotsd.metric("robotsd_tdmrep_files").await, 1.0);
     // A page robots.txt disallows is not read: its origin's file is not asked for it.
     let (_, answer) = page(
         &robotsd,
