@@ -71,6 +71,10 @@ type PageAnswer struct {
 	// DocumentCut is true when only the document's first MaxPageDocumentBytes were read
 	// (Client.Page sets it when it sent no more than those).
 	DocumentCut bool `json:"document_cut,omitempty"`
+	// MetaTagsNotRead counts the meta tags of interest past the 256 robotsd reads (0: none).
+	MetaTagsNotRead int `json:"meta_tags_not_read,omitempty"`
+	// MetaContentsCut counts the meta tags whose content was read only in its first 4 KiB.
+	MetaContentsCut int `json:"meta_contents_cut,omitempty"`
 	// Encoding is the charset the document was read in; nil when none was sent.
 	Encoding *string `json:"encoding"`
 }

@@ -220,6 +220,14 @@ pub struct PageResponse {
     /// Only the document's first 2 MiB were read; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document_cut: Option<bool>,
+    /// How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
+    /// 256 robotsd reads, and not read; absent when none were.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_tags_not_read: Option<usize>,
+    /// How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
+    /// none had.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta_contents_cut: Option<usize>,
     /// The charset the document was read in, when one was sent.
     pub encoding: Option<&'static str>,
 }
@@ -419,7 +427,12 @@ pub(super) async fn page_post(
     .await
     .map_err(|_| ApiError::Internal)?;
     let (check, document_cut, encoding) = check;
-    let PageAnswer { robots, usage, .. } = answer;
+    let PageAnswer {
+        robots,
+        usage,
+        meta_skipped,
+        meta_cut,
+    } = answer;
     let check = CheckResponse::from(check);
     Ok(JsonBody(PageResponse {
         allowed: check.allowed,
@@ -427,6 +440,8 @@ pub(super) async fn page_post(
         usage: usage.map(|u| PageUsageJson::of(u, check.usage.clone())),
         check,
         document_cut: document_cut.then_some(true),
+        meta_tags_not_read: (meta_skipped > 0).then_some(meta_skipped),
+        meta_contents_cut: (meta_cut > 0).then_some(meta_cut),
         encoding,
     }))
 }

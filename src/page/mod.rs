@@ -203,8 +203,12 @@ pub struct PageAnswer {
     pub robots: Option<PageRobots>,
     /// Its usage statements; `None` when robots.txt disallows the URL (not read).
     pub usage: Option<PageUsage>,
-    /// `meta` tags past the scan's bound, not read.
+    /// `meta` tags of interest past the scan's bound ([`robotsd_page::html::MAX_META_TAGS`]),
+    /// not read.
     pub meta_skipped: usize,
+    /// `meta` tags whose `content` was read only in part (past
+    /// [`robotsd_page::html::MAX_CONTENT_BYTES`]).
+    pub meta_cut: usize,
 }
 
 /// Reads `page` for the crawler `check` answered for, beside that answer, with what the
@@ -215,6 +219,7 @@ pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -
             robots: None,
             usage: None,
             meta_skipped: 0,
+            meta_cut: 0,
         };
     }
     let tokens: Vec<&str> = check.agents.iter().map(|a| a.token.as_str()).collect();
@@ -260,6 +265,7 @@ pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -
             combined,
         }),
         meta_skipped: read.meta_skipped,
+        meta_cut: read.meta_cut,
     }
 }
 

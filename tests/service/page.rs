@@ -225,6 +225,36 @@ async fn a_document_past_the_read_bound_is_read_in_part_and_says_so() {
     assert_eq!(answer["document_cut"], true);
     assert_eq!(answer["robots"]["follow"], false);
     assert_eq!(answer["robots"]["index"], true);
+    assert!(answer.get("meta_tags_not_read").is_none(), "{answer}");
+}
+
+#[tokio::test]
+async fn tags_past_the_scans_bounds_are_counted_not_dropped_in_silence() {
+    let (site, robotsd) = setup().await;
+    // 301 robots tags, the last of them a noindex; the first with 5.5 KiB of content.
+    let html = format!(
+        "<meta name=robots content='{}, nofollow'>{}<meta name=robots content=noindex>",
+        "noarchive, ".repeat(500),
+        "<meta name=robots content=all>".repeat(299)
+    );
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/a"), "ua": "Bot", "html": html}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["meta_tags_not_read"], 301 - 256, "{answer}");
+    assert_eq!(answer["meta_contents_cut"], 1, "{answer}");
+    // The tag past the bound is not read; the cut content loses its end.
+    assert_eq!(answer["robots"]["index"], true);
+    assert_eq!(answer["robots"]["follow"], true);
+    // The rules listed are bounded too, and their count given.
+    let rules = answer["robots"]["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 64);
+    assert!(
+        answer["robots"]["rules_total"].as_u64().unwrap() > 600,
+        "{answer}"
+    );
 }
 
 /// A loopback site answering `/robots.txt` and `/.well-known/tdmrep.json` (when it has one),

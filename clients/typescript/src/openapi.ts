@@ -699,6 +699,16 @@ export interface components {
             document_cut?: boolean | null;
             /** @description The charset the document was read in, when one was sent. */
             encoding?: string | null;
+            /**
+             * @description How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
+             *     none had.
+             */
+            meta_contents_cut?: number | null;
+            /**
+             * @description How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
+             *     256 robotsd reads, and not read; absent when none were.
+             */
+            meta_tags_not_read?: number | null;
             robots?: components["schemas"]["PageRobotsJson"] | null;
             usage?: components["schemas"]["PageUsageJson"] | null;
         };

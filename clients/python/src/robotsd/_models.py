@@ -2231,5 +2231,35 @@ class PageResponse(Struct):
     """
     The charset the document was read in, when one was sent.
     """
+    meta_contents_cut: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when\nnone had.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
+    none had.
+    """
+    meta_tags_not_read: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the\n256 robotsd reads, and not read; absent when none were.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
+    256 robotsd reads, and not read; absent when none were.
+    """
     robots: Union[PageRobotsJson, None, UnsetType] = UNSET
     usage: Union[PageUsageJson, None, UnsetType] = UNSET
