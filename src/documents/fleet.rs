@@ -103,7 +103,7 @@ impl<K: DocumentKind> DocumentCache<K> {
                 let (held, sha256) = match (&stored.no_robots, body) {
                     (Some(why), _) => (Held::Missing(why.clone()), None),
                     (None, Some(body)) => {
-                        let sha256 = super::cache::sha256(&body);
+                        let sha256 = super::read::sha256(&body);
                         let read = self.read(body.into(), stored.fetch.truncated).await;
                         if read.transient {
                             return None;

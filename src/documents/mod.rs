@@ -9,6 +9,7 @@
 pub mod cache;
 mod fleet;
 mod parser;
+mod read;
 
 pub use cache::{
     DOCUMENT_SHARE, DocumentBackoff, DocumentCache, DocumentHandle, DocumentMeta, DocumentState,
