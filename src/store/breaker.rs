@@ -77,6 +77,14 @@ impl Breaker {
         self.state = BreakerState::Closed { failures: 0 };
     }
 
+    /// A call was refused by a store that answers but will not do what robotsd needs (writes
+    /// refused): open at once, whatever the count.
+    pub fn trip(&mut self, now: Timestamp) {
+        self.state = BreakerState::Open {
+            until: now + self.cooldown,
+        };
+    }
+
     /// A call that was allowed failed (an error or its time limit).
     pub fn failure(&mut self, now: Timestamp) {
         self.state = match self.state {
@@ -111,6 +119,20 @@ mod tests {
         breaker.failure(t0);
         assert!(!breaker.is_closed());
         assert!(!breaker.allow(t0 + COOLDOWN - Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn a_refusal_opens_it_at_once() {
+        let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
+        let mut breaker = Breaker::new(5, COOLDOWN);
+        breaker.trip(t0);
+        assert_eq!(
+            breaker.state(),
+            BreakerState::Open {
+                until: t0 + COOLDOWN
+            }
+        );
+        assert!(!breaker.allow(t0));
     }
 
     #[test]

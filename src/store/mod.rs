@@ -36,6 +36,12 @@ pub enum StoreError {
     /// The store answered with an error, or the connection failed.
     #[error("store error: {0}")]
     Failed(String),
+    /// The store answers but refuses what robotsd needs of it: writes refused for memory
+    /// (`OOM`, a full `maxmemory` with `noeviction`), by a replica (`READONLY`: a connection
+    /// that still reaches a master demoted by a failover), or for persistence (`MISCONF`). The
+    /// store is down for robotsd until it accepts writes again.
+    #[error("store refuses writes: {0}")]
+    Refused(String),
     /// The call took longer than its time limit.
     #[error("store call timed out")]
     Timeout,
@@ -123,8 +129,9 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
     /// A lane's pacing state, `None` when none is kept.
     fn pace<'a>(&'a self, lane: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>>;
 
-    /// The cheapest call that shows the store answers (`PING`): the background probe of a
-    /// store believed down.
+    /// The cheapest call that shows the store answers and accepts writes (a short-lived probe
+    /// key): the background probe of a store believed down. A `PING` would close the breaker
+    /// on a Redis that answers but refuses every write.
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
 }
 
@@ -322,16 +329,30 @@ impl Store {
             Err(StoreError::Timeout) => StoreOutcome::Timeout,
             Err(_) => StoreOutcome::Error,
         };
-        let opened = {
+        let (was_closed, opened) = {
             let mut breaker = self.lock_breaker();
+            let was_closed = breaker.is_closed();
             match &result {
                 // An oversized value is the store's content, not its health.
                 Ok(_) | Err(StoreError::TooLarge) => breaker.success(),
+                // A store that refuses writes is down at once: the reads that still succeed
+                // between the refused writes would otherwise keep the breaker closed while every
+                // slot and record is kept apart from the fleet.
+                Err(StoreError::Refused(_)) => breaker.trip(self.clock.now()),
                 Err(_) => breaker.failure(self.clock.now()),
             }
-            !breaker.is_closed()
+            (was_closed, !breaker.is_closed())
         };
         if opened {
+            if was_closed && let Err(error) = &result {
+                // Said once per outage, when it starts: recovery is said when it ends.
+                tracing::warn!(
+                    op = op.as_str(),
+                    %error,
+                    "the shared store is down for robotsd: this replica answers alone (fetching, \
+                     caching and pacing by itself) until the store answers and accepts writes again"
+                );
+            }
             self.recover_in_background();
         }
         self.observe(op, outcome, started.elapsed());

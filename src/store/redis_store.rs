@@ -179,9 +179,20 @@ fn lease_key(origin: &str) -> String {
     format!("robotsd:{{{origin}}}:lease")
 }
 
+/// The key the recovery probe writes (it expires after 10 s).
+const PROBE_KEY: &str = "robotsd:probe";
+
+/// The error codes of a Redis that answers but refuses writes (docs/fleet.md, "A Redis that
+/// refuses"): out of memory under `noeviction`, a replica (a demoted master), a failed
+/// persistence, too few replicas for `min-replicas-to-write`, a replica cut off from its master.
+const REFUSALS: [&str; 5] = ["OOM", "READONLY", "MISCONF", "NOREPLICAS", "MASTERDOWN"];
+
 fn failed(error: redis::RedisError) -> StoreError {
     // redis-rs's messages name the server, never the password.
-    StoreError::Failed(error.to_string())
+    match error.code() {
+        Some(code) if REFUSALS.contains(&code) => StoreError::Refused(error.to_string()),
+        _ => StoreError::Failed(error.to_string()),
+    }
 }
 
 impl RedisStore {
@@ -403,7 +414,11 @@ impl SharedStore for RedisStore {
 
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         async move {
-            let _: String = self.run(&redis::cmd("PING")).await?;
+            // A write, so that a Redis that answers but refuses writes stays down; one small key
+            // that expires by itself.
+            let mut probe = redis::cmd("SET");
+            probe.arg(PROBE_KEY).arg("1").arg("PX").arg(10_000);
+            let _: String = self.run(&probe).await?;
             Ok(())
         }
         .boxed()
