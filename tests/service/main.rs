@@ -1,6 +1,6 @@
 //! The service's integration tests, as one test binary (one link of the crate instead of one per
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
-//! `cargo test --test service api::` (or `bounds::`, `cache_pressure::`, `cli::`, `connections::`,
+//! `cargo test --test service api::` (or `bounds::`, `cache_pressure::`, `cli::`, `cluster_failover::`, `connections::`,
 //! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `long_redirects::`, `page::`, `pacing::`, `percent_decoding::`,
 //! `redis_tls::`, `rsl::`, `ssrf::`, `store_refusals::`, `tester::`, `usage::`).
 
@@ -8,6 +8,7 @@ mod api;
 mod bounds;
 mod cache_pressure;
 mod cli;
+mod cluster_failover;
 mod connections;
 mod deploy_artifacts;
 mod fetch_cache;

@@ -138,16 +138,22 @@ pub struct RedisCluster {
 impl RedisCluster {
     /// Three masters in plain text.
     pub async fn start() -> RedisCluster {
-        RedisCluster::start_with(false).await
+        RedisCluster::start_with(false, 0).await
     }
 
     /// Three masters that speak TLS only (client, replication and cluster bus), with a
     /// certificate signed by a CA of the test's own, requiring client certificates.
     pub async fn start_tls() -> RedisCluster {
-        RedisCluster::start_with(true).await
+        RedisCluster::start_with(true, 0).await
     }
 
-    async fn start_with(tls: bool) -> RedisCluster {
+    /// Three masters with one replica each, in plain text: a master that dies is replaced by
+    /// its replica, promoted by the cluster within about a second (`cluster-node-timeout`).
+    pub async fn start_with_replicas() -> RedisCluster {
+        RedisCluster::start_with(false, 1).await
+    }
+
+    async fn start_with(tls: bool, replicas: usize) -> RedisCluster {
         let dir = std::env::temp_dir().join(format!(
             "robotsd-cluster-{}-{}",
             std::process::id(),
@@ -159,13 +165,16 @@ impl RedisCluster {
         }
         let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
         let mut nodes = Vec::new();
-        for _ in 0..3 {
+        // A replica's master is declared failed after the node timeout: short when there are
+        // replicas to promote, so that a failover is over in about a second.
+        let node_timeout = if replicas > 0 { "1000" } else { "5000" };
+        for _ in 0..3 * (1 + replicas) {
             let port = free_cluster_port();
             let mut args: Vec<String> = vec![
                 "--cluster-enabled".into(),
                 "yes".into(),
                 "--cluster-node-timeout".into(),
-                "5000".into(),
+                node_timeout.into(),
                 "--cluster-config-file".into(),
                 format!("nodes-{port}.conf"),
             ];
@@ -216,7 +225,7 @@ impl RedisCluster {
             .args(cluster.cli_tls_args())
             .args(["--cluster", "create"])
             .args(&addresses)
-            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()
@@ -236,7 +245,7 @@ impl RedisCluster {
                     .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
                     .unwrap_or_default();
                 info.contains("cluster_state:ok")
-                    && info.contains("cluster_known_nodes:3")
+                    && info.contains(&format!("cluster_known_nodes:{}", addresses.len()))
                     && info.contains("cluster_slots_ok:16384")
             });
             if ready {
@@ -245,6 +254,96 @@ impl RedisCluster {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         panic!("the cluster did not become ready");
+    }
+
+    /// The node that serves `key` as its master now, by `CLUSTER NODES` asked of the first node
+    /// still running; `None` while no master serves it (a failover in progress).
+    pub fn master_of(&self, key: &str) -> Option<usize> {
+        let ask = |args: &[&str]| -> String {
+            for node in self.nodes.iter().filter(|n| n.child.is_some()) {
+                let out = Command::new("timeout")
+                    .args(["10", "redis-cli", "-h", "127.0.0.1", "-p"])
+                    .arg(node.port.to_string())
+                    .args(args)
+                    .stderr(Stdio::null())
+                    .output();
+                if let Ok(out) = out
+                    && out.status.success()
+                {
+                    return String::from_utf8_lossy(&out.stdout).into_owned();
+                }
+            }
+            panic!("no node answers");
+        };
+        let slot: u16 = ask(&["CLUSTER", "KEYSLOT", key]).trim().parse().unwrap();
+        // `CLUSTER SHARDS` would be simpler, but needs Redis 7.0's RESP shape; CLUSTER NODES
+        // lines: id addr flags master ping pong epoch state slots…
+        let nodes = ask(&["CLUSTER", "NODES"]);
+        for line in nodes.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // A master suspected (`fail?`) still serves; one the cluster agreed is down does not.
+            let flags: Vec<&str> = fields.get(2).map_or(vec![], |f| f.split(',').collect());
+            if fields.len() < 9 || !flags.contains(&"master") || flags.contains(&"fail") {
+                continue;
+            }
+            let serves = fields[8..].iter().any(|range| match range.split_once('-') {
+                Some((a, b)) => a.parse::<u16>().unwrap() <= slot && slot <= b.parse().unwrap(),
+                None => range.parse::<u16>().ok() == Some(slot),
+            });
+            if serves {
+                let port: u16 = fields[1]
+                    .split(['@', ':'])
+                    .nth(1)
+                    .and_then(|p| p.parse().ok())
+                    .unwrap();
+                return self.nodes.iter().position(|n| n.port == port);
+            }
+        }
+        None
+    }
+
+    /// The URL of node `index` (a node still running, for a replica started after a failover).
+    pub fn url_of(&self, index: usize) -> String {
+        format!("redis://127.0.0.1:{}", self.nodes[index].port)
+    }
+
+    /// Waits (up to 30 s) until the replicas of node `index`, a master, have every write it
+    /// took: Redis replicates asynchronously, and a record written a moment before its master
+    /// dies is lost, as Redis documents.
+    pub async fn wait_replicated(&self, index: usize) {
+        let port = self.nodes[index].port.to_string();
+        for _ in 0..300 {
+            let info = Command::new("timeout")
+                .args(["10", "redis-cli", "-h", "127.0.0.1", "-p", &port])
+                .args(["INFO", "replication"])
+                .stderr(Stdio::null())
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            let field = |name: &str| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(|v| v.trim().to_string())
+            };
+            let master = field("master_repl_offset:").and_then(|v| v.parse::<u64>().ok());
+            let replica = field("slave0:").and_then(|v| {
+                v.split(',')
+                    .find_map(|kv| kv.strip_prefix("offset="))
+                    .and_then(|o| o.parse::<u64>().ok())
+            });
+            if let (Some(master), Some(replica)) = (master, replica)
+                && replica >= master
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the replica of node {index} did not catch up");
+    }
+
+    /// Kills node `index` at once (SIGKILL), as a machine dies.
+    pub fn kill_node(&mut self, index: usize) {
+        self.nodes[index].kill();
     }
 
     /// A node's URL: robotsd discovers the others.
