@@ -424,7 +424,9 @@ func TestWithoutPacingTheTransportKeepsTheCrawlDelayItself(t *testing.T) {
 
 func TestDeferredSlotsAreAskedForAgainUntilEveryPageIsFetched(t *testing.T) {
 	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.25\n", nil)
-	client := startRobotsd(t, "--max-pace-wait", "300ms")
+	// Slots 300 ms apart (250 ms and the guard band), none reserved further than 100 ms ahead:
+	// of requests sent together, all but the next are deferred, even on a busy machine.
+	client := startRobotsd(t, "--max-pace-wait", "100ms")
 	var deferred atomic.Int32
 	transport := &Transport{Client: client, UserAgent: "PaceBot", OnAnswer: func(_ *http.Request, a *Answer) {
 		if a.Pace != nil && !a.Pace.Reserved() {
