@@ -28,6 +28,7 @@ use crate::fetch::FetchKind;
 use crate::store::{StoreOp, StoreOutcome};
 
 mod connections;
+mod documents;
 mod pacing;
 mod rsl;
 mod store;
@@ -89,7 +90,7 @@ struct Inner {
     refreshes: [IntCounter; 2],
     usage: usage::UsageMetrics,
     rsl: rsl::RslMetrics,
-    tdmrep: tdmrep::TdmRepMetrics,
+    tdmrep: documents::DocumentCacheMetrics,
     pacing: pacing::PaceMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
@@ -238,7 +239,7 @@ impl Metrics {
             ["refused", "refreshed"].map(|result| refreshes.with_label_values(&[result]));
         let usage = usage::UsageMetrics::new();
         let rsl = rsl::RslMetrics::new();
-        let tdmrep = tdmrep::TdmRepMetrics::new();
+        let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
         let collectors: [Box<dyn prometheus::core::Collector>; 35] = [
             Box::new(http_requests.clone()),
@@ -265,11 +266,11 @@ impl Metrics {
             Box::new(refreshes),
             Box::new(usage.family.clone()),
             Box::new(rsl.reports.clone()),
-            Box::new(rsl.fetches.clone()),
-            Box::new(rsl.documents.clone()),
-            Box::new(rsl.weight.clone()),
+            Box::new(rsl.cache.fetches.clone()),
+            Box::new(rsl.cache.held.clone()),
+            Box::new(rsl.cache.weight.clone()),
             Box::new(tdmrep.fetches.clone()),
-            Box::new(tdmrep.files.clone()),
+            Box::new(tdmrep.held.clone()),
             Box::new(tdmrep.weight.clone()),
             Box::new(pacing.reservations.clone()),
             Box::new(pacing.wait.clone()),
@@ -409,7 +410,7 @@ impl Metrics {
 
     /// The `tdmrep.json` cache's fetch counters and size, copied before a scrape (`--tdmrep`).
     pub fn refresh_tdmrep(&self, files: &crate::tdmrep::TdmRepFiles) {
-        self.inner.tdmrep.refresh(files);
+        self.inner.tdmrep.refresh(files.cache());
     }
 
     /// Records one completed robots.txt fetch: `robotsd_robots_fetches_total{outcome}` and
