@@ -192,6 +192,13 @@ WRONG_VALUES = [
      {"config": {"redisUrl": "redis://redis:6379",
                  "redisUrlFromSecret": {"name": "s", "key": "url"}}},
      False),
+    ("config.redisSentinel and redisUrl both",
+     {"config": {"redisUrl": "redis://redis:6379", "redisSentinel": ["sentinel:26379"],
+                 "redisSentinelMaster": "mymaster"}},
+     False),
+    ("config.redisSentinel without redisSentinelMaster",
+     {"config": {"redisSentinel": ["sentinel:26379"]}}, False),
+    ("config.redisSentinel not host:port", {"config": {"redisSentinel": ["redis://sentinel"]}}, True),
     ("autoscaling.minReplicas above maxReplicas",
      {"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, False),
 ]
@@ -386,6 +393,10 @@ def config_envs():
     return sorted(set(re.findall(r'env = "(ROBOTSD_[A-Z0-9_]+)"', config_source())))
 
 
+SENTINEL_ENVS = ("ROBOTSD_REDIS_SENTINEL", "ROBOTSD_REDIS_SENTINEL_MASTER",
+                 "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE", "ROBOTSD_REDIS_TLS")
+
+
 def check_promises(label, values, docs, monitor_api):
     """What the chart promises, checked on the rendered objects."""
     merged = helm.Chart.load(CHART).merge_values(values)
@@ -414,12 +425,18 @@ def check_promises(label, values, docs, monitor_api):
         if set_ != (name in env):
             problems.append(f"{name}: config.{key}={value!r} but rendered={name in env}")
     if label.startswith("full"):
-        missing = [n for n in config_envs() if n not in env]
+        # Sentinel replaces the URL: its settings are the sentinel values' to reach.
+        missing = [n for n in config_envs() if n not in env and n not in SENTINEL_ENVS]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
         # A tripwire: a new setting must reach the chart (values, schema, the full values here).
-        if len(config_envs()) != 61:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 61")
+        if len(config_envs()) != 65:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 65")
+
+    if label.startswith("sentinel"):
+        missing = [n for n in SENTINEL_ENVS if n not in env]
+        if missing:
+            problems.append(f"the sentinel values leave settings unreachable: {missing}")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -643,12 +660,18 @@ if tls:
     files = {"ROBOTSD_REDIS_CA_FILE": cert, "ROBOTSD_REDIS_CLIENT_CERT": cert, "ROBOTSD_REDIS_CLIENT_KEY": key}
     for k in tls:
         env[k] = files[k]
-    env["ROBOTSD_REDIS_URL"] = env["ROBOTSD_REDIS_URL"].replace("redis://", "rediss://", 1)
-if "ROBOTSD_REDIS_PASSWORD_FILE" in env:
-    # The mounted Secret's file, stood in for by one written here.
-    path = sys.argv[1] + ".redis-password"
-    open(path, "w").write("not-a-real-password\n")
-    env["ROBOTSD_REDIS_PASSWORD_FILE"] = path
+    if "ROBOTSD_REDIS_URL" in env:
+        env["ROBOTSD_REDIS_URL"] = env["ROBOTSD_REDIS_URL"].replace("redis://", "rediss://", 1)
+if "ROBOTSD_REDIS_SENTINEL" in env:
+    # Sentinels on loopback ports nothing listens on: robotsd starts and answers with its store
+    # down (the chart's names would be looked up in DNS, which this machine cannot answer).
+    env["ROBOTSD_REDIS_SENTINEL"] = "127.0.0.1:9,127.0.0.1:9"
+for name in ("ROBOTSD_REDIS_PASSWORD_FILE", "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE"):
+    if name in env:
+        # The mounted Secret's file, stood in for by one written here.
+        path = sys.argv[1] + "." + name.lower()
+        open(path, "w").write("not-a-real-password\n")
+        env[name] = path
 test_env = dict(run["test_env"])
 if "ROBOTSD_API_TOKEN_FILE" in env:
     # The mounted Secret's file, stood in for by one written here, read by robotsd and the test.

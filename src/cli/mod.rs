@@ -207,9 +207,9 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
             None => tracing::info!(listen = %settings.listen, "robotsd serving"),
         }
         if let Some(store) = &settings.store {
-            // The URL without its credentials.
-            let redis = crate::store::redact(&store.redis.url);
-            tracing::info!(%redis, cluster = store.redis.cluster, "sharing origin state through the store");
+            // Never a credential: a URL without its userinfo, or the sentinels and master name.
+            let redis = &store.redis.target;
+            tracing::info!(%redis, "sharing origin state through the store");
         }
         crate::server::run(state, listener, admin, crate::server::shutdown_signal()).await
     });

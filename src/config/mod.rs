@@ -193,7 +193,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 61] = [
+const FLAGS: [(&str, &str); 65] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -235,6 +235,13 @@ const FLAGS: [(&str, &str); 61] = [
     ("store.redis.url", "--redis-url"),
     ("store.redis.password", "--redis-password-file"),
     ("store.redis.cluster", "--redis-cluster"),
+    ("store.redis.sentinel", "--redis-sentinel"),
+    ("store.redis.sentinel.master", "--redis-sentinel-master"),
+    (
+        "store.redis.sentinel.password",
+        "--redis-sentinel-password-file",
+    ),
+    ("store.redis.sentinel.tls", "--redis-tls"),
     ("store.redis.tls.ca", "--redis-ca-file"),
     ("store.redis.tls.client_cert", "--redis-client-cert"),
     ("store.redis.tls.client_key", "--redis-client-key"),

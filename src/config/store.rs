@@ -9,7 +9,7 @@ use super::values::parse_duration;
 use super::{ConfigError, flag};
 use crate::cache::FleetConfig;
 use crate::fetch::FetchConfig;
-use crate::store::{RedisConfig, RedisTls, StoreSettings, redact};
+use crate::store::{RedisConfig, RedisTarget, RedisTls, SentinelConfig, StoreSettings, redact};
 
 /// The store robotsd shares origin state through.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,9 +27,40 @@ pub struct StoreConfig {
 #[command(next_help_heading = "Shared store (a fleet of replicas)")]
 pub struct StoreArgs {
     /// Redis (or Valkey) that replicas share origin state through: redis://[user[:password]@]host[:port][/db],
-    /// or rediss:// for TLS. Unset: each replica keeps its own in-memory cache.
+    /// or rediss:// for TLS. Unset (and no --redis-sentinel): each replica keeps its own
+    /// in-memory cache.
     #[arg(long, env = "ROBOTSD_REDIS_URL", value_name = "URL")]
     pub redis_url: Option<String>,
+
+    /// Redis Sentinel, instead of --redis-url: the sentinels to ask for the master of
+    /// --redis-sentinel-master, host:port each (port 26379 if left out), comma-separated.
+    /// robotsd follows the master through failovers without a restart.
+    #[arg(
+        long,
+        env = "ROBOTSD_REDIS_SENTINEL",
+        value_name = "HOST:PORT[,HOST:PORT...]"
+    )]
+    #[arg(value_delimiter = ',')]
+    pub redis_sentinel: Vec<String>,
+
+    /// The name the sentinels monitor the master under (sentinel monitor NAME ...).
+    #[arg(long, env = "ROBOTSD_REDIS_SENTINEL_MASTER", value_name = "NAME")]
+    pub redis_sentinel_master: Option<String>,
+
+    /// A file holding the sentinels' own password (requirepass in sentinel.conf), if they need
+    /// one; the master's is --redis-password-file.
+    #[arg(
+        long,
+        env = "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE",
+        value_name = "PATH"
+    )]
+    pub redis_sentinel_password_file: Option<PathBuf>,
+
+    /// With --redis-sentinel: speak TLS to the sentinels and to the master they name (with
+    /// --redis-ca-file and --redis-client-cert as for rediss://). A --redis-url says TLS by its
+    /// scheme instead.
+    #[arg(long, env = "ROBOTSD_REDIS_TLS")]
+    pub redis_tls: bool,
 
     /// A file holding the Redis password (a trailing newline is ignored), so that no secret is in
     /// the command line; overrides the URL's password.
@@ -73,20 +104,14 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
-    /// The checked [`StoreConfig`], `None` without `--redis-url`.
+    /// The checked [`StoreConfig`], `None` without `--redis-url` or `--redis-sentinel`.
     pub(super) fn store_config(
         &self,
         fetch: &FetchConfig,
     ) -> Result<Option<StoreConfig>, ConfigError> {
-        let Some(url) = &self.redis_url else {
+        let Some(target) = self.target()? else {
             return Ok(None);
         };
-        if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
-            return Err(ConfigError::Store {
-                flag: flag("store", "redis.url"),
-                detail: format!("{} is not a redis:// or rediss:// URL", redact(url)),
-            });
-        }
         for (field, value) in [
             ("settings.timeout", self.store_timeout),
             ("fleet.sync_interval", self.store_sync_interval),
@@ -103,19 +128,12 @@ impl StoreArgs {
                 limit: humantime::format_duration(self.store_lease).to_string(),
             });
         }
-        let password = match &self.redis_password_file {
-            None => None,
-            Some(path) => {
-                let text = read(path, "redis.password")?;
-                Some(text.trim_end_matches(['\r', '\n']).to_string())
-            }
-        };
-        let tls = self.tls(url)?;
+        let password = secret(&self.redis_password_file, "redis.password")?;
+        let tls = self.tls(&target)?;
         Ok(Some(StoreConfig {
             redis: RedisConfig {
-                url: url.clone(),
+                target,
                 password,
-                cluster: self.redis_cluster,
                 connect_timeout: self.store_timeout,
                 response_timeout: self.store_timeout,
                 tls,
@@ -132,9 +150,76 @@ impl StoreArgs {
         }))
     }
 
-    /// The TLS files, read, if any is given: only for a `rediss://` URL, and a client
-    /// certificate only with its key. Whether they hold usable PEM is for the store to say.
-    fn tls(&self, url: &str) -> Result<Option<RedisTls>, ConfigError> {
+    /// Which Redis: a server or cluster by `--redis-url`, or the master that `--redis-sentinel`
+    /// names; `None` without either.
+    fn target(&self) -> Result<Option<RedisTarget>, ConfigError> {
+        let error = |field: &str, detail: String| ConfigError::Store {
+            flag: flag("store", field),
+            detail,
+        };
+        if let Some(url) = &self.redis_url {
+            if !self.redis_sentinel.is_empty() {
+                return Err(error(
+                    "redis.sentinel",
+                    format!("not with {}: choose one", flag("store", "redis.url")),
+                ));
+            }
+            if !(url.starts_with("redis://") || url.starts_with("rediss://")) {
+                return Err(error(
+                    "redis.url",
+                    format!("{} is not a redis:// or rediss:// URL", redact(url)),
+                ));
+            }
+            if self.redis_tls {
+                return Err(error(
+                    "redis.sentinel.tls",
+                    "is for --redis-sentinel; a --redis-url says TLS by its scheme, rediss://"
+                        .into(),
+                ));
+            }
+            return Ok(Some(match self.redis_cluster {
+                true => RedisTarget::Cluster(url.clone()),
+                false => RedisTarget::Server(url.clone()),
+            }));
+        }
+        if self.redis_sentinel.is_empty() {
+            return Ok(None);
+        }
+        if self.redis_cluster {
+            return Err(error(
+                "redis.cluster",
+                format!("not with {}", flag("store", "redis.sentinel")),
+            ));
+        }
+        let Some(master) = self.redis_sentinel_master.clone().filter(|m| !m.is_empty()) else {
+            return Err(error(
+                "redis.sentinel.master",
+                format!(
+                    "is needed with {}: the name the sentinels monitor the master under",
+                    flag("store", "redis.sentinel")
+                ),
+            ));
+        };
+        let sentinels = self
+            .redis_sentinel
+            .iter()
+            .map(|item| sentinel_address(item).map_err(|detail| error("redis.sentinel", detail)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some(RedisTarget::Sentinel(SentinelConfig {
+            sentinels,
+            master,
+            password: secret(
+                &self.redis_sentinel_password_file,
+                "redis.sentinel.password",
+            )?,
+            tls: self.redis_tls,
+        })))
+    }
+
+    /// The TLS files, read, if any is given: only for TLS (a `rediss://` URL, or Sentinel with
+    /// `--redis-tls`), and a client certificate only with its key. Whether they hold usable PEM
+    /// is for the store to say.
+    fn tls(&self, target: &RedisTarget) -> Result<Option<RedisTls>, ConfigError> {
         let files = [
             ("redis.tls.ca", &self.redis_ca_file),
             ("redis.tls.client_cert", &self.redis_client_cert),
@@ -143,10 +228,24 @@ impl StoreArgs {
         let Some((field, _)) = files.iter().find(|(_, path)| path.is_some()) else {
             return Ok(None);
         };
-        if !url.starts_with("rediss://") {
+        let detail = match target {
+            RedisTarget::Server(url) | RedisTarget::Cluster(url)
+                if !url.starts_with("rediss://") =>
+            {
+                Some(format!(
+                    "needs a rediss:// --redis-url, not {}",
+                    redact(url)
+                ))
+            }
+            RedisTarget::Sentinel(sentinel) if !sentinel.tls => {
+                Some("needs --redis-tls with --redis-sentinel".to_string())
+            }
+            _ => None,
+        };
+        if let Some(detail) = detail {
             return Err(ConfigError::Store {
                 flag: flag("store", field),
-                detail: format!("needs a rediss:// --redis-url, not {}", redact(url)),
+                detail,
             });
         }
         let bytes = |field: &str, path: &Option<PathBuf>| -> Result<Option<Vec<u8>>, ConfigError> {
@@ -178,6 +277,34 @@ impl StoreArgs {
     }
 }
 
+/// A sentinel's `host[:port]` (`[v6]:port` for IPv6); the port is Sentinel's 26379 if left out.
+fn sentinel_address(item: &str) -> Result<(String, u16), String> {
+    let item = item.trim();
+    let url = url::Url::parse(&format!("redis://{item}"))
+        .ok()
+        .filter(|url| url.username().is_empty() && url.password().is_none())
+        .filter(|url| matches!(url.path(), "" | "/") && url.query().is_none())
+        .ok_or_else(|| format!("{item:?} is not host:port"))?;
+    let host = match url.host() {
+        Some(url::Host::Domain(name)) => name.to_string(),
+        Some(url::Host::Ipv4(ip)) => ip.to_string(),
+        Some(url::Host::Ipv6(ip)) => ip.to_string(),
+        None => return Err(format!("{item:?} names no host")),
+    };
+    Ok((host, url.port().unwrap_or(26379)))
+}
+
+/// A file holding a secret, read, without its trailing newline.
+fn secret(path: &Option<PathBuf>, field: &str) -> Result<Option<String>, ConfigError> {
+    path.as_ref()
+        .map(|path| {
+            Ok(read(path, field)?
+                .trim_end_matches(['\r', '\n'])
+                .to_string())
+        })
+        .transpose()
+}
+
 /// A file of a setting, read whole; an error names the setting's flag and the path.
 fn read(path: &std::path::Path, field: &str) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|e| ConfigError::Store {
@@ -189,6 +316,7 @@ fn read(path: &std::path::Path, field: &str) -> Result<String, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{error_of, settings};
+    use crate::store::RedisTarget;
 
     #[test]
     fn no_redis_url_no_store() {
@@ -201,8 +329,95 @@ mod tests {
             .unwrap()
             .store
             .expect("a store");
-        assert_eq!(store.redis.url, "redis://127.0.0.1:6379/0");
-        assert!(!store.redis.cluster);
+        assert_eq!(
+            store.redis.target,
+            RedisTarget::Server("redis://127.0.0.1:6379/0".into())
+        );
+    }
+
+    #[test]
+    fn sentinels_name_the_master() {
+        let path = std::env::temp_dir().join(format!("robotsd-spw-{}", std::process::id()));
+        std::fs::write(&path, "s3ntinel\n").unwrap();
+        let store = settings(&[
+            "--redis-sentinel",
+            "10.0.0.1:26380, sentinel-2,[fd00::7]:26381",
+            "--redis-sentinel-master",
+            "mymaster",
+            "--redis-sentinel-password-file",
+            path.to_str().unwrap(),
+        ])
+        .unwrap()
+        .store
+        .expect("a store");
+        std::fs::remove_file(&path).unwrap();
+        let RedisTarget::Sentinel(sentinel) = store.redis.target else {
+            panic!("{:?}", store.redis.target);
+        };
+        assert_eq!(
+            sentinel.sentinels,
+            [
+                ("10.0.0.1".to_string(), 26380),
+                ("sentinel-2".to_string(), 26379),
+                ("fd00::7".to_string(), 26381)
+            ]
+        );
+        assert_eq!(sentinel.master, "mymaster");
+        assert_eq!(sentinel.password.as_deref(), Some("s3ntinel"));
+        assert!(!sentinel.tls);
+    }
+
+    #[test]
+    fn sentinel_settings_that_cannot_work_name_their_flag() {
+        let cases: [(&[&str], &str); 6] = [
+            (&["--redis-sentinel", "10.0.0.1"], "--redis-sentinel-master"),
+            (
+                &[
+                    "--redis-sentinel",
+                    "10.0.0.1",
+                    "--redis-url",
+                    "redis://x",
+                    "--redis-sentinel-master",
+                    "m",
+                ],
+                "--redis-sentinel",
+            ),
+            (
+                &[
+                    "--redis-sentinel",
+                    "user:pw@10.0.0.1",
+                    "--redis-sentinel-master",
+                    "m",
+                ],
+                "--redis-sentinel",
+            ),
+            (
+                &[
+                    "--redis-sentinel",
+                    "10.0.0.1",
+                    "--redis-sentinel-master",
+                    "m",
+                    "--redis-cluster",
+                ],
+                "--redis-cluster",
+            ),
+            (&["--redis-url", "redis://x", "--redis-tls"], "--redis-tls"),
+            (
+                &[
+                    "--redis-sentinel",
+                    "10.0.0.1",
+                    "--redis-sentinel-master",
+                    "m",
+                    "--redis-ca-file",
+                    "/nonexistent/ca.pem",
+                ],
+                "--redis-tls",
+            ),
+        ];
+        for (args, flag) in cases {
+            let message = error_of(args).to_string();
+            assert!(message.contains(flag), "{args:?}: {message}");
+        }
     }
 
     #[test]

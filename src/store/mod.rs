@@ -2,9 +2,9 @@
 //! backoff and its refusal, and take the lease that makes a fetch fleet-wide single flight
 //! (docs/fleet.md).
 //!
-//! [`SharedStore`] is the port, with two implementations: [`RedisStore`] (Redis, Valkey, or a
-//! Redis Cluster) and [`MemoryStore`] (one process; replicas in one test process share it). The
-//! cache reaches either through [`Store`], which puts a time limit and a circuit breaker around
+//! [`SharedStore`] is the port, with two implementations: [`RedisStore`] (Redis, Valkey, a
+//! Redis Cluster, or the master Sentinel names) and [`MemoryStore`] (one process; replicas in
+//! one test process share it). The cache reaches either through [`Store`], which puts a time limit and a circuit breaker around
 //! every call and counts it: the store is never needed to answer, so a slow or dead store must
 //! cost a check nothing but the time limit, once, and then nothing until it comes back.
 
@@ -15,6 +15,7 @@ mod recovery;
 mod redis_pace;
 mod redis_record;
 mod redis_store;
+mod sentinel;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -25,7 +26,8 @@ use futures_util::future::BoxFuture;
 pub use breaker::{Breaker, BreakerState};
 pub use memory::MemoryStore;
 pub use record::{Encoded, Record, RecordError};
-pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTls, redact};
+pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTarget, RedisTls, redact};
+pub use sentinel::SentinelConfig;
 
 use crate::clock::Clock;
 use crate::pacing::policy::{PaceState, Signal, SlotGrant, SlotRequest};

@@ -5,8 +5,9 @@
 //! deflated body ([`super::redis_record`]), and `robotsd:{<origin>}:lease`, the fetch lease's
 //! token. A standalone
 //! server is reached through redis-rs's `ConnectionManager`, which reconnects by itself; a
-//! cluster through its async cluster connection, made on first use and made again after a
-//! failure. Neither is needed at start: robotsd starts, and answers, with the store down.
+//! cluster through its async cluster connection, made on first use, which follows the slot map
+//! and repairs its node connections by itself; a master that Sentinel names through [`super::sentinel`], which follows failovers.
+//! None is needed at start: robotsd starts, and answers, with the store down.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,25 +22,55 @@ use tokio::sync::Mutex;
 use super::record::MAX_META_BYTES;
 use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
+use super::sentinel::{MasterSettings, SentinelConfig, SentinelMaster};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
 use crate::pacing::policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
 
+/// Which Redis robotsd shares through.
+#[derive(Clone, PartialEq, Eq)]
+pub enum RedisTarget {
+    /// One server (or a managed endpoint that fails over behind one address): a `redis://` or
+    /// `rediss://` (TLS) URL, with user and password if any.
+    Server(String),
+    /// A Redis Cluster, by the URL of one of its nodes (the others are discovered).
+    Cluster(String),
+    /// The master that Redis Sentinel names, followed through failovers.
+    Sentinel(SentinelConfig),
+}
+
+impl std::fmt::Display for RedisTarget {
+    /// What the log says of it: never a credential.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RedisTarget::Server(url) => write!(f, "{}", redact(url)),
+            RedisTarget::Cluster(url) => write!(f, "cluster {}", redact(url)),
+            RedisTarget::Sentinel(sentinel) => write!(f, "{sentinel}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for RedisTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // A URL's credentials never reach a log line: shown as the log shows it.
+        write!(f, "{self}")
+    }
+}
+
 /// Where and how to reach Redis.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RedisConfig {
-    /// `redis://` or `rediss://` (TLS), with user and password if any.
-    pub url: String,
-    /// A password that overrides the URL's (read from `--redis-password-file`).
+    /// The server, cluster or Sentinel-named master.
+    pub target: RedisTarget,
+    /// The password of the server, the cluster's nodes or the master (read from
+    /// `--redis-password-file`); overrides a URL's.
     pub password: Option<String>,
-    /// The URL names one node of a Redis Cluster.
-    pub cluster: bool,
     /// Time limit for establishing a connection.
     pub connect_timeout: Duration,
     /// Time limit for one reply.
     pub response_timeout: Duration,
-    /// Certificates for a `rediss://` URL beyond the system's trust store; `None` trusts the
-    /// system's roots and sends no client certificate.
+    /// Certificates for TLS (a `rediss://` URL, or Sentinel with TLS) beyond the system's trust
+    /// store; `None` trusts the system's roots and sends no client certificate.
     pub tls: Option<RedisTls>,
 }
 
@@ -65,7 +96,7 @@ impl std::fmt::Debug for RedisTls {
 }
 
 impl RedisTls {
-    fn certificates(&self) -> redis::TlsCertificates {
+    pub(super) fn certificates(&self) -> redis::TlsCertificates {
         redis::TlsCertificates {
             client_tls: self
                 .client
@@ -83,8 +114,7 @@ impl std::fmt::Debug for RedisConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Credentials never reach a log line, this one included.
         f.debug_struct("RedisConfig")
-            .field("url", &redact(&self.url))
-            .field("cluster", &self.cluster)
+            .field("target", &self.target.to_string())
             .field("tls", &self.tls)
             .finish_non_exhaustive()
     }
@@ -116,17 +146,20 @@ pub enum RedisStoreError {
     /// given for a URL that is not `rediss://`.
     #[error("--redis-ca-file, --redis-client-cert, --redis-client-key: {0}")]
     Tls(String),
+    /// The sentinels' addresses or master name cannot be used.
+    #[error("--redis-sentinel: {0}")]
+    Sentinel(String),
 }
 
 enum Connection {
     Single(ConnectionManager),
     Cluster(Box<Cluster>),
+    Sentinel(Arc<SentinelMaster>),
 }
 
 struct Cluster {
     client: ClusterClient,
-    /// The connection, once made; dropped after a connection failure so that the next call
-    /// makes a new one.
+    /// The connection, once made (it repairs itself from then on).
     connection: Mutex<Option<ClusterConnection>>,
 }
 
@@ -195,60 +228,89 @@ fn failed(error: redis::RedisError) -> StoreError {
     }
 }
 
+/// The URL's connection settings, with `--redis-password-file`'s password if given.
+fn connection_info(
+    url: &str,
+    config: &RedisConfig,
+) -> Result<redis::ConnectionInfo, RedisStoreError> {
+    let mut info = url
+        .into_connection_info()
+        .map_err(|e| bad_url(url, e.to_string()))?;
+    if let Some(password) = &config.password {
+        let settings = info.redis_settings().clone().set_password(password);
+        info = info.set_redis_settings(settings);
+    }
+    Ok(info)
+}
+
+fn bad_url(url: &str, detail: String) -> RedisStoreError {
+    RedisStoreError::Url {
+        url: redact(url),
+        detail,
+    }
+}
+
+fn tls_error(error: redis::RedisError) -> RedisStoreError {
+    RedisStoreError::Tls(error.to_string())
+}
+
+/// One server, through a connection manager that reconnects by itself.
+fn single(url: &str, config: &RedisConfig) -> Result<Connection, RedisStoreError> {
+    let info = connection_info(url, config)?;
+    let client = match &config.tls {
+        // build_with_tls parses the PEM now, so a bad file stops the start.
+        Some(tls) => redis::Client::build_with_tls(info, tls.certificates()).map_err(tls_error)?,
+        None => redis::Client::open(info).map_err(|e| bad_url(url, e.to_string()))?,
+    };
+    let manager_config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(config.connect_timeout))
+        .set_response_timeout(Some(config.response_timeout))
+        .set_number_of_retries(1);
+    let manager = ConnectionManager::new_lazy_with_config(client, manager_config)
+        .map_err(|e| bad_url(url, e.to_string()))?;
+    Ok(Connection::Single(manager))
+}
+
+/// A cluster, by one of its nodes; the connection is made on first use.
+fn cluster(url: &str, config: &RedisConfig) -> Result<Connection, RedisStoreError> {
+    let info = connection_info(url, config)?;
+    let mut builder = ClusterClient::builder([info])
+        .connection_timeout(config.connect_timeout)
+        .response_timeout(config.response_timeout)
+        .retries(0);
+    if let Some(tls) = &config.tls {
+        if !url.starts_with("rediss://") {
+            return Err(RedisStoreError::Tls(
+                "certificates need a rediss:// URL".into(),
+            ));
+        }
+        builder = builder.certs(tls.certificates());
+    }
+    let client = builder.build().map_err(|e| match &config.tls {
+        Some(_) => tls_error(e),
+        None => bad_url(url, e.to_string()),
+    })?;
+    Ok(Connection::Cluster(Box::new(Cluster {
+        client,
+        connection: Mutex::new(None),
+    })))
+}
+
 impl RedisStore {
     /// A store for `config`. Nothing is contacted yet: connections are made on first use.
     pub fn new(config: RedisConfig) -> Result<RedisStore, RedisStoreError> {
-        let bad = |detail: String| RedisStoreError::Url {
-            url: redact(&config.url),
-            detail,
-        };
-        let mut info = config
-            .url
-            .as_str()
-            .into_connection_info()
-            .map_err(|e| bad(e.to_string()))?;
-        if let Some(password) = &config.password {
-            let settings = info.redis_settings().clone().set_password(password);
-            info = info.set_redis_settings(settings);
-        }
-        let tls_error = |e: redis::RedisError| RedisStoreError::Tls(e.to_string());
-        let connection = if config.cluster {
-            let mut builder = ClusterClient::builder([info])
-                .connection_timeout(config.connect_timeout)
-                .response_timeout(config.response_timeout)
-                .retries(0);
-            if let Some(tls) = &config.tls {
-                if !config.url.starts_with("rediss://") {
-                    return Err(RedisStoreError::Tls(
-                        "certificates need a rediss:// URL".into(),
-                    ));
-                }
-                builder = builder.certs(tls.certificates());
-            }
-            let client = builder.build().map_err(|e| match &config.tls {
-                Some(_) => tls_error(e),
-                None => bad(e.to_string()),
-            })?;
-            Connection::Cluster(Box::new(Cluster {
-                client,
-                connection: Mutex::new(None),
-            }))
-        } else {
-            let client = match &config.tls {
-                // build_with_tls parses the PEM now, so a bad file stops the start.
-                Some(tls) => {
-                    redis::Client::build_with_tls(info, tls.certificates()).map_err(tls_error)?
-                }
-                None => redis::Client::open(info).map_err(|e| bad(e.to_string()))?,
-            };
-            let manager_config = ConnectionManagerConfig::new()
-                .set_connection_timeout(Some(config.connect_timeout))
-                .set_response_timeout(Some(config.response_timeout))
-                .set_number_of_retries(1);
-            Connection::Single(
-                ConnectionManager::new_lazy_with_config(client, manager_config)
-                    .map_err(|e| bad(e.to_string()))?,
-            )
+        let connection = match &config.target {
+            RedisTarget::Server(url) => single(url, &config)?,
+            RedisTarget::Cluster(url) => cluster(url, &config)?,
+            RedisTarget::Sentinel(sentinel) => Connection::Sentinel(SentinelMaster::new(
+                sentinel,
+                MasterSettings {
+                    password: config.password.as_deref(),
+                    tls: config.tls.as_ref(),
+                    connect_timeout: config.connect_timeout,
+                    response_timeout: config.response_timeout,
+                },
+            )?),
         };
         Ok(RedisStore {
             connection: Arc::new(connection),
@@ -257,8 +319,9 @@ impl RedisStore {
         })
     }
 
-    /// Sends a command on a connection; a cluster connection that failed is dropped, so that
-    /// the next call makes a new one.
+    /// Sends a command on a connection. A cluster connection, once made, is kept whatever fails:
+    /// redis-rs repairs it from every node of the slot map it knows, where a new one could only
+    /// start from the node the URL names, which may be the master that died.
     async fn query(&self, command: &redis::Cmd) -> Result<redis::Value, StoreError> {
         async fn on(
             command: &redis::Cmd,
@@ -286,11 +349,13 @@ impl RedisStore {
                         }
                     }
                 };
+                on(command, &mut connection).await.map_err(failed)
+            }
+            Connection::Sentinel(master) => {
+                let (generation, mut connection) = master.connection().await?;
                 let result = on(command, &mut connection).await;
-                if let Err(error) = &result
-                    && (error.is_io_error() || error.is_connection_dropped())
-                {
-                    *cluster.connection.lock().await = None;
+                if let Err(error) = &result {
+                    master.failed(generation, error);
                 }
                 result.map_err(failed)
             }
@@ -436,9 +501,8 @@ mod tests {
             "rediss://redis.internal:6380/0"
         );
         let config = RedisConfig {
-            url: "redis://:s3cret@127.0.0.1:6379".into(),
+            target: RedisTarget::Server("redis://:s3cret@127.0.0.1:6379".into()),
             password: Some("other-s3cret".into()),
-            cluster: false,
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
             tls: None,
@@ -460,9 +524,8 @@ mod tests {
     #[test]
     fn certificates_that_are_not_pem_stop_the_start() {
         let config = RedisConfig {
-            url: "rediss://127.0.0.1:6380".into(),
+            target: RedisTarget::Server("rediss://127.0.0.1:6380".into()),
             password: None,
-            cluster: false,
             connect_timeout: Duration::from_secs(1),
             response_timeout: Duration::from_secs(1),
             tls: Some(RedisTls {

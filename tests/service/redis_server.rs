@@ -55,6 +55,19 @@ impl RedisServer {
         server
     }
 
+    /// Starts a server with extra arguments (a replica's `--replicaof`), keeping nothing on disk.
+    pub async fn start_with_args(args: Vec<String>) -> RedisServer {
+        let mut server = RedisServer {
+            port: free_port(),
+            child: None,
+            args,
+            dir: None,
+            tls: false,
+        };
+        server.restart().await;
+        server
+    }
+
     /// Starts the server again on the same port (after [`RedisServer::kill`]), empty.
     pub async fn restart(&mut self) {
         let mut command = Command::new("redis-server");

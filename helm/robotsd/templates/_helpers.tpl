@@ -167,7 +167,8 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "http2-max-streams"
   "log-format" "log-level" "access-log"
   "redis-url" "redis-password-file" "redis-ca-file" "redis-client-cert" "redis-client-key"
-  "redis-cluster" "store-timeout" "store-lease"
+  "redis-cluster" "redis-sentinel" "redis-sentinel-master" "redis-sentinel-password-file"
+  "redis-tls" "store-timeout" "store-lease"
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
   "pace-guard" "pace-key"
@@ -184,6 +185,12 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- end }}
 {{- if and $config.redisUrl $config.redisUrlFromSecret.name }}
 {{- fail "config.redisUrl and config.redisUrlFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and $config.redisSentinel (or $config.redisUrl $config.redisUrlFromSecret.name) }}
+{{- fail "config.redisSentinel and a Redis URL (config.redisUrl or redisUrlFromSecret) are both set: choose one" }}
+{{- end }}
+{{- if and $config.redisSentinel (not $config.redisSentinelMaster) }}
+{{- fail "config.redisSentinelMaster is required with config.redisSentinel: the name the sentinels monitor the master under" }}
 {{- end }}
 {{- range $flag := $flags }}
 {{- $key := $flag | replace "-" "_" | camelcase | untitle }}

@@ -19,13 +19,13 @@ mod lanes_and_reports;
 
 /// A loopback site that logs when each page request arrived; `/robots.txt` is `robots`, and the
 /// pages under `/limited/` answer 429 with `Retry-After: 3` the first time.
-struct Site {
+pub(crate) struct Site {
     addr: SocketAddr,
     log: Arc<Mutex<Vec<(SystemTime, String, u16)>>>,
 }
 
 impl Site {
-    async fn start(robots: &'static str) -> Site {
+    pub(crate) async fn start(robots: &'static str) -> Site {
         let log: Arc<Mutex<Vec<(SystemTime, String, u16)>>> = Arc::default();
         let served = Arc::clone(&log);
         let app = Router::new().fallback(move |uri: Uri| {
@@ -58,12 +58,12 @@ impl Site {
         Site { addr, log }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
 
     /// The arrival times of the page requests, in order.
-    fn arrivals(&self) -> Vec<SystemTime> {
+    pub(crate) fn arrivals(&self) -> Vec<SystemTime> {
         let mut times: Vec<SystemTime> = self.log.lock().unwrap().iter().map(|e| e.0).collect();
         times.sort();
         times
@@ -96,7 +96,7 @@ async fn reserve(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Valu
     json_of(response).await["pace"].clone()
 }
 
-fn millis_since_epoch(rfc3339: &Value) -> u128 {
+pub(crate) fn millis_since_epoch(rfc3339: &Value) -> u128 {
     let at = humantime::parse_rfc3339(rfc3339.as_str().expect("a timestamp")).expect("RFC 3339");
     at.duration_since(SystemTime::UNIX_EPOCH)
         .unwrap()
@@ -104,7 +104,7 @@ fn millis_since_epoch(rfc3339: &Value) -> u128 {
 }
 
 /// What a worker does: reserve a slot, wait for it, fetch; report what the site answered.
-async fn fetch_paced(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Value {
+pub(crate) async fn fetch_paced(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Value {
     loop {
         let pace = reserve(client, replica, url).await;
         tokio::time::sleep(Duration::from_millis(pace["wait_ms"].as_u64().unwrap())).await;
@@ -305,13 +305,12 @@ async fn with_redis_killed_replicas_pace_locally_and_fleet_wide_again_when_it_re
 #[tokio::test]
 async fn the_redis_script_agrees_with_the_policy() {
     use robotsd::pacing::policy::{PaceState, Signal, SlotRequest};
-    use robotsd::store::{RedisConfig, RedisStore, SharedStore};
+    use robotsd::store::{RedisConfig, RedisStore, RedisTarget, SharedStore};
 
     let redis = RedisServer::start().await;
     let store = RedisStore::new(RedisConfig {
-        url: redis.url(),
+        target: RedisTarget::Server(redis.url()),
         password: None,
-        cluster: false,
         connect_timeout: Duration::from_secs(2),
         response_timeout: Duration::from_secs(2),
         tls: None,
