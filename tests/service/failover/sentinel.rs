@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::{Load, check, store_failures, store_up_on_every_replica, within};
 use crate::pacing::{Site, fetch_paced, millis_since_epoch};
 use crate::redis_sentinel::{MASTER_NAME, RedisSentinel};
-use crate::support::{Robotsd, ok, origin};
+use crate::support::{Robotsd, json_of, ok, origin};
 
 async fn replica(sentinel: &RedisSentinel) -> Robotsd {
     Robotsd::start(
@@ -144,4 +144,82 @@ async fn the_fleet_follows_the_master_the_sentinels_promote() {
         "two requests {closest} ms apart at the site: {arrivals:?}"
     );
     eprintln!("promoted after {promoted:?}; store up on each replica after {up:?}");
+}
+
+/// A fetch whose lease was taken on the master that then died: after the promotion, the other
+/// replicas neither each fetch nor wait past the lease. The site sees at most two fetches (the
+/// first holder's, and one more if the lease had not reached the replica before the master
+/// died), never one per replica.
+#[tokio::test]
+async fn a_fetch_in_flight_through_the_failover_is_not_made_by_every_replica() {
+    let mut sentinel = RedisSentinel::start().await;
+    let replicas = [
+        replica(&sentinel).await,
+        replica(&sentinel).await,
+        replica(&sentinel).await,
+    ];
+    // Warm: every replica has found the master.
+    store_up_on_every_replica(
+        &replicas.iter().collect::<Vec<_>>(),
+        Duration::from_secs(10),
+    )
+    .await;
+    let slow = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
+    // Slower than the failover, well within --fetch-timeout (10 s) and the lease (15 s).
+    slow.set_delay(Duration::from_secs(6));
+    let first = {
+        let (url, base) = (slow.url("/private/a"), replicas[0].url(""));
+        tokio::spawn(async move {
+            let check = url::Url::parse_with_params(
+                &format!("{base}/v1/check"),
+                [("url", url.as_str()), ("ua", "FleetBot")],
+            )
+            .unwrap();
+            let response = reqwest::get(check).await.expect("robotsd answered");
+            (response.status().as_u16(), json_of(response).await)
+        })
+    };
+    assert!(
+        within(Duration::from_secs(5), || async { slow.hits() == 1 })
+            .await
+            .is_some(),
+        "the first replica did not fetch"
+    );
+    let old = sentinel.master_port().await.expect("a master");
+    sentinel.server(old).kill();
+    within(Duration::from_secs(60), || async {
+        sentinel.master_port().await.is_some_and(|now| now != old)
+    })
+    .await
+    .expect("the sentinels promoted the replica");
+    store_up_on_every_replica(
+        &replicas[1..].iter().collect::<Vec<_>>(),
+        Duration::from_secs(10),
+    )
+    .await;
+    // The first fetch is still in flight: the two others ask now.
+    let other_url = slow.url("/private/b");
+    let others = join_all(replicas[1..].iter().map(|r| check(r, &other_url))).await;
+    let (status, answer) = first.await.unwrap();
+    assert_eq!(
+        (status, &answer["allowed"]),
+        (200, &Value::Bool(false)),
+        "{answer}"
+    );
+    for (status, answer) in &others {
+        assert_eq!(
+            (*status, &answer["allowed"]),
+            (200, &Value::Bool(false)),
+            "{answer}"
+        );
+    }
+    assert!(
+        slow.hits() <= 2,
+        "{} fetches by three replicas",
+        slow.hits()
+    );
+    eprintln!(
+        "fetches of the origin whose fetch spanned the failover: {}",
+        slow.hits()
+    );
 }
