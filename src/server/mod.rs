@@ -86,7 +86,8 @@ pub fn state_with_clock(
     .with_observer(Arc::new(move |event| observed.observe_pace(event)));
     let mut shared = None;
     if let Some(config) = &settings.store {
-        // Nothing is contacted here: robotsd starts, and answers, with the store down.
+        // Nothing is waited for here (a Sentinel lookup starts in the background): robotsd
+        // starts, and answers, with the store down.
         let redis = RedisStore::new(config.redis.clone())?;
         let observed = metrics.clone();
         let store = Store::new(Arc::new(redis), config.settings.clone(), clock).with_observer(

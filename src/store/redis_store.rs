@@ -297,20 +297,25 @@ fn cluster(url: &str, config: &RedisConfig) -> Result<Connection, RedisStoreErro
 }
 
 impl RedisStore {
-    /// A store for `config`. Nothing is contacted yet: connections are made on first use.
+    /// A store for `config`. Nothing is waited for: connections are made on first use, and a
+    /// Sentinel lookup starts in the background when there is a runtime.
     pub fn new(config: RedisConfig) -> Result<RedisStore, RedisStoreError> {
         let connection = match &config.target {
             RedisTarget::Server(url) => single(url, &config)?,
             RedisTarget::Cluster(url) => cluster(url, &config)?,
-            RedisTarget::Sentinel(sentinel) => Connection::Sentinel(SentinelMaster::new(
-                sentinel,
-                MasterSettings {
-                    password: config.password.as_deref(),
-                    tls: config.tls.as_ref(),
-                    connect_timeout: config.connect_timeout,
-                    response_timeout: config.response_timeout,
-                },
-            )?),
+            RedisTarget::Sentinel(sentinel) => {
+                let master = SentinelMaster::new(
+                    sentinel,
+                    MasterSettings {
+                        password: config.password.as_deref(),
+                        tls: config.tls.as_ref(),
+                        connect_timeout: config.connect_timeout,
+                        response_timeout: config.response_timeout,
+                    },
+                )?;
+                master.start();
+                Connection::Sentinel(master)
+            }
         };
         Ok(RedisStore {
             connection: Arc::new(connection),

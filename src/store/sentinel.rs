@@ -115,7 +115,8 @@ pub(super) struct SentinelMaster {
 }
 
 impl SentinelMaster {
-    /// A master to look up through `config`'s sentinels; nothing is contacted before first use.
+    /// A master to look up through `config`'s sentinels; nothing is contacted before
+    /// [`SentinelMaster::start`].
     pub(super) fn new(
         config: &SentinelConfig,
         master: MasterSettings<'_>,
@@ -215,15 +216,19 @@ impl SentinelMaster {
         self.wake.notify_one();
     }
 
-    /// Starts the lookup task on first use (it needs the runtime, which `new` may lack).
-    fn start(self: &Arc<Self>) {
+    /// Starts the lookup task, once: at start when there is a runtime already (so that the
+    /// master is known, and a failover followed, before the first call), else on first use.
+    pub(super) fn start(self: &Arc<Self>) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
         if self.started.swap(true, Ordering::AcqRel) {
             return;
         }
         let Some(client) = self.client.lock().expect("not poisoned").take() else {
             return;
         };
-        tokio::spawn(follow(Arc::downgrade(self), self.wake.clone(), client));
+        runtime.spawn(follow(Arc::downgrade(self), self.wake.clone(), client));
     }
 
     /// Asks the sentinels for the master and connects to it.

@@ -359,14 +359,19 @@ impl Robotsd {
         )
     }
 
-    /// The value of the metric sample `series` (name and labels as exported).
-    pub async fn metric(&self, series: &str) -> f64 {
-        let text = reqwest::get(self.admin_url("/metrics"))
+    /// Its metrics, as exported.
+    pub async fn metrics(&self) -> String {
+        reqwest::get(self.admin_url("/metrics"))
             .await
             .expect("metrics answered")
             .text()
             .await
-            .expect("metrics text");
+            .expect("metrics text")
+    }
+
+    /// The value of the metric sample `series` (name and labels as exported).
+    pub async fn metric(&self, series: &str) -> f64 {
+        let text = self.metrics().await;
         text.lines()
             .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
             .unwrap_or_else(|| panic!("no {series} in\n{text}"))

@@ -18,12 +18,22 @@ mod sentinel;
 
 /// `GET /v1/check` of `url` for FleetBot through `robotsd`: status and body.
 async fn check(robotsd: &Robotsd, url: &str) -> (u16, Value) {
+    check_at(&reqwest::Client::new(), &robotsd.url(""), url, false).await
+}
+
+/// `GET /v1/check` of `url` for FleetBot at the robotsd whose base URL is `base`, with a slot
+/// reserved if `pace`: status and body.
+async fn check_at(client: &reqwest::Client, base: &str, url: &str, pace: bool) -> (u16, Value) {
     let check = url::Url::parse_with_params(
-        &robotsd.url("/v1/check"),
-        [("url", url), ("ua", "FleetBot")],
+        &format!("{base}/v1/check"),
+        [
+            ("url", url),
+            ("ua", "FleetBot"),
+            ("pace", &pace.to_string()),
+        ],
     )
     .unwrap();
-    let response = reqwest::Client::new()
+    let response = client
         .get(check)
         .timeout(Duration::from_secs(30))
         .send()
@@ -67,22 +77,9 @@ impl Load {
             let mut answers = Vec::new();
             while !stopped.load(Ordering::Relaxed) {
                 for base in &urls {
-                    let checks = [(&allowed, true, "false"), (&disallowed, false, "false")];
-                    for (url, allowed, pace) in checks.into_iter().chain([(&allowed, true, "true")])
-                    {
-                        let check = url::Url::parse_with_params(
-                            &format!("{base}/v1/check"),
-                            [("url", url.as_str()), ("ua", "FleetBot"), ("pace", pace)],
-                        )
-                        .unwrap();
-                        let response = client
-                            .get(check)
-                            .timeout(Duration::from_secs(30))
-                            .send()
-                            .await
-                            .expect("robotsd answered");
-                        let status = response.status().as_u16();
-                        let body = json_of(response).await;
+                    let checks = [(&allowed, true, false), (&disallowed, false, false)];
+                    for (url, allowed, pace) in checks.into_iter().chain([(&allowed, true, true)]) {
+                        let (status, body) = check_at(&client, base, url, pace).await;
                         answers.push((status, body["allowed"] == allowed, body));
                     }
                 }
@@ -106,13 +103,10 @@ impl Load {
 
 /// The store calls of `robotsd` that failed, timed out or were not sent (breaker open).
 async fn store_failures(robotsd: &Robotsd) -> f64 {
-    let text = reqwest::get(robotsd.admin_url("/metrics"))
+    robotsd
+        .metrics()
         .await
-        .expect("metrics answered")
-        .text()
-        .await
-        .expect("metrics text");
-    text.lines()
+        .lines()
         .filter(|line| line.starts_with("robotsd_store_operations_total{"))
         .filter(|line| !line.contains("outcome=\"ok\""))
         .filter_map(|line| line.rsplit_once(' ')?.1.parse::<f64>().ok())

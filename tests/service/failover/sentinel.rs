@@ -7,10 +7,10 @@ use std::time::{Duration, SystemTime};
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::{Load, check, store_failures, store_up_on_every_replica, within};
+use super::{Load, check, check_at, store_failures, store_up_on_every_replica, within};
 use crate::pacing::{Site, fetch_paced, millis_since_epoch};
 use crate::redis_sentinel::{MASTER_NAME, RedisSentinel};
-use crate::support::{Robotsd, json_of, ok, origin};
+use crate::support::{Robotsd, ok, origin};
 
 async fn replica(sentinel: &RedisSentinel) -> Robotsd {
     Robotsd::start(
@@ -158,26 +158,12 @@ async fn a_fetch_in_flight_through_the_failover_is_not_made_by_every_replica() {
         replica(&sentinel).await,
         replica(&sentinel).await,
     ];
-    // Warm: every replica has found the master.
-    store_up_on_every_replica(
-        &replicas.iter().collect::<Vec<_>>(),
-        Duration::from_secs(10),
-    )
-    .await;
     let slow = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
     // Slower than the failover, well within --fetch-timeout (10 s) and the lease (15 s).
     slow.set_delay(Duration::from_secs(6));
     let first = {
         let (url, base) = (slow.url("/private/a"), replicas[0].url(""));
-        tokio::spawn(async move {
-            let check = url::Url::parse_with_params(
-                &format!("{base}/v1/check"),
-                [("url", url.as_str()), ("ua", "FleetBot")],
-            )
-            .unwrap();
-            let response = reqwest::get(check).await.expect("robotsd answered");
-            (response.status().as_u16(), json_of(response).await)
-        })
+        tokio::spawn(async move { check_at(&reqwest::Client::new(), &base, &url, false).await })
     };
     assert!(
         within(Duration::from_secs(5), || async { slow.hits() == 1 })
