@@ -56,6 +56,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.parse
 
 import helm_python as helm
 import jsonschema
@@ -199,6 +200,10 @@ WRONG_VALUES = [
     ("config.redisSentinel without redisSentinelMaster",
      {"config": {"redisSentinel": ["sentinel:26379"]}}, False),
     ("config.redisSentinel not host:port", {"config": {"redisSentinel": ["redis://sentinel"]}}, True),
+    ("networkPolicy with redisUrlFromSecret and no storePorts",
+     {"config": {"redisUrlFromSecret": {"name": "s", "key": "url"}},
+      "networkPolicy": {"enabled": True}},
+     False),
     ("autoscaling.minReplicas above maxReplicas",
      {"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, False),
 ]
@@ -397,6 +402,20 @@ SENTINEL_ENVS = ("ROBOTSD_REDIS_SENTINEL", "ROBOTSD_REDIS_SENTINEL_MASTER",
                  "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE", "ROBOTSD_REDIS_TLS")
 
 
+def store_ports(config, given):
+    """The ports of the shared store, as the values say them: the chart must admit these."""
+    if given:
+        return sorted(set(given))
+    if config.get("redisUrl"):
+        port = urllib.parse.urlsplit(config["redisUrl"]).port
+        return [port or 6379]
+    if config.get("redisSentinel"):
+        ports = {int(a.rsplit(":", 1)[1]) if re.search(r":[0-9]+$", a) else 26379
+                 for a in config["redisSentinel"]}
+        return sorted(ports | {6379})
+    return []
+
+
 def check_promises(label, values, docs, monitor_api):
     """What the chart promises, checked on the rendered objects."""
     merged = helm.Chart.load(CHART).merge_values(values)
@@ -500,14 +519,22 @@ def check_promises(label, values, docs, monitor_api):
     if merged["autoscaling"]["enabled"] == ("replicas" in deployment["spec"]):
         problems.append("Deployment replicas must be set exactly when autoscaling is off")
 
-    # NetworkPolicy egress: DNS on 53 UDP/TCP and 80/443 TCP, plus networkPolicy.egress.extra.
+    # NetworkPolicy egress: DNS on 53 UDP/TCP and 80/443 TCP, the shared store's ports when one
+    # is configured, plus networkPolicy.egress.extra.
     for policy in by_kind.get("NetworkPolicy", []):
         rules = policy["spec"]["egress"]
         base = [sorted((p["protocol"], p["port"]) for p in r["ports"]) for r in rules[:2]]
         if base != [[("TCP", 53), ("UDP", 53)], [("TCP", 80), ("TCP", 443)]]:
             problems.append(f"NetworkPolicy egress ports are {base}")
-        if rules[2:] != merged["networkPolicy"]["egress"]["extra"]:
-            problems.append("NetworkPolicy egress has rules beyond DNS, web and extra")
+        store = store_ports(config, merged["networkPolicy"]["egress"]["storePorts"])
+        rest = rules[2:]
+        if store:
+            admitted = sorted(p["port"] for p in rest[0]["ports"]) if rest else []
+            if admitted != store:
+                problems.append(f"NetworkPolicy admits the store on {admitted}, expected {store}")
+            rest = rest[1:]
+        if rest != merged["networkPolicy"]["egress"]["extra"]:
+            problems.append("NetworkPolicy egress has rules beyond DNS, web, store and extra")
         # The helm test pod must get through to /readyz and /v1/evaluate.
         test_labels = [p["metadata"]["labels"] for p in by_kind.get("Pod", [])]
         for rule in policy["spec"]["ingress"]:

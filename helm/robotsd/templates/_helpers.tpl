@@ -228,3 +228,28 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
       key: {{ $config.redisUrlFromSecret.key }}
 {{- end }}
 {{- end }}
+
+{{/*
+The ports of the shared store robotsd's egress must reach, as a JSON list: networkPolicy's
+storePorts if set, else the port of config.redisUrl (6379 if none), or with config.redisSentinel
+each sentinel's port (26379 if none) and the master's 6379; none without a store. The URL of
+redisUrlFromSecret is not the chart's to read: storePorts must say it.
+*/}}
+{{- define "robotsd.storePorts" -}}
+{{- $config := .Values.config }}
+{{- $ports := list }}
+{{- if .Values.networkPolicy.egress.storePorts }}
+{{- $ports = .Values.networkPolicy.egress.storePorts }}
+{{- else if $config.redisUrl }}
+{{- $port := regexFind ":[0-9]+$" (urlParse $config.redisUrl).host | trimPrefix ":" | default "6379" }}
+{{- $ports = list ($port | int) }}
+{{- else if $config.redisSentinel }}
+{{- range $config.redisSentinel }}
+{{- $ports = append $ports (regexFind ":[0-9]+$" . | trimPrefix ":" | default "26379" | int) }}
+{{- end }}
+{{- $ports = append $ports 6379 }}
+{{- else if $config.redisUrlFromSecret.name }}
+{{- fail "networkPolicy.enabled with config.redisUrlFromSecret: set networkPolicy.egress.storePorts to the Redis port(s), which the chart cannot read from the Secret" }}
+{{- end }}
+{{- $ports | uniq | toJson }}
+{{- end }}
