@@ -54,6 +54,7 @@ import json
 import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import urllib.parse
@@ -557,6 +558,63 @@ def check_promises(label, values, docs, monitor_api):
     return container
 
 
+def set_value(values, key, text, typed=True):
+    """`helm --set key=text` on `values` (`--set-string` without `typed`): dotted keys nest;
+    true, false, null and integers are typed as Helm types them, anything else is a string."""
+    *parents, last = key.split(".")
+    node = values
+    for part in parents:
+        node = node.setdefault(part, {})
+    value = text
+    if typed:
+        value = {"true": True, "false": False, "null": None}.get(text, text)
+        if isinstance(value, str) and re.fullmatch(r"-?[0-9]+", value):
+            value = int(value)
+    node[last] = value
+
+
+def documented_installs():
+    """Every `helm install`, `upgrade` or `template` of the chart in the repository's Markdown,
+    as (where, values): --set, --set-string and -f/--values files, as the reader would run it."""
+    found = []
+    for path in sorted(glob.glob("*.md") + glob.glob("docs/*.md") + glob.glob("clients/*/README.md")
+                       + glob.glob("deploy/**/*.md", recursive=True)):
+        text = open(path, encoding="utf-8").read()
+        for block in re.findall(r"```(?:sh|bash|console)?\n(.*?)```", text, re.S):
+            for command in block.replace("\\\n", " ").splitlines():
+                if not command.lstrip().startswith("helm "):
+                    continue
+                words = shlex.split(command, comments=True)
+                if len(words) < 2 or words[0] != "helm" or words[1] not in ("install", "upgrade", "template"):
+                    continue
+                if not any(w.rstrip("/").endswith("helm/robotsd") for w in words):
+                    continue
+                values, args = {}, iter(words[2:])
+                for word in args:
+                    if word in ("--set", "--set-string"):
+                        key, _, text = next(args).partition("=")
+                        set_value(values, key, text, typed=word == "--set")
+                    elif word in ("-f", "--values"):
+                        values.update(load_yaml(next(args)))
+                found.append((f"{path}: {command.strip()[:60]}...", values))
+    return found
+
+
+def check_documented_installs():
+    print("\n== every helm install the docs give renders as written")
+    installs = documented_installs()
+    if not installs:
+        fail("no documented helm install found: the docs' example moved? (documented_installs)")
+    for where, values in installs:
+        try:
+            docs = documents(render(values))
+        except helm.HelmError as e:
+            fail(f"{where}: {' '.join(str(e).split())[:300]}")
+            continue
+        validate_documents(where, docs)
+        print(f"ok   {where}")
+
+
 def check_render():
     print("\n== helm template + kubernetes-validate --strict + the chart's promises")
     runs = []
@@ -609,6 +667,7 @@ check_versions()
 check_lint()
 check_wrong_values()
 check_render()
+check_documented_installs()
 check_deploy_manifests()
 if failures:
     print(f"\n{len(failures)} chart check(s) failed", file=sys.stderr)
