@@ -107,7 +107,7 @@ impl fmt::Display for AddressClass {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DestinationError {
     /// The address belongs to a class the policy refuses.
-    #[error("destination {ip} is refused: {class} address")]
+    #[error("destination {ip} is refused: {class} address ({})", opening(*.class))]
     Forbidden {
         /// The refused address, as resolved or written (not the embedded IPv4, if any).
         ip: IpAddr,
@@ -115,7 +115,7 @@ pub enum DestinationError {
         class: AddressClass,
     },
     /// The host name itself is refused before any lookup (`localhost`, `*.localhost`).
-    #[error("destination {host} is refused: {class} name")]
+    #[error("destination {host} is refused: {class} name ({})", opening(*.class))]
     ForbiddenName {
         /// The refused name.
         host: String,
@@ -123,7 +123,7 @@ pub enum DestinationError {
         class: AddressClass,
     },
     /// The address is in the operator's deny list.
-    #[error("destination {ip} is refused by the operator's deny list")]
+    #[error("destination {ip} is refused by the operator's deny list (--deny-cidr)")]
     Denied {
         /// The refused address.
         ip: IpAddr,
@@ -143,6 +143,17 @@ pub enum DestinationError {
         /// The resolver's error message.
         message: String,
     },
+}
+
+/// What the operator of robotsd can set to open `class`: the caller of a refused check learns
+/// whom to ask, and for what, rather than only that it was refused.
+fn opening(class: AddressClass) -> &'static str {
+    if class.is_private_network() {
+        "robotsd's operator can allow private networks with --allow-private-networks, or this \
+         range with --allow-cidr"
+    } else {
+        "robotsd's operator can allow this range with --allow-cidr"
+    }
 }
 
 impl DestinationError {

@@ -258,6 +258,22 @@ async fn a_refused_destination_is_422() {
         (422, "application/problem+json")
     );
     assert_eq!(body["type"], "urn:robotsd:problem:destination-not-allowed");
+    // The caller learns what the operator would have to allow.
+    let detail = body["detail"].as_str().expect("a detail");
+    assert!(
+        detail.contains("loopback") && detail.contains("--allow-private-networks"),
+        "{detail}"
+    );
+    assert!(detail.contains("--allow-cidr"), "{detail}");
+    // Cloud metadata is never opened by --allow-private-networks: only --allow-cidr is named.
+    let url = service.url("/v1/check?url=http%3A%2F%2F169.254.169.254%2F&ua=a");
+    let (status, _, body) = get_json(&url).await;
+    assert_eq!(status, 422);
+    let detail = body["detail"].as_str().expect("a detail");
+    assert!(
+        detail.contains("--allow-cidr") && !detail.contains("--allow-private-networks"),
+        "{detail}"
+    );
 }
 
 #[tokio::test]
