@@ -61,7 +61,7 @@ pub struct Shared {
     /// Which requests get an access-log line.
     pub access_log: crate::config::AccessLog,
     /// The bearer tokens the API requires, if any.
-    pub api_tokens: Option<crate::auth::ApiTokens>,
+    pub api_tokens: Option<crate::auth::TokenGate>,
     /// False while draining: `/readyz` then answers 503.
     pub ready: Arc<AtomicBool>,
     /// Whether the tester page is served at `/`.

@@ -187,6 +187,7 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
     };
     let result = runtime.block_on(async {
         let state = crate::server::state(&settings)?;
+        tokio::spawn(crate::server::reload_on_hangup(state.api_tokens.clone()));
         state
             .metrics
             .count_dropped_log_lines(Arc::new(move || dropped.dropped_lines() as u64));

@@ -34,8 +34,7 @@ impl AccessArgs {
             flag: flag("", "api_tokens"),
             detail: format!("{}: {detail}", path.display()),
         };
-        let text = std::fs::read_to_string(path).map_err(|e| refuse(e.to_string()))?;
-        ApiTokens::parse(&text)
+        ApiTokens::read(path)
             .map(Some)
             .map_err(|e| refuse(e.to_string()))
     }

@@ -109,7 +109,7 @@ pub struct Guard {
     pub body_time_limit: Duration,
     /// When set, a request without one of these bearer tokens is answered 401 before anything
     /// else is done for it.
-    pub tokens: Option<crate::auth::ApiTokens>,
+    pub tokens: Option<crate::auth::TokenGate>,
 }
 
 /// The longest request target (path and query) read: room for the longest URL and `ua`

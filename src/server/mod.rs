@@ -136,7 +136,7 @@ pub fn state_with_clock(
         limits: settings.limits.clone(),
         connections: settings.connections.clone(),
         access_log: settings.log.access,
-        api_tokens: settings.api_tokens.clone(),
+        api_tokens: settings.api_tokens.clone().map(crate::auth::TokenGate::new),
         ready: Arc::new(AtomicBool::new(true)),
         ui: settings.ui,
         tdmrep,
@@ -335,6 +335,47 @@ pub async fn run(
         ),
     }
     Ok(())
+}
+
+/// Reloads, on each SIGHUP, what can be reloaded without a restart: the API token file
+/// (`--api-token-file`). The handler is installed when this is called, before the returned
+/// future first runs: without one, a SIGHUP would end the process without a log line.
+pub fn reload_on_hangup(
+    tokens: Option<crate::auth::TokenGate>,
+) -> impl std::future::Future<Output = ()> + Send {
+    #[cfg(unix)]
+    let hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
+    async move {
+        #[cfg(unix)]
+        if let Some(mut hangups) = hangups {
+            while hangups.recv().await.is_some() {
+                reload(tokens.as_ref());
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokens;
+    }
+}
+
+/// What one SIGHUP does, said in the log either way.
+fn reload(tokens: Option<&crate::auth::TokenGate>) {
+    use crate::auth::Reloaded;
+    let Some(gate) = tokens else {
+        tracing::info!("SIGHUP: nothing to reload (no --api-token-file)");
+        return;
+    };
+    let file = gate.file().map(|path| path.display().to_string());
+    match gate.reload() {
+        Ok(Reloaded::Tokens(count)) => {
+            tracing::info!(tokens = count, file, "SIGHUP: API tokens reloaded");
+        }
+        Ok(Reloaded::NoFile) => tracing::info!("SIGHUP: nothing to reload"),
+        Err(error) => tracing::error!(
+            %error,
+            file,
+            "SIGHUP: the API token file cannot be used; the tokens in force are kept"
+        ),
+    }
 }
 
 /// Completes on SIGTERM or SIGINT.

@@ -158,3 +158,72 @@ async fn fetch_failures_and_the_end_of_a_backoff_are_logged_with_the_origin() {
     let admin = format!("127.0.0.1:{}", robotsd.admin_port.unwrap());
     assert_eq!(serving["fields"]["admin"], admin.as_str(), "{serving}");
 }
+
+/// SIGHUP reads `--api-token-file` again: rotated tokens take effect without a restart, a file
+/// that cannot be used keeps the tokens in force, and each reload says so in the log.
+#[tokio::test]
+async fn sighup_reloads_the_token_file_and_never_ends_the_process() {
+    let path = std::env::temp_dir().join(format!("robotsd-hup-tokens-{}", std::process::id()));
+    std::fs::write(&path, "first-token-0123456789\n").unwrap();
+    let mut robotsd = Robotsd::start_with(
+        &[
+            "--log-format=json",
+            "--api-token-file",
+            path.to_str().unwrap(),
+        ],
+        false,
+        Stdio::piped(),
+    )
+    .await;
+    let lines = collect_lines(robotsd.take_stderr().unwrap());
+    let evaluate = robotsd.url("/v1/evaluate");
+    let status_with = |token: &'static str| {
+        let evaluate = evaluate.clone();
+        async move {
+            reqwest::Client::new()
+                .post(evaluate)
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .body(r#"{"robots_txt": "", "ua": "a", "url": "/"}"#)
+                .send()
+                .await
+                .expect("robotsd answered")
+                .status()
+                .as_u16()
+        }
+    };
+    let hangup = |pid: u32| {
+        let status = std::process::Command::new("kill")
+            .args(["-HUP", &pid.to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+    };
+    let reloads = || -> Vec<Value> {
+        let lines = lines.lock().unwrap();
+        let said = lines.iter().filter(|l| {
+            l["fields"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("SIGHUP"))
+        });
+        said.cloned().collect()
+    };
+    assert_eq!(status_with("first-token-0123456789").await, 200);
+
+    std::fs::write(&path, "second-token-0123456789\n").unwrap();
+    hangup(robotsd.pid());
+    assert!(eventually(|| reloads().len() == 1).await, "no log line");
+    assert_eq!(reloads()[0]["level"], "INFO", "{:?}", reloads());
+    assert_eq!(reloads()[0]["fields"]["tokens"], 1, "{:?}", reloads());
+    assert_eq!(status_with("second-token-0123456789").await, 200);
+    assert_eq!(status_with("first-token-0123456789").await, 401);
+
+    // A bad rotation locks nobody out: the tokens in force stay, and the log says why.
+    std::fs::write(&path, "short\n").unwrap();
+    hangup(robotsd.pid());
+    assert!(eventually(|| reloads().len() == 2).await, "no log line");
+    assert_eq!(reloads()[1]["level"], "ERROR", "{:?}", reloads());
+    assert_eq!(status_with("second-token-0123456789").await, 200);
+    assert!(robotsd.exited().is_none(), "SIGHUP ended the process");
+    std::fs::remove_file(&path).unwrap();
+}
