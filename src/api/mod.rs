@@ -212,26 +212,35 @@ fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
     out.push(b'}');
 }
 
+/// Counts an answered check in the metrics; its usage preferences only when the answer shows
+/// them (`view`), since the usage metric counts answers that carried a preference.
+fn observe(state: &AppState, answer: &checker::Answer, view: View) {
+    let Some(source) = &answer.source else {
+        return;
+    };
+    state
+        .metrics
+        .observe_check(answer.allowed, answer.reason, source.cache);
+    if view == View::Full && !answer.usage.is_empty() {
+        state.metrics.observe_usage(&answer.usage);
+    }
+    if !answer.rsl.is_empty() {
+        state.metrics.observe_rsl(&answer.rsl);
+    }
+}
+
+/// One check, counted in the metrics.
 async fn check_one(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
     options: CheckOptions,
+    view: View,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state.checker.check_with(url, agents, options).await?;
-    if let Some(source) = &answer.source {
-        state
-            .metrics
-            .observe_check(answer.allowed, answer.reason, source.cache);
-        if !answer.usage.is_empty() {
-            state.metrics.observe_usage(&answer.usage);
-        }
-        if !answer.rsl.is_empty() {
-            state.metrics.observe_rsl(&answer.rsl);
-        }
-    }
+    observe(state, &answer, view);
     Ok(answer)
 }
 
@@ -281,7 +290,7 @@ async fn check_get(
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(&state, url, &agents, options).await?;
+    let answer = check_one(&state, url, &agents, options, view).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
@@ -414,11 +423,14 @@ async fn check_post(
             let state = state.clone();
             async move {
                 let checked = if tokio::time::Instant::now() >= deadline {
-                    check_held(&state, &url, &agents, options).await
+                    check_held(&state, &url, &agents, options, view).await
                 } else {
-                    tokio::time::timeout_at(deadline, check_one(&state, &url, &agents, options))
-                        .await
-                        .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
+                    tokio::time::timeout_at(
+                        deadline,
+                        check_one(&state, &url, &agents, options, view),
+                    )
+                    .await
+                    .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
                 };
                 checked.map_err(|error| error.problem())
             }
@@ -449,6 +461,7 @@ async fn check_held(
     url: &str,
     agents: &[impl AsRef<str>],
     options: CheckOptions,
+    view: View,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
@@ -457,17 +470,7 @@ async fn check_held(
         .check_held(url, agents, options)
         .await?
         .ok_or(ApiError::BatchDeadline { fetching: false })?;
-    if let Some(source) = &answer.source {
-        state
-            .metrics
-            .observe_check(answer.allowed, answer.reason, source.cache);
-        if !answer.usage.is_empty() {
-            state.metrics.observe_usage(&answer.usage);
-        }
-        if !answer.rsl.is_empty() {
-            state.metrics.observe_rsl(&answer.rsl);
-        }
-    }
+    observe(state, &answer, view);
     Ok(answer)
 }
 

@@ -407,7 +407,7 @@ pub(super) async fn page_post(
         pace: false,
         licenses: true,
     };
-    let check = check_one(&state, &url, &agents, options).await?;
+    let check = check_one(&state, &url, &agents, options, super::View::Full).await?;
     // The origin's file is the first layer of TDMRep: only for a page robots.txt allows (the
     // others are not read).
     let well_known = match (&state.tdmrep, check.allowed) {

@@ -92,6 +92,25 @@ async fn a_check_reports_the_preferences_of_the_url_and_names_the_copy() {
         "y"
     );
     assert_eq!(answers["results"][1]["usage"], Value::Null);
+    // A verdict-only answer carries no preferences, and is not counted as one that did.
+    for view in [
+        reqwest::get(robotsd.url(&format!(
+            "/v1/check?view=verdict&ua=OtherBot&url={}",
+            site.url("/test")
+        )))
+        .await
+        .unwrap(),
+        reqwest::Client::new()
+            .post(robotsd.url("/v1/check?view=verdict"))
+            .header("content-type", "application/json")
+            .body(json!({"ua": "OtherBot", "urls": [site.url("/test")]}).to_string())
+            .send()
+            .await
+            .unwrap(),
+    ] {
+        assert_eq!(view.status(), 200);
+        assert!(!view.text().await.unwrap().contains("usage"));
+    }
 
     // Counted by closed labels: the older vocabulary's label is `other`.
     let series = |source: &str, category: &str, value: &str| {
