@@ -24,19 +24,22 @@ pub struct RedisSentinel {
 
 impl RedisSentinel {
     pub async fn start() -> RedisSentinel {
-        let master = RedisServer::start().await;
-        let replica = RedisServer::start_with_args(vec![
-            "--replicaof".into(),
-            "127.0.0.1".into(),
-            master.port.to_string(),
-        ])
-        .await;
         let dir = std::env::temp_dir().join(format!(
             "robotsd-sentinel-{}-{}",
             std::process::id(),
             free_port()
         ));
-        std::fs::create_dir_all(&dir).expect("a directory for the sentinels' files");
+        std::fs::create_dir_all(&dir).expect("a directory for the fixture's files");
+        let master = RedisServer::start().await;
+        let replica = RedisServer::start_with_args(
+            vec![
+                "--replicaof".into(),
+                "127.0.0.1".into(),
+                master.port.to_string(),
+            ],
+            dir.clone(),
+        )
+        .await;
         let mut fixture = RedisSentinel {
             servers: vec![master, replica],
             sentinels: Vec::new(),

@@ -42,26 +42,31 @@ fn free_cluster_port() -> u16 {
 }
 
 impl RedisServer {
-    /// Starts a server that keeps nothing on disk.
+    /// Starts a server that keeps nothing on disk but what replication writes (a server made a
+    /// replica syncs through a snapshot file), in a directory of its own, never the checkout.
     pub async fn start() -> RedisServer {
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!("robotsd-redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory for the server's files");
         let mut server = RedisServer {
-            port: free_port(),
+            port,
             child: None,
             args: Vec::new(),
-            dir: None,
+            dir: Some(dir),
             tls: false,
         };
         server.restart().await;
         server
     }
 
-    /// Starts a server with extra arguments (a replica's `--replicaof`), keeping nothing on disk.
-    pub async fn start_with_args(args: Vec<String>) -> RedisServer {
+    /// Starts a server with extra arguments (a replica's `--replicaof`), in `dir`: a replica
+    /// writes the snapshot it syncs from there.
+    pub async fn start_with_args(args: Vec<String>, dir: PathBuf) -> RedisServer {
         let mut server = RedisServer {
             port: free_port(),
             child: None,
             args,
-            dir: None,
+            dir: Some(dir),
             tls: false,
         };
         server.restart().await;
@@ -137,6 +142,14 @@ impl RedisServer {
 impl Drop for RedisServer {
     fn drop(&mut self) {
         self.kill();
+        // Only the directory `start` made for this server; a cluster's is the cluster's.
+        if let Some(dir) = &self.dir
+            && dir
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("robotsd-redis-"))
+        {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
