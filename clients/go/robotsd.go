@@ -244,6 +244,9 @@ const (
 type Pace struct {
 	// Outcome is PaceReserved or PaceDeferred.
 	Outcome string `json:"outcome"`
+	// Next is what to do at NotBefore: "fetch" (reserved) or "ask_again" (deferred: nothing
+	// was reserved, so do not fetch then; ask again).
+	Next string `json:"next"`
 	// Lane names the fetches that share this pace (robotsd's --pace-key: "host:example.com" by
 	// default).
 	Lane string `json:"lane"`

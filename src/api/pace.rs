@@ -44,6 +44,16 @@ pub enum PaceOutcome {
     Deferred,
 }
 
+/// What the worker does at `not_before`: a deferred answer must never read as "fetch".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaceNext {
+    /// Fetch the URL: the slot at `not_before` is this worker's.
+    Fetch,
+    /// Do not fetch: nothing was reserved. Ask again at `not_before` (or requeue the URL).
+    AskAgain,
+}
+
 /// RFC 3339 in UTC to the millisecond: slots are closer together than a second.
 fn rfc3339_millis(at: Timestamp) -> String {
     humantime::format_rfc3339_millis(at.to_system()).to_string()
@@ -51,10 +61,13 @@ fn rfc3339_millis(at: Timestamp) -> String {
 
 /// When this worker may fetch the URL, for the whole fleet (`pace=true`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"outcome": "reserved", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
+#[schema(example = json!({"outcome": "reserved", "next": "fetch", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
 pub struct PaceJson {
     /// `reserved` or `deferred`.
     pub outcome: PaceOutcome,
+    /// What to do at `not_before`: `fetch` (reserved) or `ask_again` (deferred: nothing was
+    /// reserved, so fetching then would be under the site's crawl-delay).
+    pub next: PaceNext,
     /// The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
     /// default, `host:example.com`; or `origin:https://example.com:8443`,
     /// `site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no
@@ -91,6 +104,11 @@ impl From<&Pace> for PaceJson {
                 PaceOutcome::Reserved
             } else {
                 PaceOutcome::Deferred
+            },
+            next: if p.reserved {
+                PaceNext::Fetch
+            } else {
+                PaceNext::AskAgain
             },
             lane: p.lane.clone(),
             not_before: rfc3339_millis(p.not_before),

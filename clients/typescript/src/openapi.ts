@@ -552,6 +552,7 @@ export interface components {
          *       "interval_ms": 1000,
          *       "interval_source": "crawl_delay",
          *       "lane": "host:example.com",
+         *       "next": "fetch",
          *       "not_before": "2026-11-25T06:00:01.500Z",
          *       "outcome": "reserved",
          *       "retry_after_until": null,
@@ -586,6 +587,11 @@ export interface components {
              */
             lane: string;
             /**
+             * @description What to do at `not_before`: `fetch` (reserved) or `ask_again` (deferred: nothing was
+             *     reserved, so fetching then would be under the site's crawl-delay).
+             */
+            next: components["schemas"]["PaceNext"];
+            /**
              * @description Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
              *     again. On the clock of the fleet's store (Redis's), or of this replica without one.
              */
@@ -611,6 +617,11 @@ export interface components {
              */
             wait_ms: number;
         };
+        /**
+         * @description What the worker does at `not_before`: a deferred answer must never read as "fetch".
+         * @enum {string}
+         */
+        PaceNext: "fetch" | "ask_again";
         /**
          * @description Whether a slot was reserved.
          * @enum {string}

@@ -93,7 +93,15 @@ async fn reserve(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Valu
     .unwrap();
     let response = client.get(check).send().await.expect("robotsd answered");
     assert_eq!(response.status(), 200);
-    json_of(response).await["pace"].clone()
+    let pace = json_of(response).await["pace"].clone();
+    // A deferred answer never reads as "fetch".
+    let next = if pace["outcome"] == "reserved" {
+        "fetch"
+    } else {
+        "ask_again"
+    };
+    assert_eq!(pace["next"], next, "{pace}");
+    pace
 }
 
 pub(crate) fn millis_since_epoch(rfc3339: &Value) -> u128 {

@@ -242,6 +242,17 @@ How the answer was obtained from the cache.
 """
 
 
+PaceNext: TypeAlias = Annotated[
+    str,
+    Meta(
+        description='What the worker does at `not_before`: a deferred answer must never read as "fetch".'
+    ),
+]
+"""
+What the worker does at `not_before`: a deferred answer must never read as "fetch".
+"""
+
+
 PaceOutcome: TypeAlias = Annotated[
     str, Meta(description="Whether a slot was reserved.")
 ]
@@ -1090,6 +1101,16 @@ class PaceJson(Struct):
     default, `host:example.com`; or `origin:https://example.com:8443`,
     `site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no
     address). Each keeps its own crawl-delay after the lane's last slot.
+    """
+    next: Annotated[
+        PaceNext,
+        Meta(
+            description="What to do at `not_before`: `fetch` (reserved) or `ask_again` (deferred: nothing was\nreserved, so fetching then would be under the site's crawl-delay)."
+        ),
+    ]
+    """
+    What to do at `not_before`: `fetch` (reserved) or `ask_again` (deferred: nothing was
+    reserved, so fetching then would be under the site's crawl-delay).
     """
     not_before: Annotated[
         str,
