@@ -412,15 +412,27 @@ fn deny_cidr_beats_allow_cidr() {
 }
 
 #[test]
-fn error_messages_name_the_class() {
+fn error_messages_name_the_class_and_what_would_open_it() {
     let err = DestinationError::Forbidden {
         ip: ip("169.254.169.254"),
         class: AddressClass::Metadata,
     };
     assert_eq!(
         err.to_string(),
-        "destination 169.254.169.254 is refused: cloud metadata address"
+        "destination 169.254.169.254 is refused: cloud metadata address (robotsd's operator can \
+         allow this range with --allow-cidr)"
     );
+    let err = DestinationError::Forbidden {
+        ip: ip("10.0.0.1"),
+        class: AddressClass::Private,
+    };
+    assert!(
+        err.to_string()
+            .ends_with("(robotsd's operator can allow private networks with --allow-private-networks, or this range with --allow-cidr)"),
+        "{err}"
+    );
+    let err = DestinationError::Denied { ip: ip("10.0.0.1") };
+    assert!(err.to_string().ends_with("(--deny-cidr)"), "{err}");
 }
 
 #[tokio::test]
