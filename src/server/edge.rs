@@ -186,6 +186,7 @@ where
         let shared = Arc::clone(&self.shared);
         let inner = self.inner.clone();
         Box::pin(async move {
+            let id = super::request_id::request_id(request.headers());
             let (route, is_guarded) = shared.routes.route(request.uri().path());
             let method = request.method().clone();
             let target = request
@@ -205,14 +206,18 @@ where
                 }
             };
             // A panic is a bug, but one request's bug: answer it and keep the connection.
-            let response = match AssertUnwindSafe(serve).catch_unwind().await {
+            let mut response = match AssertUnwindSafe(serve).catch_unwind().await {
                 Ok(response) => response,
                 Err(_panic) => {
-                    tracing::error!(route, "a handler panicked");
+                    let request_id = id.to_str().unwrap_or("-");
+                    tracing::error!(route, request_id, "a handler panicked");
                     ApiError::Internal.into_response()
                 }
             };
-            observe(&shared, route, &method, &response, started.elapsed());
+            observe(&shared, route, &method, &response, &id, started.elapsed());
+            response
+                .headers_mut()
+                .insert(super::request_id::X_REQUEST_ID, id);
             Ok(response)
         })
     }
@@ -311,13 +316,14 @@ fn declared_length(request: &Request) -> Option<u64> {
 }
 
 /// Metrics for every request, and an access-log line for those the setting asks for: route
-/// template, method, status, latency in whole microseconds, cache result. Never the query string
-/// (it holds URLs and user agents).
+/// template, method, status, latency in whole microseconds, cache result, request id. Never the
+/// query string (it holds URLs and user agents).
 fn observe(
     shared: &Shared,
     route: &str,
     method: &axum::http::Method,
     response: &Response,
+    id: &axum::http::HeaderValue,
     elapsed: Duration,
 ) {
     let status = response.status().as_u16();
@@ -338,6 +344,7 @@ fn observe(
             status,
             latency_us = u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX),
             cache = cache.unwrap_or("-"),
+            request_id = id.to_str().unwrap_or("-"),
             "request"
         );
     }

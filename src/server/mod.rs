@@ -9,6 +9,7 @@ mod connection;
 mod edge;
 mod head_errors;
 pub mod listener;
+mod request_id;
 
 use std::convert::Infallible;
 use std::future::Future;

@@ -227,3 +227,73 @@ async fn sighup_reloads_the_token_file_and_never_ends_the_process() {
     assert!(robotsd.exited().is_none(), "SIGHUP ended the process");
     std::fs::remove_file(&path).unwrap();
 }
+
+/// Every response carries a request id, the caller's own (`X-Request-Id`, or a `traceparent`'s
+/// trace id) or a new one, and the request's access-log line shows it.
+#[tokio::test]
+async fn every_answer_has_a_request_id_that_its_log_line_shows() {
+    let mut robotsd = Robotsd::start_with(
+        &["--log-format=json", "--access-log", "all"],
+        false,
+        Stdio::piped(),
+    )
+    .await;
+    let lines = collect_lines(robotsd.take_stderr().unwrap());
+    let client = reqwest::Client::new();
+    let id_of = |response: &reqwest::Response| {
+        response.headers()["x-request-id"]
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let given = client
+        .get(robotsd.url("/v1/check?url=not-a-url&ua=a"))
+        .header("x-request-id", "crawl-42/page-7")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(given.status(), 400);
+    assert_eq!(id_of(&given), "crawl-42/page-7");
+    let traced = client
+        .get(robotsd.url("/livez"))
+        .header(
+            "traceparent",
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(id_of(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
+    let (first, second) = (
+        client.get(robotsd.url("/livez")).send().await.unwrap(),
+        client.get(robotsd.url("/livez")).send().await.unwrap(),
+    );
+    let made = [id_of(&first), id_of(&second)];
+    assert_ne!(made[0], made[1]);
+    assert_eq!(made[0].len(), 32, "{made:?}");
+
+    let logged = || -> Vec<String> {
+        let lines = lines.lock().unwrap();
+        let access = lines.iter().filter(|l| l["target"] == "robotsd::access");
+        access
+            .filter_map(|l| l["fields"]["request_id"].as_str().map(String::from))
+            .collect()
+    };
+    // After the start-up's own readiness probe.
+    let ours = || {
+        logged()
+            .into_iter()
+            .skip_while(|id| id != "crawl-42/page-7")
+            .collect::<Vec<_>>()
+    };
+    assert!(eventually(|| ours().len() == 4).await, "{:?}", logged());
+    assert_eq!(
+        ours(),
+        [
+            "crawl-42/page-7",
+            "4bf92f3577b34da6a3ce929d0e0e4736",
+            &made[0],
+            &made[1]
+        ]
+    );
+}

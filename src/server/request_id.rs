@@ -1,0 +1,149 @@
+//! The request id every response carries (`X-Request-Id`) and its access-log line shows, so that
+//! a caller's complaint about one answer finds that answer's log line.
+//!
+//! The id is the caller's own when it sends one: its `X-Request-Id` (printable ASCII, at most
+//! [`MAX_ID_BYTES`]), else the trace id of a W3C `traceparent`, so that a traced crawler's
+//! trace and robotsd's log meet. Otherwise robotsd makes one: 32 hex digits, a random
+//! per-process prefix and a counter, unique without a random draw per request.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+/// The header that carries the id, both ways.
+pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The longest id taken from a caller: longer ones are replaced, not cut, so that a log never
+/// holds a stranger's kilobytes.
+pub const MAX_ID_BYTES: usize = 128;
+
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// The id of the request with `headers`.
+pub fn request_id(headers: &HeaderMap) -> HeaderValue {
+    if let Some(given) = headers.get(X_REQUEST_ID)
+        && usable(given.as_bytes())
+    {
+        return given.clone();
+    }
+    if let Some(trace) = headers
+        .get("traceparent")
+        .and_then(|value| trace_id(value.as_bytes()))
+    {
+        return HeaderValue::from_bytes(trace).expect("hex digits");
+    }
+    made()
+}
+
+/// Printable ASCII without spaces, 1 to [`MAX_ID_BYTES`] bytes.
+fn usable(id: &[u8]) -> bool {
+    !id.is_empty() && id.len() <= MAX_ID_BYTES && id.iter().all(u8::is_ascii_graphic)
+}
+
+/// The trace id of a W3C `traceparent` (`version-traceid-parentid-flags`): 32 lower-case hex
+/// digits, not all zero (an invalid id, by the recommendation).
+fn trace_id(traceparent: &[u8]) -> Option<&[u8]> {
+    let mut parts = traceparent.split(|&b| b == b'-');
+    let version = parts.next()?;
+    let trace = parts.next()?;
+    let parent = parts.next()?;
+    let hex = |part: &[u8], len: usize| {
+        part.len() == len && part.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    };
+    (hex(version, 2)
+        && version != b"ff"
+        && hex(trace, 32)
+        && trace.iter().any(|&b| b != b'0')
+        && hex(parent, 16))
+    .then_some(trace)
+}
+
+/// A new id: this process's random prefix, then a counter.
+fn made() -> HeaderValue {
+    static PREFIX: OnceLock<u64> = OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let prefix = *PREFIX.get_or_init(rand::random::<u64>);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut text = [0u8; 32];
+    for (i, digit) in text.iter_mut().enumerate() {
+        let word = if i < 16 { prefix } else { count };
+        let shift = 60 - 4 * (i % 16);
+        *digit = DIGITS[((word >> shift) & 0xF) as usize];
+    }
+    HeaderValue::from_bytes(&text).expect("hex digits")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(name, value)| {
+                (
+                    HeaderName::from_static(name),
+                    HeaderValue::from_str(value).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_caller_s_own_id_is_kept() {
+        let id = request_id(&headers(&[("x-request-id", "crawl-42/page-7")]));
+        assert_eq!(id, "crawl-42/page-7");
+    }
+
+    #[test]
+    fn a_trace_s_id_is_taken_from_traceparent() {
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let id = request_id(&headers(&[("traceparent", traceparent)]));
+        assert_eq!(id, "4bf92f3577b34da6a3ce929d0e0e4736");
+        // X-Request-Id wins over a trace.
+        let id = request_id(&headers(&[
+            ("traceparent", traceparent),
+            ("x-request-id", "mine"),
+        ]));
+        assert_eq!(id, "mine");
+    }
+
+    #[test]
+    fn unusable_ids_are_replaced_by_a_new_one() {
+        let long = "x".repeat(MAX_ID_BYTES + 1);
+        for given in [
+            headers(&[("x-request-id", "has space")]),
+            headers(&[("x-request-id", &long)]),
+            headers(&[(
+                "traceparent",
+                "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+            )]),
+            headers(&[(
+                "traceparent",
+                "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01",
+            )]),
+            headers(&[(
+                "traceparent",
+                "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+            )]),
+            headers(&[("traceparent", "00-4bf92f35")]),
+            HeaderMap::new(),
+        ] {
+            let id = request_id(&given);
+            assert_eq!(id.len(), 32, "{id:?}");
+            assert!(id.as_bytes().iter().all(u8::is_ascii_hexdigit), "{id:?}");
+        }
+    }
+
+    #[test]
+    fn made_ids_differ() {
+        let (a, b) = (made(), made());
+        assert_ne!(a, b);
+        assert_eq!(
+            a.as_bytes()[..16],
+            b.as_bytes()[..16],
+            "one process, one prefix"
+        );
+    }
+}
