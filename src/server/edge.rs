@@ -217,7 +217,7 @@ where
             observe(&shared, route, &method, &response, &id, started.elapsed());
             response
                 .headers_mut()
-                .insert(super::request_id::X_REQUEST_ID, id);
+                .insert(super::request_id::X_REQUEST_ID.clone(), id);
             Ok(response)
         })
     }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 /// The header that carries the id, both ways.
-pub const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The longest id taken from a caller: longer ones are replaced, not cut, so that a log never
 /// holds a stranger's kilobytes.
@@ -22,7 +22,7 @@ const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// The id of the request with `headers`.
 pub fn request_id(headers: &HeaderMap) -> HeaderValue {
-    if let Some(given) = headers.get(X_REQUEST_ID)
+    if let Some(given) = headers.get(&X_REQUEST_ID)
         && usable(given.as_bytes())
     {
         return given.clone();
