@@ -417,6 +417,32 @@ def store_ports(config, given):
     return []
 
 
+MIB = 1024 * 1024
+UNITS = {"": 1, "B": 1, "KiB": 1024, "MiB": MIB, "GiB": 1024 * MIB, "KB": 1000,
+         "MB": 1000 ** 2, "GB": 1000 ** 3, "Ki": 1024, "Mi": MIB, "Gi": 1024 * MIB,
+         "K": 1000, "M": 1000 ** 2, "G": 1000 ** 3}
+
+
+def size(text):
+    """Bytes of a robotsd size (`256MiB`) or a Kubernetes quantity (`768Mi`)."""
+    number, unit = re.fullmatch(r"([0-9.]+)\s*([A-Za-z]*)", str(text)).groups()
+    return int(float(number) * UNITS[unit])
+
+
+def memory_needed(config):
+    """The memory limit robotsd needs with these settings (docs/deploy.md, "Memory"): 32 MiB
+    to run, twice --cache-capacity (a full cache levels off there: allocator and map overhead,
+    BENCHMARKS.md), --pace-capacity, four times each document cache that is on (an RSL document
+    is charged a quarter to a third of what it holds resident), and a quarter more as headroom."""
+    used = (32 * MIB + 2 * size(config.get("cacheCapacity") or "256MiB")
+            + size(config.get("paceCapacity") or "32MiB"))
+    if config.get("rsl"):
+        used += 4 * size(config.get("rslCapacity") or "16MiB")
+    if config.get("tdmrep"):
+        used += 4 * size(config.get("tdmrepCapacity") or "8MiB")
+    return used * 5 // 4
+
+
 def check_promises(label, values, docs, monitor_api):
     """What the chart promises, checked on the rendered objects."""
     merged = helm.Chart.load(CHART).merge_values(values)
@@ -457,6 +483,14 @@ def check_promises(label, values, docs, monitor_api):
         missing = [n for n in SENTINEL_ENVS if n not in env]
         if missing:
             problems.append(f"the sentinel values leave settings unreachable: {missing}")
+
+    # Memory: the limit holds what these settings use, with the stated headroom.
+    limit = container.get("resources", {}).get("limits", {}).get("memory")
+    if not limit:
+        problems.append("no memory limit")
+    elif size(limit) < memory_needed(config):
+        problems.append(f"memory limit {limit} below the {memory_needed(config) // MIB}Mi "
+                        "these settings need (docs/deploy.md, Memory)")
 
     # Ports and probes.
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
@@ -612,6 +646,13 @@ def check_documented_installs():
             fail(f"{where}: {' '.join(str(e).split())[:300]}")
             continue
         validate_documents(where, docs)
+        config = helm.Chart.load(CHART).merge_values(values)["config"]
+        deployment = next(d for _, d in docs if d["kind"] == "Deployment")
+        limit = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
+        if size(limit) < memory_needed(config):
+            fail(f"{where}: memory limit {limit} below the {memory_needed(config) // MIB}Mi its "
+                 "settings need (docs/deploy.md, Memory)")
+            continue
         print(f"ok   {where}")
 
 
