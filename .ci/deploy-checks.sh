@@ -68,6 +68,7 @@ CHART = "helm/robotsd"
 RELEASE, NAMESPACE = "robotsd", "crawling"
 KUBE_VERSIONS = ["1.30.0", "1.37.0"]  # the chart's kubeVersion minimum, the newest bundled
 SERVICE_MONITOR_API = "monitoring.coreos.com/v1/ServiceMonitor"
+PROMETHEUS_RULE_API = "monitoring.coreos.com/v1/PrometheusRule"
 failures = []
 
 
@@ -354,13 +355,38 @@ def check_service_monitor(label, doc, docs):
         fail(f"{label}: ServiceMonitor does not look in the release's namespace")
 
 
+def check_prometheus_rule(label, doc, docs):
+    """The chart's PrometheusRule: the shipped alert rules, whole, with RobotsdDown selecting
+    the job a ServiceMonitor gives the release's targets (the Service's name)."""
+    shipped = load_yaml("helm/robotsd/files/alerts.yaml")["groups"]
+    if doc.get("apiVersion") != "monitoring.coreos.com/v1" or not doc.get("metadata", {}).get("name"):
+        fail(f"{label}: PrometheusRule: apiVersion or name")
+        return
+    groups = doc.get("spec", {}).get("groups", [])
+    names = [r.get("alert") for g in groups for r in g.get("rules", [])]
+    if names != [r["alert"] for g in shipped for r in g["rules"]]:
+        fail(f"{label}: PrometheusRule has {names}, not the shipped rules")
+    service = next(d for _, d in docs if d["kind"] == "Service")["metadata"]["name"]
+    for group in groups:
+        for rule in group["rules"]:
+            if 'job="robotsd"' in rule["expr"] and service != "robotsd":
+                fail(f"{label}: PrometheusRule {rule['alert']} selects job robotsd, "
+                     f"not the Service {service}")
+            if rule["alert"] == "RobotsdDown" and f'job="{service}"' not in rule["expr"]:
+                fail(f"{label}: RobotsdDown selects {rule['expr']}, not job {service}")
+
+
 def validate_documents(label, docs):
     """Every manifest: kubernetes-validate --strict, or for a ServiceMonitor its CRD subset."""
-    core = [(p, d) for p, d in docs if d.get("kind") != "ServiceMonitor"]
+    operator = ("ServiceMonitor", "PrometheusRule")
+    core = [(p, d) for p, d in docs if d.get("kind") not in operator]
     monitors = [(p, d) for p, d in docs if d.get("kind") == "ServiceMonitor"]
     ok = validate_with_kubernetes_validate(label, core) if core else True
     for _, doc in monitors:
         check_service_monitor(label, doc, docs)
+    for _, doc in docs:
+        if doc.get("kind") == "PrometheusRule":
+            check_prometheus_rule(label, doc, docs)
     kinds = ", ".join(sorted(d["kind"] for _, d in core))
     if ok:
         print(f"ok   {label}: {len(core)} manifests valid for Kubernetes "
@@ -547,6 +573,7 @@ def check_promises(label, values, docs, monitor_api):
         "NetworkPolicy": merged["networkPolicy"]["enabled"],
         "ServiceAccount": merged["serviceAccount"]["create"],
         "ServiceMonitor": merged["metrics"]["serviceMonitor"]["enabled"] and monitor_api,
+        "PrometheusRule": merged["metrics"]["prometheusRule"]["enabled"] and monitor_api,
     }
     for kind, wanted in expected_kinds.items():
         if (kind in by_kind) != bool(wanted):
@@ -663,7 +690,8 @@ def check_render():
         for monitor_api in (False, True):
             label = f"{name}{' +ServiceMonitor API' if monitor_api else ''}"
             try:
-                rendered = render(values, [SERVICE_MONITOR_API] if monitor_api else [])
+                rendered = render(values, [SERVICE_MONITOR_API, PROMETHEUS_RULE_API]
+                                  if monitor_api else [])
             except helm.HelmError as e:
                 fail(f"helm template {label}: {e}")
                 continue

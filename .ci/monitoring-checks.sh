@@ -3,7 +3,8 @@
 #   1. promtool check config deploy/prometheus/prometheus.yml and prometheus.fleet.yml (and the
 #      rule file they name);
 #   2. promtool check rules deploy/prometheus/alerts.yaml;
-#   3. promtool test rules deploy/prometheus/alerts.test.yaml: every alert fires on a failing
+#   3. promtool test rules deploy/prometheus/alerts.test.yaml (and docs/deploy.md's alert table
+#      lists every rule): every alert fires on a failing
 #      series and stays quiet on a healthy one;
 #   4. live, on loopback only: a real Prometheus, with prometheus.yml (its target pointed at this
 #      robotsd, scraping every second) and alerts.yaml, scrapes the release robotsd (with a local
@@ -60,6 +61,17 @@ step "promtool check rules deploy/prometheus/alerts.yaml"
 
 step "promtool test rules deploy/prometheus/alerts.test.yaml"
 "$promtool" test rules deploy/prometheus/alerts.test.yaml
+
+step "docs/deploy.md's alert table lists every rule alerts.yaml holds, and no other"
+python3 - <<'PY'
+import re, sys
+rules = re.findall(r"^\s*- alert: (\S+)", open("deploy/prometheus/alerts.yaml").read(), re.M)
+table = re.findall(r"^\| `(Robotsd\w+)` \|", open("docs/deploy.md").read(), re.M)
+if sorted(rules) != sorted(table):
+    sys.exit(f"alerts.yaml has {sorted(set(rules) - set(table))} not in docs/deploy.md; "
+             f"docs/deploy.md has {sorted(set(table) - set(rules))} not in alerts.yaml")
+print(f"ok   {len(rules)} alerts, each in the table")
+PY
 
 step "live: Prometheus scrapes robotsd; rules evaluate, dashboard queries return series"
 bin=${ROBOTSD_BIN:-target/release/robotsd}
@@ -147,6 +159,15 @@ class Origin(http.server.BaseHTTPRequestHandler):
             time.sleep(3)
         status = {"503": 503, "404": 404}.get(kind, 200)
         body = b"User-agent: *\nDisallow: /private\n" if status == 200 else b"no"
+        if kind == "rsl":
+            # A robots.txt with an RSL license, so that the dashboard's license panels have
+            # series (robotsd runs with --rsl).
+            port = self.server.server_address[1]
+            body = (b"User-agent: *\nDisallow: /private\nCrawl-delay: 0.1\n"
+                    b"License: http://127.0.0.1:%d/license.xml\n" % port)
+            if self.path == "/license.xml":
+                body = (b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+                        b'<permits type="usage">search</permits></license></content></rsl>')
         try:
             self.send_response(status)
             self.send_header("content-length", str(len(body)))
@@ -160,7 +181,7 @@ class Origin(http.server.BaseHTTPRequestHandler):
 
 
 origins = {}
-for kind in ["ok"] * 6 + ["503", "404", "slow"]:
+for kind in ["ok"] * 6 + ["503", "404", "slow", "rsl"]:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Origin)
     server.kind = kind
     server.daemon_threads = True
@@ -175,7 +196,7 @@ procs.append(subprocess.Popen(
      "--appendonly", "no"], stdout=subprocess.DEVNULL))
 procs.append(subprocess.Popen(
     [robotsd_bin, f"--listen=127.0.0.1:{api}", f"--admin-listen=127.0.0.1:{admin}",
-     "--allow-private-networks", "--request-timeout=1s", "--log-level=error",
+     "--allow-private-networks", "--request-timeout=1s", "--log-level=error", "--rsl",
      f"--redis-url=redis://127.0.0.1:{redis}/0"]))
 wait_for(f"http://127.0.0.1:{admin}/readyz", "robotsd")
 
@@ -201,9 +222,9 @@ finally:
         print(open(f"{work}/prometheus.log").read()[-3000:], file=sys.stderr)
 
 
-def check(ua, port, path="/x"):
+def check(ua, port, path="/x", extra=""):
     url = urllib.parse.quote(f"http://127.0.0.1:{port}{path}", safe="")
-    return get_status(f"http://127.0.0.1:{api}/v1/check?url={url}&ua={ua}")
+    return get_status(f"http://127.0.0.1:{api}/v1/check?url={url}&ua={ua}{extra}")
 
 
 # About 20 s of traffic, bounded, all to loopback.
@@ -215,10 +236,15 @@ while time.time() < end:
         if kind == "slow" and round_ % 5:
             continue
         for port in ports:
-            statuses.add(check("ExampleBot", port, "/private/a" if round_ % 2 else "/a"))
+            # The license origin's checks reserve pacing slots, for the pacing panels.
+            extra = "&pace=true" if kind == "rsl" else ""
+            statuses.add(check("ExampleBot", port, "/private/a" if round_ % 2 else "/a", extra))
     statuses.add(get_status(f"http://127.0.0.1:{api}/v1/evaluate", json.dumps(
         {"robots_txt": "User-agent: *\nDisallow: /p\n", "ua": "B", "urls": ["/p", "/q"]}).encode()))
     statuses.add(get_status(f"http://127.0.0.1:{api}/nope"))
+    # What the license origin answered a paced fetch, for the pacing reports panel.
+    statuses.add(get_status(f"http://127.0.0.1:{api}/v1/feedback", json.dumps(
+        {"reports": [{"url": f"http://127.0.0.1:{origins['rsl'][0]}/a", "status": 200}]}).encode()))
     round_ += 1
     time.sleep(0.3)
 for wanted in (200, 404, 504):
