@@ -5,7 +5,8 @@
 # (.ci/client-python-checks.sh), the TypeScript client and Crawlee integration
 # (.ci/client-typescript-checks.sh), then the three frameworks crawling one site through one
 # robotsd together, then a Crawl-delay: 1 site through two replicas sharing a redis-server
-# (clients/e2e/three_crawlers.py). Installs the toolchains and servers it needs itself.
+# (clients/e2e/three_crawlers.py), and last the install commands of the clients' READMEs, as
+# written (.ci/client-install-checks.sh). Installs the toolchains and servers it needs itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,3 +56,6 @@ step "three crawlers, one robotsd: Scrapy, Crawlee and Go crawl one site at once
 source .ci/pinned-venv.sh
 venv=$(pinned_venv clients/python/requirements-dev.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-client-checks")
 PYTHONDONTWRITEBYTECODE=1 python3 clients/e2e/three_crawlers.py --robotsd-bin "$bin" --python "$venv/bin/python"
+
+step "the clients' install commands, as their READMEs write them, in clean places"
+bash .ci/client-install-checks.sh
