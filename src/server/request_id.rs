@@ -14,6 +14,9 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 /// The header that carries the id, both ways.
 pub static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
+/// W3C Trace Context's header, named once: a name given as text is parsed at each lookup.
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+
 /// The longest id taken from a caller: longer ones are replaced, not cut, so that a log never
 /// holds a stranger's kilobytes.
 pub const MAX_ID_BYTES: usize = 128;
@@ -28,7 +31,7 @@ pub fn request_id(headers: &HeaderMap) -> HeaderValue {
         return given.clone();
     }
     if let Some(trace) = headers
-        .get("traceparent")
+        .get(&TRACEPARENT)
         .and_then(|value| trace_id(value.as_bytes()))
     {
         return HeaderValue::from_bytes(trace).expect("hex digits");
