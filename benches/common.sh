@@ -24,15 +24,20 @@ start_origin() {
   pids+=($!)
 }
 
-# Instruction counts of the service under callgrind (benches/instructions.sh, benches/rsl.sh).
-# N GETs of PATH over one keep-alive connection to 127.0.0.1:PORT.
+# Instruction counts of the service under callgrind (benches/instructions.sh, benches/rsl.sh,
+# .ci/instruction-checks.sh). N requests of PATH over one keep-alive connection to
+# 127.0.0.1:PORT: GETs, or POSTs of the JSON in file BODY when one is given.
 send() {
-  python3 - "$1" "$2" "$3" <<'PY'
+  python3 - "$1" "$2" "$3" "${4:-}" <<'PY'
 import http.client, sys
-port, path, n = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+port, path, n, body_file = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4]
+body = open(body_file, "rb").read() if body_file else None
+conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
 for _ in range(n):
-    conn.request("GET", path)
+    if body is None:
+        conn.request("GET", path)
+    else:
+        conn.request("POST", path, body, {"content-type": "application/json"})
     response = conn.getresponse()
     response.read()
     assert response.status == 200, response.status
@@ -40,7 +45,8 @@ conn.close()
 PY
 }
 
-# Total instructions of one server run under callgrind that answers N requests of PATH.
+# Total instructions of one server run under callgrind that answers N requests of PATH (POSTs
+# of the file $BODY when it is set).
 # Usage: measure N PATH READY_PATH COMMAND...
 measure() {
   local n=$1 path=$2 ready=$3; shift 3
@@ -50,19 +56,20 @@ measure() {
   valgrind --tool=callgrind --callgrind-out-file="$out" "$@" "127.0.0.1:$port" >/dev/null 2>&1 &
   local pid=$!
   wait_ready "http://127.0.0.1:$port$ready"
-  send "$port" "$path" 1     # warm: the check's origin is fetched and cached here
-  send "$port" "$path" "$n"
+  send "$port" "$path" 1 "${BODY:-}"     # warm: the check's origin is fetched and cached here
+  send "$port" "$path" "$n" "${BODY:-}"
   kill -TERM "$pid"
   wait "$pid" || true
   awk '/^(summary|totals):/ { print $2; exit }' "$out"
 }
 
 # Instructions per request of NAME: the difference between 2,200 and 200 requests of PATH, divided
-# by 2,000, so that start-up and shutdown cancel out.
+# by 2,000, so that start-up and shutdown cancel out ($SMALL and $LARGE change the counts, for
+# requests too costly to make 2,200 of under callgrind).
 per_request() { # name path ready command...
   local name=$1 path=$2 ready=$3; shift 3
-  local small large
-  small=$(measure 200 "$path" "$ready" "$@")
-  large=$(measure 2200 "$path" "$ready" "$@")
-  echo "${name}_instructions=$(( (large - small) / 2000 ))"
+  local small large n_small=${SMALL:-200} n_large=${LARGE:-2200}
+  small=$(measure "$n_small" "$path" "$ready" "$@")
+  large=$(measure "$n_large" "$path" "$ready" "$@")
+  echo "${name}_instructions=$(( (large - small) / (n_large - n_small) ))"
 }
