@@ -126,7 +126,7 @@ mod tests {
         BatchItem::Verdict(VerdictResponse {
             allowed: a.allowed,
             reason: a.reason,
-            pace: super::super::pace::pace_member(&Paced::NotAsked),
+            pace: crate::fast::answer_json::pace_member(&Paced::NotAsked),
         })
     }
 

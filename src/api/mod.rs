@@ -36,7 +36,6 @@ use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use batch_answer::BatchWriter;
 use json::JsonBody;
-pub(crate) use pace::write_pace_member;
 pub use page::PAGE_PATH;
 use params::{View, check_params, query_pairs, required_url, view};
 use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
@@ -208,7 +207,7 @@ fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
     out.extend_from_slice(b",\"reason\":\"");
     out.extend_from_slice(answer.reason.as_str().as_bytes());
     out.push(b'"');
-    pace::write_pace_member(out, &answer.pace);
+    crate::fast::answer_json::write_pace_member(out, &answer.pace);
     out.push(b'}');
 }
 

@@ -9,10 +9,10 @@ use utoipa::ToSchema;
 use super::params::Pairs;
 use super::problem::{ApiError, BodyProblems, EdgeProblems, ParameterProblem, Problem};
 use super::{AppState, JsonBody, JsonRequest, check_batch_len, check_url_length, read_json};
-use crate::checker::Paced;
-use crate::clock::Timestamp;
 use crate::origin::parse_target;
-use crate::pacing::{ConnectionFailure, IntervalSource, Pace, PaceKey, PaceView, Report, Scope};
+pub use crate::pacing::answer::PaceJson;
+use crate::pacing::answer::rfc3339_millis;
+use crate::pacing::{ConnectionFailure, PaceKey, PaceView, Report, Scope};
 
 /// The `pace` parameter: whether to reserve a fetch slot (`false` when absent).
 pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
@@ -32,115 +32,6 @@ pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
 
 /// The OpenAPI description of the `pace` parameter.
 pub(super) const PACE_PARAM: &str = "`true`: also reserve the time at which this worker may fetch the URL, kept for the whole fleet (`pace` in the answer; docs/politeness.md). A disallowed URL reserves nothing. Default `false`: the answer has no `pace`.";
-
-/// Whether a slot was reserved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PaceOutcome {
-    /// Fetch at `not_before`, not earlier.
-    Reserved,
-    /// The next slot is further ahead than `--max-pace-wait`: nothing was reserved; ask again
-    /// at `not_before` (requeue the URL).
-    Deferred,
-}
-
-/// What the worker does at `not_before`: a deferred answer must never read as "fetch".
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PaceNext {
-    /// Fetch the URL: the slot at `not_before` is this worker's.
-    Fetch,
-    /// Do not fetch: nothing was reserved. Ask again at `not_before` (or requeue the URL).
-    AskAgain,
-}
-
-/// RFC 3339 in UTC to the millisecond: slots are closer together than a second.
-fn rfc3339_millis(at: Timestamp) -> String {
-    humantime::format_rfc3339_millis(at.to_system()).to_string()
-}
-
-/// When this worker may fetch the URL, for the whole fleet (`pace=true`).
-#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"outcome": "reserved", "next": "fetch", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
-pub struct PaceJson {
-    /// `reserved` or `deferred`.
-    pub outcome: PaceOutcome,
-    /// What to do at `not_before`: `fetch` (reserved) or `ask_again` (deferred: nothing was
-    /// reserved, so fetching then would be under the site's crawl-delay).
-    pub next: PaceNext,
-    /// The lane the slot is in: the fetches that share one pace (`--pace-key`: by host by
-    /// default, `host:example.com`; or `origin:https://example.com:8443`,
-    /// `site:example.co.uk`, `address:192.0.2.7`, which is `host:` while robotsd knows no
-    /// address). Each keeps its own crawl-delay after the lane's last slot.
-    pub lane: String,
-    /// Reserved: the time the fetch may start (RFC 3339, milliseconds); deferred: when to ask
-    /// again. On the clock of the fleet's store (Redis's), or of this replica without one.
-    pub not_before: String,
-    /// Milliseconds from the answer until `not_before`: wait this long, whatever your clock
-    /// says.
-    pub wait_ms: u64,
-    /// The interval kept before this slot, in milliseconds, after any slowdown.
-    pub interval_ms: u64,
-    /// `crawl_delay` (the group's line), `default` (`--default-crawl-delay`: the group states
-    /// none) or `pushback` (the site answered 429, 5xx or timed out: slowed down).
-    pub interval_source: IntervalSource,
-    /// The line of the group's `crawl-delay`, if it has one.
-    pub crawl_delay_line: Option<u32>,
-    /// The crawl-delay was longer than `--max-crawl-delay` and was capped to it.
-    pub capped: bool,
-    /// The origin's slowdown factor: 1 unless the site pushed back.
-    pub slowdown: f64,
-    /// The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
-    pub retry_after_until: Option<String>,
-    /// `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
-    /// no `--redis-url`, or the store is down).
-    pub scope: Scope,
-}
-
-impl From<&Pace> for PaceJson {
-    fn from(p: &Pace) -> Self {
-        PaceJson {
-            outcome: if p.reserved {
-                PaceOutcome::Reserved
-            } else {
-                PaceOutcome::Deferred
-            },
-            next: if p.reserved {
-                PaceNext::Fetch
-            } else {
-                PaceNext::AskAgain
-            },
-            lane: p.lane.clone(),
-            not_before: rfc3339_millis(p.not_before),
-            wait_ms: crate::pacing::policy::millis(p.wait),
-            interval_ms: crate::pacing::policy::millis(p.interval),
-            interval_source: p.source,
-            crawl_delay_line: p.crawl_delay_line,
-            capped: p.capped,
-            slowdown: p.slowdown,
-            retry_after_until: p.retry_after_until.map(rfc3339_millis),
-            scope: p.scope,
-        }
-    }
-}
-
-/// The `pace` member of an answer: absent unless asked for, null for a disallowed URL.
-pub(super) fn pace_member(paced: &Paced) -> Option<Option<PaceJson>> {
-    match paced {
-        Paced::NotAsked => None,
-        Paced::Disallowed => Some(None),
-        Paced::Slot(pace) => Some(Some(pace.into())),
-    }
-}
-
-/// Appends `,"pace":…` to an answer being written, when the check asked for a slot.
-pub(crate) fn write_pace_member(out: &mut Vec<u8>, paced: &Paced) {
-    if let Some(pace) = pace_member(paced) {
-        out.extend_from_slice(br#","pace":"#);
-        // Only when pacing: serde_json's float formatting, as the documented shape has it.
-        let _ = serde_json::to_writer(&mut *out, &pace);
-    }
-}
 
 /// An origin's pacing state.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

@@ -353,7 +353,7 @@ impl From<Answer> for CheckResponse {
             crawl_delay: a.crawl_delay,
             usage: UsageJson::of(&a.usage, a.usage_cut, &a.rsl, a.rsl_total),
             robots: a.source.map(Into::into),
-            pace: super::pace::pace_member(&a.pace),
+            pace: crate::fast::answer_json::pace_member(&a.pace),
         }
     }
 }

@@ -11,7 +11,8 @@
 
 use std::time::SystemTime;
 
-use crate::checker::{Answer, Source, UsageItem};
+use crate::checker::{Answer, Paced, Source, UsageItem};
+use crate::pacing::answer::PaceJson;
 use crate::rsl::RslReport;
 use robotsd_engine::{Directive, Preference, UsageSource};
 
@@ -84,8 +85,26 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
     usage(out, answer);
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
-    crate::api::write_pace_member(out, &answer.pace);
+    write_pace_member(out, &answer.pace);
     out.push(b'}');
+}
+
+/// The `pace` member of an answer: absent unless asked for, null for a disallowed URL.
+pub fn pace_member(paced: &Paced) -> Option<Option<PaceJson>> {
+    match paced {
+        Paced::NotAsked => None,
+        Paced::Disallowed => Some(None),
+        Paced::Slot(pace) => Some(Some(pace.into())),
+    }
+}
+
+/// Appends `,"pace":…` to an answer being written, when the check asked for a slot.
+pub fn write_pace_member(out: &mut Vec<u8>, paced: &Paced) {
+    if let Some(pace) = pace_member(paced) {
+        out.extend_from_slice(br#","pace":"#);
+        // Only when pacing: serde_json's float formatting, as the documented shape has it.
+        let _ = serde_json::to_writer(&mut *out, &pace);
+    }
 }
 
 /// `UsageJson`: by source, then by category; the items come sorted that way, as a `BTreeMap`

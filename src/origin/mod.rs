@@ -21,6 +21,8 @@ use std::sync::Arc;
 
 use url::{Host, ParseError, Position, Url};
 
+mod canonical;
+
 /// The longest URL accepted, in bytes, both as given and once normalised (percent-encoding can
 /// triple non-ASCII input).
 pub const MAX_URL_BYTES: usize = 8 * 1024;
@@ -294,7 +296,7 @@ impl Target {
 /// Parses a URL to check (SEMANTICS.md §2). See [`TargetError`] for what is refused.
 pub fn parse_target(input: &str) -> Result<Target, TargetError> {
     check_len(input.len())?;
-    match crate::fast::url::parse_canonical(input) {
+    match canonical::parse_canonical(input) {
         Some(target) => Ok(target),
         None => parse_with_parser(input),
     }

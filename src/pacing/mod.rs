@@ -8,6 +8,7 @@
 //! while the store is down, in a bounded table of this replica's own ([`local`]). A reservation
 //! never waits for anything but one store call: a dead store makes pacing local, never blocking.
 
+pub mod answer;
 mod feedback;
 pub mod lane;
 mod local;

@@ -1,10 +1,12 @@
 //! The URL fast path: a URL already written the way the WHATWG parser would write it back is
 //! confirmed by one scan instead of parsed. Held to the `url` crate's WHATWG parsing by
-//! property tests over arbitrary and URL-like text.
+//! property tests over arbitrary and URL-like text. It is one of the fast paths listed in
+//! [`crate::fast`], and lives here because turning a URL into an origin is this module's job:
+//! it uses the origin's types, and nothing above them.
 
 use url::Host;
 
-use crate::origin::{Origin, Scheme, Target};
+use super::{Origin, Scheme, Target};
 
 /// The fast path of [`parse_target`](crate::origin::parse_target): a URL already written the way the WHATWG parser would
 /// write it back (lower-case `http`/`https`, a lower-case ASCII host name or dotted-decimal IPv4
