@@ -26,6 +26,23 @@ import {
   isProblem,
 } from "./index.js";
 import { type PageContext, answerPage } from "./crawlee-page.js";
+export type {
+  ErrorContext,
+  ErrorHandler,
+  PostNavigationContext,
+  PostNavigationHook,
+  PreNavigationContext,
+  PreNavigationHook,
+  RequestLike,
+} from "./contexts.js";
+import type {
+  ErrorContext,
+  ErrorHandler,
+  PostNavigationContext,
+  PostNavigationHook,
+  PreNavigationContext,
+  PreNavigationHook,
+} from "./contexts.js";
 import { failed, responded, started } from "./navigation.js";
 import { LOCAL_PACE_GUARD_MS, Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
 
@@ -514,45 +531,6 @@ export class DisallowedError extends RobotsdError {
     this.stack = `${this.name}: ${this.message}`;
   }
 }
-
-/** The parts of a Crawlee `Request` the hook uses. */
-export interface RequestLike {
-  url: string;
-  headers?: Record<string, string>;
-  userData: Record<string, unknown>;
-  noRetry: boolean;
-}
-
-/** The parts of a Crawlee crawling context the hook uses (`page` only in browser crawlers). */
-export interface PreNavigationContext {
-  request: RequestLike;
-  log?: { info(message: string, data?: Record<string, unknown>): void; warning?(message: string): void };
-  page?: { evaluate(expression: string): Promise<unknown> };
-}
-
-/**
- * The parts of a Crawlee crawling context {@link robotsdPostNavigationHook} uses: `response` is
- * got's (`statusCode`, `headers`) in HTTP crawlers, Playwright's or Puppeteer's (`status()`,
- * `headers()`) in browser crawlers.
- */
-export interface PostNavigationContext {
-  request: RequestLike;
-  response?: unknown;
-  log?: { warning?(message: string): void };
-}
-
-/** The parts of a Crawlee crawling context {@link robotsdErrorHandler} uses. */
-export interface ErrorContext {
-  request: RequestLike;
-  log?: { warning?(message: string): void };
-}
-
-/** A Crawlee pre-navigation hook. */
-export type PreNavigationHook = (context: PreNavigationContext, navigationOptions?: unknown) => Promise<void>;
-/** A Crawlee post-navigation hook. */
-export type PostNavigationHook = (context: PostNavigationContext) => Promise<void>;
-/** A Crawlee `errorHandler` or `failedRequestHandler`. */
-export type ErrorHandler = (context: ErrorContext, error?: unknown) => Promise<void>;
 
 /**
  * A hook for `preNavigationHooks` of any Crawlee crawler (CheerioCrawler, PlaywrightCrawler, ...):

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import type { ErrorContext, PostNavigationContext, PreNavigationContext } from "./crawlee.js";
+import type { ErrorContext, PostNavigationContext, PreNavigationContext } from "./contexts.js";
 import { createRequire } from "node:module";
 
 import type { Failure, Pacer, Warn } from "./pacer.js";
