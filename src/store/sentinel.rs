@@ -154,9 +154,10 @@ impl SentinelMaster {
             }
         }
         // build() parses the certificates now, so a bad file stops the start.
-        let client = builder
-            .build()
-            .map_err(|e| RedisStoreError::Tls(e.to_string()))?;
+        let client = builder.build().map_err(|e| match config.tls {
+            true => RedisStoreError::Tls(e.to_string()),
+            false => bad(e),
+        })?;
         Ok(Arc::new(SentinelMaster {
             name: config.master.clone(),
             current: watch::Sender::new(None),
