@@ -26,8 +26,15 @@ import {
   isProblem,
 } from "./index.js";
 import { type PageContext, answerPage } from "./crawlee-page.js";
-// Crawlee's context types, as `@robotsd/client/crawlee` has always exported them.
-export type * from "./contexts.js";
+export type {
+  ErrorContext,
+  ErrorHandler,
+  PostNavigationContext,
+  PostNavigationHook,
+  PreNavigationContext,
+  PreNavigationHook,
+  RequestLike,
+} from "./contexts.js";
 import type {
   ErrorContext,
   ErrorHandler,
