@@ -14,8 +14,8 @@
 
 use std::cmp::Ordering;
 
-use super::pattern::{Shape, matches_tail};
-use super::robots_txt::{RuleData, index_htm_directory};
+use super::data::RuleData;
+use super::pattern::{Shape, index_htm_directory, matches_tail};
 
 const NONE: u32 = u32::MAX;
 const DERIVED: u32 = 1 << 31;

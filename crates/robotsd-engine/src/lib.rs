@@ -25,6 +25,13 @@
 //! assert!(robots.check(&["ExampleBot"], "https://example.com/private/press/2026").allowed);
 //! ```
 //!
+//! Inside, the layers import downward only, and no two files import each other: the parsed
+//! file's data (`data`: spans, rules, groups, diagnostics) and the pattern and percent-encoding
+//! rules (`pattern`, `percent`) at the bottom; the rule index (`index`), the parse's scratch
+//! space (`scratch`) and the usage lines' builder and terms (`usage::lines`, `usage::terms`)
+//! built on them; the parse and the core check (`robots_txt`) above those; and the readers of a
+//! parsed file (`verdict`, `usage`'s answers, `license`, the RFC mode's `robots_txt::rfc`) on top.
+//!
 //! Deviations from the reference, all deliberate and documented in `docs/engine.md`: a matching
 //! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and
 //! wildcard matching is linear instead of quadratic (same answers).
@@ -33,6 +40,7 @@
 #![deny(missing_docs)]
 
 mod agent;
+mod data;
 mod diagnostics;
 mod escape;
 mod index;

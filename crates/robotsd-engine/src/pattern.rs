@@ -128,6 +128,15 @@ fn short_eq(a: &[u8], b: &[u8]) -> bool {
     same
 }
 
+/// For an `allow` pattern whose last segment starts with `/index.htm`, the length of the
+/// directory part (up to and including that last `/`): Google also allows the directory itself.
+pub(crate) fn index_htm_directory(pattern: &[u8]) -> Option<usize> {
+    let slash = memchr::memrchr(b'/', pattern)?;
+    pattern[slash..]
+        .starts_with(b"/index.htm")
+        .then_some(slash + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

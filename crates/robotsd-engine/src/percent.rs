@@ -26,9 +26,6 @@
 use std::borrow::Cow;
 
 use super::escape::escape_pattern;
-use super::index::Best;
-use super::pattern;
-use super::robots_txt::{RobotsTxt, index_htm_directory};
 
 /// How paths and rules are compared: as Google's reference, or in RFC 9309's one form.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -196,46 +193,6 @@ fn rfc_form_counted(value: &[u8], side: Side) -> (Cow<'_, [u8]>, usize) {
     }
     let len = out.len() - added;
     (Cow::Owned(out), len)
-}
-
-impl RobotsTxt {
-    /// Whether some pattern of the file changes in the RFC form, so that the RFC mode scans the
-    /// rules instead of asking the index (worked out once per parsed file).
-    pub(crate) fn rfc_needs_scan(&self) -> bool {
-        *self.rfc_rewritten.get_or_init(|| {
-            self.rules
-                .iter()
-                .any(|rule| pattern_rewritten(rule.pattern(&self.arena)))
-        })
-    }
-
-    /// The best rule of a set for a path in RFC form, each pattern brought to RFC form first:
-    /// the same precedence as the index (longest pattern, `allow` on ties, earliest line), with
-    /// lengths counted after decoding.
-    pub(crate) fn best_in_set_rfc(&self, set: u32, path: &[u8]) -> Option<Best> {
-        let mut best = None;
-        for id in self.set_rule_ids(&self.sets[set as usize]) {
-            let rule = self.rules[id as usize];
-            if rule.pattern_len == 0 {
-                continue;
-            }
-            let (pattern, len) = rfc_pattern(rule.pattern(&self.arena));
-            if pattern::matches(path, &pattern) {
-                let found = Best::new(len, rule.is_allow(), rule.line(), id, false);
-                best = Best::max(best, Some(found));
-            }
-            // Google's `index.htm` extension, on the decoded pattern: `dir/` exactly.
-            if let Some(dir) = index_htm_directory(&pattern).filter(|_| rule.is_allow()) {
-                let mut exact = pattern[..dir].to_vec();
-                exact.push(b'$');
-                if pattern::matches(path, &exact) {
-                    let found = Best::new(dir + 1, true, rule.line(), id, true);
-                    best = Best::max(best, Some(found));
-                }
-            }
-        }
-        best
-    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! its result. Buffers that grew past [`MAX_KEPT_SCRATCH_BYTES`] are dropped, so a thread that
 //! once parsed a large file does not hold its memory forever.
 
-use super::robots_txt::{AgentLineData, CrawlDelay, DiagnosticData, GroupData, RuleData, Span};
+use super::data::{AgentLineData, CrawlDelay, DiagnosticData, GroupData, RuleData, Span};
 
 /// The growable buffers a parse fills. They are kept per thread between parses, so that a parse
 /// allocates only the exact-size slices of its result instead of regrowing a dozen vectors:

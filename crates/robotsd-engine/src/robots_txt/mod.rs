@@ -9,24 +9,27 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+mod rfc;
 mod sets;
 mod values;
 
 use sets::SetInterner;
 pub(crate) use sets::cmp_ignore_ascii_case;
-pub(crate) use values::index_htm_directory;
 use values::scan_value;
 
 use super::agent::is_global_agent;
+pub use super::data::CrawlDelay;
+pub(crate) use super::data::{ALLOW_BIT, AgentLineData, DiagnosticData, GroupData, RuleData, Span};
 use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
 };
 use super::escape::{escape_into, needs_escaping};
 use super::index::RuleIndex;
-use super::pattern::{self, Shape};
+use super::pattern;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
-use super::usage::{UsageBuilder, UsageSource, UsageTables};
+use super::usage::lines::{UsageBuilder, UsageTables};
+use super::usage::terms::UsageSource;
 
 /// Whether a rule allows or disallows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,88 +40,6 @@ pub enum Directive {
     Allow,
     /// `disallow:`
     Disallow,
-}
-
-/// A byte range of the arena.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Span {
-    pub(crate) start: u32,
-    pub(crate) len: u32,
-}
-
-impl Span {
-    pub(crate) fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.start as usize + self.len as usize
-    }
-}
-
-/// One `allow`/`disallow` line: 12 bytes, since the service holds hundreds of thousands.
-///
-/// What can be derived is not stored: the shape from the byte after the literal prefix, the
-/// `index.htm` form from the pattern, and the written value (stored after the pattern in the
-/// rare case it differs) from [`RobotsTxt::rewritten`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RuleData {
-    /// Start of the normalised pattern in the arena.
-    pub(crate) start: u32,
-    /// The line number, with [`ALLOW_BIT`] set for `allow`.
-    line_allow: u32,
-    /// Length of the normalised pattern (≤ 3 × the longest line, so it fits).
-    pub(crate) pattern_len: u16,
-    /// Bytes before the first `*` (or before the final `$` when there is no `*`).
-    pub(crate) prefix_len: u16,
-}
-
-/// Marks an `allow` in [`RuleData::line_allow`]; line numbers saturate below it (a body would
-/// need two billion lines to reach it).
-const ALLOW_BIT: u32 = 1 << 31;
-
-impl RuleData {
-    pub(crate) fn is_allow(&self) -> bool {
-        self.line_allow & ALLOW_BIT != 0
-    }
-    pub(crate) fn line(&self) -> u32 {
-        self.line_allow & !ALLOW_BIT
-    }
-    pub(crate) fn pattern(self, arena: &[u8]) -> &[u8] {
-        let start = self.start as usize;
-        &arena[start..start + usize::from(self.pattern_len)]
-    }
-    pub(crate) fn shape(self, arena: &[u8]) -> Shape {
-        match self.pattern(arena).get(usize::from(self.prefix_len)) {
-            None => Shape::Prefix,
-            Some(b'*') => Shape::Wildcard,
-            Some(_) => Shape::Exact,
-        }
-    }
-    /// An `allow` whose last segment starts with `/index.htm`: it also allows its directory.
-    pub(crate) fn has_index_htm_form(self, arena: &[u8]) -> bool {
-        self.is_allow() && index_htm_directory(self.pattern(arena)).is_some()
-    }
-}
-
-/// One `user-agent` line.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct AgentLineData {
-    pub(crate) value: Span,
-    pub(crate) line: u32,
-    pub(crate) global: bool,
-}
-
-/// A `crawl-delay` value, kept for information (never part of a verdict).
-#[derive(Debug, Clone, Copy, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct CrawlDelay {
-    /// Seconds, as written.
-    pub seconds: f64,
-    /// The line it was on.
-    pub line: u32,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct GroupData {
-    pub(crate) agents: (u32, u32),
-    pub(crate) rules: (u32, u32),
 }
 
 /// Groups that apply together: all groups naming one agent, or all `*` groups.
@@ -140,13 +61,6 @@ pub(crate) struct AgentKey {
     /// ignoring case.
     pub(crate) token: Span,
     pub(crate) set: u32,
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct DiagnosticData {
-    pub(crate) line: u32,
-    pub(crate) kind: DiagnosticKind,
-    pub(crate) key: Option<Span>,
 }
 
 /// A parsed robots.txt: immutable, `Send + Sync`, cheap to share behind an `Arc`.

@@ -1,6 +1,7 @@
 //! The tests of `robots_txt`.
 
 use super::*;
+use crate::pattern::Shape;
 
 fn rules(robots: &RobotsTxt) -> Vec<(String, String, u32, bool)> {
     robots

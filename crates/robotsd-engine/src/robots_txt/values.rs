@@ -1,5 +1,5 @@
 //! One pass over a rule value at parse time: what normalisation may change, and where the
-//! wildcard starts; and Google's `index.htm` extension of `allow` patterns.
+//! wildcard starts.
 
 /// What [`scan_value`] learns of a rule value in one pass.
 pub(super) struct ValueScan {
@@ -36,13 +36,4 @@ pub(super) fn scan_value(value: &[u8]) -> ValueScan {
         }
     }
     scan
-}
-
-/// For an `allow` pattern whose last segment starts with `/index.htm`, the length of the
-/// directory part (up to and including that last `/`): Google also allows the directory itself.
-pub(crate) fn index_htm_directory(pattern: &[u8]) -> Option<usize> {
-    let slash = memchr::memrchr(b'/', pattern)?;
-    pattern[slash..]
-        .starts_with(b"/index.htm")
-        .then_some(slash + 1)
 }

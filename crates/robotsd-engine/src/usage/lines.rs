@@ -2,10 +2,10 @@
 //! (draft-ietf-aipref-attach-05 §3.2): an optional path, then a statement of preference.
 
 use super::sf::{self, Member};
-use super::{Preference, UsageSource};
+use super::terms::{Preference, UsageSource};
+use crate::data::Span;
 use crate::diagnostics::DiagnosticKind;
 use crate::escape::escape_into;
-use crate::robots_txt::Span;
 
 /// The preference lines of a file; absent (`None` in the file) when it has none, so that they
 /// cost a pointer in the common case.
