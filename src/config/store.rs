@@ -177,12 +177,43 @@ impl StoreArgs {
                         .into(),
                 ));
             }
+            if self.redis_sentinel_master.is_some() || self.redis_sentinel_password_file.is_some() {
+                let field = match self.redis_sentinel_master {
+                    Some(_) => "redis.sentinel.master",
+                    None => "redis.sentinel.password",
+                };
+                return Err(error(
+                    field,
+                    format!(
+                        "is for --redis-sentinel, not {}",
+                        flag("store", "redis.url")
+                    ),
+                ));
+            }
             return Ok(Some(match self.redis_cluster {
                 true => RedisTarget::Cluster(url.clone()),
                 false => RedisTarget::Server(url.clone()),
             }));
         }
         if self.redis_sentinel.is_empty() {
+            // A Sentinel setting without sentinels would leave the store off without a word.
+            let orphan = [
+                (
+                    "redis.sentinel.master",
+                    self.redis_sentinel_master.is_some(),
+                ),
+                (
+                    "redis.sentinel.password",
+                    self.redis_sentinel_password_file.is_some(),
+                ),
+                ("redis.sentinel.tls", self.redis_tls),
+            ];
+            if let Some((field, _)) = orphan.iter().find(|(_, set)| *set) {
+                return Err(error(
+                    field,
+                    format!("needs {}", flag("store", "redis.sentinel")),
+                ));
+            }
             return Ok(None);
         }
         if self.redis_cluster {
@@ -369,8 +400,13 @@ mod tests {
 
     #[test]
     fn sentinel_settings_that_cannot_work_name_their_flag() {
-        let cases: [(&[&str], &str); 6] = [
+        let cases: [(&[&str], &str); 8] = [
+            (
+                &["--redis-url", "redis://x", "--redis-sentinel-master", "m"],
+                "--redis-sentinel-master",
+            ),
             (&["--redis-sentinel", "10.0.0.1"], "--redis-sentinel-master"),
+            (&["--redis-sentinel-master", "m"], "--redis-sentinel"),
             (
                 &[
                     "--redis-sentinel",
