@@ -9,23 +9,16 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::redis_server::RedisServer;
-use crate::support::{Robotsd, json_of, ok, origin};
+use crate::support::{Robotsd, json_of, ok, origin, within};
 
 /// Polls `cond` for up to 30 s: a bound a busy machine never reaches when things work (the
 /// recovery probe runs every 2 s at most).
-async fn within_30s<F, Fut>(mut cond: F) -> bool
+async fn within_30s<F, Fut>(cond: F) -> bool
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while tokio::time::Instant::now() < deadline {
-        if cond().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    false
+    within(Duration::from_secs(30), cond).await.is_some()
 }
 
 fn lines_of(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<String>>> {

@@ -264,6 +264,22 @@ where
     cond().await
 }
 
+/// Polls `cond` for up to `limit`: the time it took, or `None`.
+pub async fn within<F, Fut>(limit: Duration, mut cond: F) -> Option<Duration>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let started = tokio::time::Instant::now();
+    while started.elapsed() < limit {
+        if cond().await {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
 /// A `robotsd` process on loopback ports of its own, killed when dropped so that a failing test
 /// leaves nothing running.
 pub struct Robotsd {

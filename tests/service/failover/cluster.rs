@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Load, check, store_up_on_every_replica, within};
+use super::{Load, check, store_up_on_every_replica};
 use crate::redis_server::RedisCluster;
-use crate::support::{OriginServer, Robotsd, ok, origin};
+use crate::support::{OriginServer, Robotsd, ok, origin, within};
 
 async fn replica(url: &str) -> Robotsd {
     Robotsd::start(

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::support::{Robotsd, json_of};
+use crate::support::{Robotsd, json_of, within};
 
 mod cluster;
 mod sentinel;
@@ -41,22 +41,6 @@ async fn check_at(client: &reqwest::Client, base: &str, url: &str, pace: bool) -
         .expect("robotsd answered");
     let status = response.status().as_u16();
     (status, json_of(response).await)
-}
-
-/// Polls `cond` for up to `limit`: the time it took, or `None`.
-async fn within<F, Fut>(limit: Duration, mut cond: F) -> Option<Duration>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let started = tokio::time::Instant::now();
-    while started.elapsed() < limit {
-        if cond().await {
-            return Some(started.elapsed());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    None
 }
 
 /// Checks that go on through every replica until stopped: of an allowed and a disallowed URL

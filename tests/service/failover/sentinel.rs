@@ -7,10 +7,10 @@ use std::time::{Duration, SystemTime};
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::{Load, check, check_at, store_failures, store_up_on_every_replica, within};
+use super::{Load, check, check_at, store_failures, store_up_on_every_replica};
 use crate::pacing::{Site, fetch_paced, millis_since_epoch};
 use crate::redis_sentinel::{MASTER_NAME, RedisSentinel};
-use crate::support::{Robotsd, ok, origin};
+use crate::support::{Robotsd, ok, origin, within};
 
 async fn replica(sentinel: &RedisSentinel) -> Robotsd {
     Robotsd::start(
