@@ -23,7 +23,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{RawQuery, State};
 use axum::http::{Method, Uri, header};
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 use futures_util::StreamExt;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
@@ -262,11 +262,32 @@ async fn check_one(
         EdgeProblems,
     )
 )]
-async fn check_get(
-    State(state): State<AppState>,
-    RawQuery(query): RawQuery,
-) -> Result<Response, ApiError> {
-    let pairs = query_pairs(query.as_deref());
+async fn check_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
+    let (mut response, cache) = check_query(&state, query.as_deref()).await;
+    if let Some(cache) = cache {
+        response.extensions_mut().insert(cache);
+    }
+    response
+}
+
+/// The path of a single check. The edge serves `GET` on it itself, without the router: see
+/// `server::edge`.
+pub const CHECK_PATH: &str = "/v1/check";
+
+/// The answer to `GET /v1/check?query`, and the cache result for the request log (none for a
+/// problem): the router's handler and the edge's direct path both come here.
+pub async fn check_query(state: &AppState, query: Option<&str>) -> (Response, Option<CacheResult>) {
+    match check_answer(state, query).await {
+        Ok((response, cache)) => (response, cache),
+        Err(problem) => (problem.into_response(), None),
+    }
+}
+
+async fn check_answer(
+    state: &AppState,
+    query: Option<&str>,
+) -> Result<(Response, Option<CacheResult>), ApiError> {
+    let pairs = query_pairs(query);
     check_params(
         &pairs,
         &[
@@ -289,17 +310,17 @@ async fn check_get(
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(&state, url, &agents, options, view).await?;
+    let answer = check_one(state, url, &agents, options, view).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
         View::Verdict => write_verdict(&mut body, &answer),
     }
-    let mut response = json::response(body);
-    if let Some(source) = &answer.source {
-        response.extensions_mut().insert(CacheResult(source.cache));
-    }
-    Ok(response)
+    let cache = answer
+        .source
+        .as_ref()
+        .map(|source| CacheResult(source.cache));
+    Ok((json::response(body), cache))
 }
 
 /// A request body declared as JSON (`application/json`, or any `+json` type), buffered within

@@ -241,7 +241,23 @@ impl OriginCache {
     /// What to answer from for `origin` now, fetching if nothing is known.
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
         let slot = self.slots.get_or_insert(origin);
-        if let Some(snapshot) = self.answer_from_state(origin, &slot, Lookup::Hit) {
+        match self.answer_from_state(origin, &slot, Lookup::Hit) {
+            Some(snapshot) if !matches!(snapshot.basis, Basis::Dropped { .. }) => snapshot,
+            // Boxed: the waits of a miss (the fetch, the store) would otherwise make every
+            // check's future as large as theirs, and a cached check moves its future around.
+            held => Box::pin(self.lookup_further(origin, slot, held)).await,
+        }
+    }
+
+    /// [`OriginCache::lookup`] when the slot's state does not answer alone: `held` is what it
+    /// gave (a copy dropped for memory), if anything.
+    async fn lookup_further(
+        &self,
+        origin: &Origin,
+        slot: Arc<Slot>,
+        held: Option<Snapshot>,
+    ) -> Snapshot {
+        if let Some(snapshot) = held {
             return self.unless_dropped(origin, &slot, snapshot).await;
         }
         // Nothing known: one check fetches, the others wait for it.

@@ -207,7 +207,9 @@ impl Checker {
         if let (Some(licenses), Some((robots, target)), true) =
             (&self.licenses, licensed, answer.allowed)
         {
-            let reports = licenses.reports(&robots, &target, held_only).await;
+            // Boxed, as the pacer's wait below: a check that waits for neither keeps a small
+            // future.
+            let reports = Box::pin(licenses.reports(&robots, &target, held_only)).await;
             answer.rsl = reports.reports;
             answer.rsl_total = reports.total;
         }
@@ -247,7 +249,7 @@ impl Checker {
         }
         answer.pace = if answer.allowed {
             let crawl_delay = answer.crawl_delay.zip(answer.crawl_delay_line);
-            Paced::Slot(self.pacer.reserve(lane, crawl_delay).await)
+            Paced::Slot(Box::pin(self.pacer.reserve(lane, crawl_delay)).await)
         } else {
             Paced::Disallowed
         };

@@ -8,6 +8,12 @@
 //! and the three `from_fn` layers this replaces were a fifth of a cached check's instructions.
 //! The price is that the router's `MatchedPath` is not known out here, so the route label comes
 //! from [`RouteLabels`], built from the same lists the router is built from (see `server::app`).
+//!
+//! `GET /v1/check`, the hot path, goes further: the edge answers it itself through
+//! [`api::check_query`], the function the router's handler calls, so it passes none of the
+//! router's layers (route matching, the path and body-limit extensions, a boxed route future,
+//! the compression split), which were a fifth of a cached check's instructions. Every limit here
+//! applies to it as to any guarded route.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -19,14 +25,15 @@ use std::time::{Duration, Instant};
 
 use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
+use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use futures_util::{FutureExt as _, StreamExt as _};
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
-use crate::api::CacheResult;
 use crate::api::problem::ApiError;
+use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
 use crate::metrics::{Metrics, UNMATCHED_ROUTE};
 
@@ -127,6 +134,7 @@ struct Shared {
     routes: RouteLabels,
     guard: Guard,
     access_log: AccessLog,
+    checks: Option<AppState>,
 }
 
 impl EdgeLayer {
@@ -144,6 +152,19 @@ impl EdgeLayer {
                 routes,
                 guard,
                 access_log,
+                checks: None,
+            }),
+        }
+    }
+
+    /// This layer answering `GET /v1/check` itself from `state` (the public app), rather than
+    /// passing it to the router.
+    pub fn answering_checks(self, state: AppState) -> EdgeLayer {
+        let shared = Arc::into_inner(self.shared).expect("set before the layer is used");
+        EdgeLayer {
+            shared: Arc::new(Shared {
+                checks: Some(state),
+                ..shared
             }),
         }
     }
@@ -193,34 +214,61 @@ where
                 .uri()
                 .path_and_query()
                 .map_or(0, |p| p.as_str().len());
+            let check = shared
+                .checks
+                .as_ref()
+                .filter(|_| method == Method::GET && route == api::CHECK_PATH);
             let serve = async {
                 if target > MAX_TARGET_BYTES {
-                    ApiError::UriTooLong {
+                    let problem = ApiError::UriTooLong {
                         max: MAX_TARGET_BYTES,
-                    }
-                    .into_response()
+                    };
+                    (problem.into_response(), None)
+                } else if let Some(state) = check {
+                    guarded(&shared.guard, request, |request| async move {
+                        api::check_query(state, request.uri().query()).await
+                    })
+                    .await
                 } else if is_guarded {
-                    guarded(&shared.guard, inner, request).await
+                    guarded(&shared.guard, request, |request| routed(inner, request)).await
                 } else {
-                    unguarded(inner, request).await
+                    (unguarded(inner, request).await, None)
                 }
             };
             // A panic is a bug, but one request's bug: answer it and keep the connection.
-            let mut response = match AssertUnwindSafe(serve).catch_unwind().await {
-                Ok(response) => response,
+            let (mut response, cache) = match AssertUnwindSafe(serve).catch_unwind().await {
+                Ok(answered) => answered,
                 Err(_panic) => {
                     let request_id = id.to_str().unwrap_or("-");
                     tracing::error!(route, request_id, "a handler panicked");
-                    ApiError::Internal.into_response()
+                    (ApiError::Internal.into_response(), None)
                 }
             };
-            observe(&shared, route, &method, &response, &id, started.elapsed());
+            observe(
+                &shared,
+                route,
+                &method,
+                &response,
+                cache,
+                &id,
+                started.elapsed(),
+            );
             response
                 .headers_mut()
                 .insert(super::request_id::X_REQUEST_ID.clone(), id);
             Ok(response)
         })
     }
+}
+
+/// The router's response, and the cache result a check's handler left in it.
+async fn routed<S>(inner: S, request: Request) -> (Response, Option<CacheResult>)
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+{
+    let response = inner.oneshot(request).await.unwrap_or_else(|e| match e {});
+    let cache = response.extensions().get::<CacheResult>().copied();
+    (response, cache)
 }
 
 /// Serves a route outside the limits (probes, metrics, the API reference). The API reference's
@@ -242,15 +290,16 @@ where
 }
 
 /// Reads the body under its deadline, then sheds load beyond the concurrency limit with 503 +
-/// `Retry-After`, and answers 504 past the request time limit.
-async fn guarded<S>(guard: &Guard, inner: S, request: Request) -> Response
+/// `Retry-After`, and answers 504 past the request time limit; `serve` answers the rest.
+async fn guarded<F, A>(guard: &Guard, request: Request, serve: F) -> (Response, Option<CacheResult>)
 where
-    S: Service<Request, Response = Response, Error = Infallible>,
+    F: FnOnce(Request) -> A,
+    A: Future<Output = (Response, Option<CacheResult>)>,
 {
     if let Some(tokens) = &guard.tokens {
         let authorization = request.headers().get(axum::http::header::AUTHORIZATION);
         if !tokens.admits(authorization.map(|value| value.as_bytes())) {
-            return ApiError::Unauthorized.into_response();
+            return (ApiError::Unauthorized.into_response(), None);
         }
     }
     let max_body_bytes = if request.uri().path() == crate::api::PAGE_PATH {
@@ -262,7 +311,7 @@ where
         max: max_body_bytes,
     };
     if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
-        return too_large.into_response();
+        return (too_large.into_response(), None);
     }
     let request = if request.body().is_end_stream() {
         request
@@ -271,19 +320,25 @@ where
         let read = tokio::time::timeout(guard.body_time_limit, read_body(body, max_body_bytes));
         match read.await {
             Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
-            Ok(Err(error)) => return error.into_response(),
+            Ok(Err(error)) => return (error.into_response(), None),
             Err(_) => {
-                return ApiError::BodyTimeout(guard.body_time_limit.as_secs().max(1))
-                    .into_response();
+                let problem = ApiError::BodyTimeout(guard.body_time_limit.as_secs().max(1));
+                return (problem.into_response(), None);
             }
         }
     };
     let Ok(_permit) = guard.permits.try_acquire() else {
-        return ApiError::Overloaded { retry_after: 1 }.into_response();
+        return (
+            ApiError::Overloaded { retry_after: 1 }.into_response(),
+            None,
+        );
     };
-    match tokio::time::timeout(guard.time_limit, inner.oneshot(request)).await {
-        Ok(response) => response.unwrap_or_else(|e| match e {}),
-        Err(_) => ApiError::Timeout(guard.time_limit.as_secs().max(1)).into_response(),
+    match tokio::time::timeout(guard.time_limit, serve(request)).await {
+        Ok(answered) => answered,
+        Err(_) => {
+            let problem = ApiError::Timeout(guard.time_limit.as_secs().max(1));
+            (problem.into_response(), None)
+        }
     }
 }
 
@@ -323,6 +378,7 @@ fn observe(
     route: &str,
     method: &axum::http::Method,
     response: &Response,
+    cache: Option<CacheResult>,
     id: &axum::http::HeaderValue,
     elapsed: Duration,
 ) {
@@ -333,10 +389,7 @@ fn observe(
     if shared.access_log.logs(status)
         && tracing::enabled!(target: "robotsd::access", tracing::Level::INFO)
     {
-        let cache = response
-            .extensions()
-            .get::<CacheResult>()
-            .map(|c| c.0.as_str());
+        let cache = cache.map(|c| c.0.as_str());
         tracing::info!(
             target: "robotsd::access",
             route,

@@ -203,7 +203,8 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
     };
     let (router, labels) = public_routes(&state, with_admin);
     let inner = compression::compressed(routed(router, &state));
-    finish(inner, &state, labels, guard)
+    let edge = edge_layer(&state, labels, guard).answering_checks(state.clone());
+    tower::ServiceBuilder::new().layer(edge).service(inner)
 }
 
 /// The admin app: probes and metrics only.
@@ -219,7 +220,8 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
     let inner = routed(api::admin_router(state.clone()), &state);
-    finish(inner, &state, labels, guard)
+    let edge = edge_layer(&state, labels, guard);
+    tower::ServiceBuilder::new().layer(edge).service(inner)
 }
 
 /// The router with its fallbacks and the body limit.
@@ -232,22 +234,10 @@ fn routed(router: Router, state: &AppState) -> impl App + use<> {
         .service(router)
 }
 
-/// The edge (limits, panics, metrics, logs) around `inner`, common to both apps. It wraps the
-/// router as a whole: see [`edge`] for why.
-fn finish<S: App>(
-    inner: S,
-    state: &AppState,
-    routes: RouteLabels,
-    guard: Guard,
-) -> impl App + use<S> {
-    tower::ServiceBuilder::new()
-        .layer(EdgeLayer::new(
-            state.metrics.clone(),
-            routes,
-            guard,
-            state.access_log,
-        ))
-        .service(inner)
+/// The edge (limits, panics, metrics, logs), common to both apps. It wraps the router as a
+/// whole: see [`edge`] for why.
+fn edge_layer(state: &AppState, routes: RouteLabels, guard: Guard) -> EdgeLayer {
+    EdgeLayer::new(state.metrics.clone(), routes, guard, state.access_log)
 }
 
 /// Serves until `shutdown` completes, then drains within `limits.shutdown_grace`.

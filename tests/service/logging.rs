@@ -100,6 +100,63 @@ async fn the_access_log_has_server_errors_by_default_and_every_request_on_demand
     }
 }
 
+/// A check's access-log line says where its answer came from, whether the edge answered it
+/// (`GET`) or the router did (`HEAD`, whose answer is the `GET`'s head without its body).
+#[tokio::test]
+async fn a_check_s_log_line_says_where_its_answer_came_from() {
+    let site = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
+    let mut robotsd = Robotsd::start_with(
+        &[
+            "--log-format=json",
+            "--allow-private-networks",
+            "--access-log",
+            "all",
+        ],
+        false,
+        Stdio::piped(),
+    )
+    .await;
+    let lines = collect_lines(robotsd.take_stderr().unwrap());
+    let check = robotsd.url(&format!("/v1/check?ua=a&url={}", site.url("/private/x")));
+    let client = reqwest::Client::new();
+    let mut lengths = Vec::new();
+    for _ in 0..2 {
+        let response = client.get(&check).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        let body = response.bytes().await.unwrap();
+        assert!(body.starts_with(b"{\"allowed\":false"), "{body:?}");
+        lengths.push(body.len());
+    }
+    let head = client.head(&check).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-type"], "application/json");
+    assert_eq!(
+        head.headers()["content-length"].to_str().unwrap(),
+        lengths[1].to_string()
+    );
+    assert!(head.headers().contains_key("x-request-id"));
+    assert!(head.bytes().await.unwrap().is_empty());
+    assert_eq!(site.hits(), 1);
+
+    let checks = || -> Vec<(String, String)> {
+        let lines = lines.lock().unwrap();
+        let access = lines.iter().filter(|l| l["target"] == "robotsd::access");
+        access
+            .filter(|l| l["fields"]["route"] == "/v1/check")
+            .map(|l| {
+                let field = |name: &str| l["fields"][name].as_str().unwrap_or("?").to_string();
+                (field("method"), field("cache"))
+            })
+            .collect()
+    };
+    assert!(eventually(|| checks().len() == 3).await, "{:?}", checks());
+    let expected = [("GET", "miss"), ("GET", "hit"), ("HEAD", "hit")];
+    assert_eq!(
+        checks(),
+        expected.map(|(method, cache)| (method.to_string(), cache.to_string()))
+    );
+}
+
 #[tokio::test]
 async fn fetch_failures_and_the_end_of_a_backoff_are_logged_with_the_origin() {
     let site = origin(|| crate::support::status(503)).await;
