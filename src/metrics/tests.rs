@@ -45,6 +45,41 @@ async fn every_series_is_rendered_after_observations() {
     assert!(text.contains("process_resident_memory_bytes"), "{text}");
 }
 
+/// A route's pre-resolved series count as the labelled ones do, and what they do not cover
+/// (other statuses and methods) is counted by label.
+#[tokio::test]
+async fn a_route_s_series_count_as_its_labels_do() {
+    let metrics = Metrics::new();
+    let series = super::RouteSeries::default();
+    for (method, status) in [
+        ("GET", 200),
+        ("GET", 200),
+        ("POST", 200),
+        ("GET", 400),
+        ("HEAD", 200),
+    ] {
+        metrics.observe_route(
+            &series,
+            "/v1/check",
+            method,
+            status,
+            Duration::from_millis(3),
+        );
+    }
+    // The same series reached by label, as an unmatched route would be.
+    metrics.observe_http("/v1/check", "GET", 200, Duration::from_millis(3));
+    let text = metrics.render(&cache()).await;
+    for line in [
+        r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="200"} 3"#,
+        r#"robotsd_http_requests_total{method="POST",route="/v1/check",status="200"} 1"#,
+        r#"robotsd_http_requests_total{method="GET",route="/v1/check",status="400"} 1"#,
+        r#"robotsd_http_requests_total{method="HEAD",route="/v1/check",status="200"} 1"#,
+        r#"robotsd_http_request_duration_seconds_count{route="/v1/check"} 6"#,
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
+    }
+}
+
 #[tokio::test]
 async fn labels_are_right() {
     let metrics = Metrics::new();

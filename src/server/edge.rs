@@ -35,7 +35,7 @@ use tower::{Layer, Service, ServiceExt as _};
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
-use crate::metrics::{Metrics, UNMATCHED_ROUTE};
+use crate::metrics::{Metrics, RouteSeries, UNMATCHED_ROUTE};
 
 /// The route label of a request path: the app's routes are all static paths, apart from one
 /// catch-all under a prefix (the API reference's assets). Built once per app, from the lists the
@@ -43,8 +43,8 @@ use crate::metrics::{Metrics, UNMATCHED_ROUTE};
 #[derive(Debug, Clone, Default)]
 pub struct RouteLabels {
     /// Paths served as they are, each with whether it is behind the concurrency and time limits
-    /// (the API).
-    exact: Vec<(Box<str>, bool)>,
+    /// (the API), and its metric series.
+    exact: Vec<(Box<str>, bool, RouteSeries)>,
     /// `(prefix, template)`: any path under `prefix` is labelled `template`.
     prefixed: Vec<(Box<str>, Box<str>)>,
 }
@@ -61,8 +61,11 @@ impl RouteLabels {
         paths: impl IntoIterator<Item = S>,
         guarded: bool,
     ) -> Self {
-        self.exact
-            .extend(paths.into_iter().map(|p| (p.as_ref().into(), guarded)));
+        self.exact.extend(
+            paths
+                .into_iter()
+                .map(|p| (p.as_ref().into(), guarded, RouteSeries::default())),
+        );
         self
     }
 
@@ -75,7 +78,7 @@ impl RouteLabels {
     /// The paths served as they are.
     #[cfg(test)]
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.exact.iter().map(|(path, _)| &**path)
+        self.exact.iter().map(|(path, _, _)| &**path)
     }
 
     /// The label of `path`, [`UNMATCHED_ROUTE`] for paths the app does not serve; never the path
@@ -85,17 +88,20 @@ impl RouteLabels {
         self.route(path).0
     }
 
-    /// The label, and whether the route is guarded.
-    fn route(&self, path: &str) -> (&str, bool) {
-        if let Some((route, guarded)) = self.exact.iter().find(|(route, _)| **route == *path) {
-            return (route, *guarded);
+    /// The label, whether the route is guarded, and its series when it is one of the exact
+    /// routes.
+    fn route(&self, path: &str) -> (&str, bool, Option<&RouteSeries>) {
+        if let Some((route, guarded, series)) =
+            self.exact.iter().find(|(route, _, _)| **route == *path)
+        {
+            return (route, *guarded, Some(series));
         }
         let template = self
             .prefixed
             .iter()
             .find(|(prefix, _)| path.starts_with(&**prefix))
             .map_or(UNMATCHED_ROUTE, |(_, template)| template);
-        (template, false)
+        (template, false, None)
     }
 }
 
@@ -208,7 +214,7 @@ where
         let inner = self.inner.clone();
         Box::pin(async move {
             let id = super::request_id::request_id(request.headers());
-            let (route, is_guarded) = shared.routes.route(request.uri().path());
+            let (route, is_guarded, series) = shared.routes.route(request.uri().path());
             let method = request.method().clone();
             let target = request
                 .uri()
@@ -244,15 +250,15 @@ where
                     (ApiError::Internal.into_response(), None)
                 }
             };
-            observe(
-                &shared,
+            let answered = Answered {
                 route,
-                &method,
-                &response,
+                series,
+                method: &method,
+                response: &response,
                 cache,
-                &id,
-                started.elapsed(),
-            );
+                id: &id,
+            };
+            observe(&shared, &answered, started.elapsed());
             response
                 .headers_mut()
                 .insert(super::request_id::X_REQUEST_ID.clone(), id);
@@ -370,22 +376,36 @@ fn declared_length(request: &Request) -> Option<u64> {
         .ok()
 }
 
+/// What the log line and the metrics say of an answered request.
+struct Answered<'a> {
+    /// The route template, never the path.
+    route: &'a str,
+    /// The route's series, for one of the app's exact routes.
+    series: Option<&'a RouteSeries>,
+    method: &'a axum::http::Method,
+    response: &'a Response,
+    cache: Option<CacheResult>,
+    id: &'a axum::http::HeaderValue,
+}
+
 /// Metrics for every request, and an access-log line for those the setting asks for: route
 /// template, method, status, latency in whole microseconds, cache result, request id. Never the
 /// query string (it holds URLs and user agents).
-fn observe(
-    shared: &Shared,
-    route: &str,
-    method: &axum::http::Method,
-    response: &Response,
-    cache: Option<CacheResult>,
-    id: &axum::http::HeaderValue,
-    elapsed: Duration,
-) {
+fn observe(shared: &Shared, answered: &Answered<'_>, elapsed: Duration) {
+    let Answered {
+        route,
+        series,
+        method,
+        response,
+        cache,
+        id,
+    } = *answered;
     let status = response.status().as_u16();
-    shared
-        .metrics
-        .observe_http(route, method.as_str(), status, elapsed);
+    let metrics = &shared.metrics;
+    match series {
+        Some(series) => metrics.observe_route(series, route, method.as_str(), status, elapsed),
+        None => metrics.observe_http(route, method.as_str(), status, elapsed),
+    }
     if shared.access_log.logs(status)
         && tracing::enabled!(target: "robotsd::access", tracing::Level::INFO)
     {

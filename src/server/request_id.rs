@@ -25,15 +25,19 @@ const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// The id of the request with `headers`.
 pub fn request_id(headers: &HeaderMap) -> HeaderValue {
-    if let Some(given) = headers.get(&X_REQUEST_ID)
-        && usable(given.as_bytes())
-    {
+    // One pass over the few headers a request has, rather than a hashed lookup of each name.
+    let (mut given, mut traced) = (None, None);
+    for (name, value) in headers {
+        if given.is_none() && name == X_REQUEST_ID {
+            given = Some(value);
+        } else if traced.is_none() && name == TRACEPARENT {
+            traced = Some(value);
+        }
+    }
+    if let Some(given) = given.filter(|given| usable(given.as_bytes())) {
         return given.clone();
     }
-    if let Some(trace) = headers
-        .get(&TRACEPARENT)
-        .and_then(|value| trace_id(value.as_bytes()))
-    {
+    if let Some(trace) = traced.and_then(|value| trace_id(value.as_bytes())) {
         return HeaderValue::from_bytes(trace).expect("hex digits");
     }
     made()
@@ -64,17 +68,23 @@ fn trace_id(traceparent: &[u8]) -> Option<&[u8]> {
 
 /// A new id: this process's random prefix, then a counter.
 fn made() -> HeaderValue {
-    static PREFIX: OnceLock<u64> = OnceLock::new();
+    static PREFIX: OnceLock<[u8; 16]> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let prefix = *PREFIX.get_or_init(rand::random::<u64>);
+    let prefix = PREFIX.get_or_init(|| hex_digits(rand::random::<u64>()));
     let count = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut text = [0u8; 32];
-    for (i, digit) in text.iter_mut().enumerate() {
-        let word = if i < 16 { prefix } else { count };
-        let shift = 60 - 4 * (i % 16);
-        *digit = DIGITS[((word >> shift) & 0xF) as usize];
-    }
+    text[..16].copy_from_slice(prefix);
+    text[16..].copy_from_slice(&hex_digits(count));
     HeaderValue::from_bytes(&text).expect("hex digits")
+}
+
+/// `word` as 16 lower-case hex digits.
+fn hex_digits(word: u64) -> [u8; 16] {
+    let mut digits = [0u8; 16];
+    for (i, digit) in digits.iter_mut().enumerate() {
+        *digit = DIGITS[((word >> (60 - 4 * i)) & 0xF) as usize];
+    }
+    digits
 }
 
 #[cfg(test)]
@@ -137,6 +147,24 @@ mod tests {
             assert_eq!(id.len(), 32, "{id:?}");
             assert!(id.as_bytes().iter().all(u8::is_ascii_hexdigit), "{id:?}");
         }
+    }
+
+    #[test]
+    fn the_first_of_repeated_headers_counts() {
+        let mut repeated = headers(&[("x-request-id", "first"), ("traceparent", "00-4bf9")]);
+        repeated.append("x-request-id", HeaderValue::from_static("second"));
+        assert_eq!(request_id(&repeated), "first");
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let mut traced = headers(&[("traceparent", traceparent)]);
+        traced.append("traceparent", HeaderValue::from_static("00-0-0-01"));
+        assert_eq!(request_id(&traced), "4bf92f3577b34da6a3ce929d0e0e4736");
+    }
+
+    #[test]
+    fn hex_digits_are_the_word_s() {
+        assert_eq!(&hex_digits(0x0123_4567_89ab_cdef), b"0123456789abcdef");
+        assert_eq!(&hex_digits(0), b"0000000000000000");
+        assert_eq!(&hex_digits(u64::MAX), b"ffffffffffffffff");
     }
 
     #[test]
