@@ -9,38 +9,73 @@ use std::borrow::Cow;
 /// The name/value pairs of `query`, in order. A part without `%` or `+` is borrowed; a part
 /// whose decoded bytes are not UTF-8 has them replaced by U+FFFD, as the standard says.
 pub fn pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> {
-    query
-        .split('&')
-        .filter(|sequence| !sequence.is_empty())
-        .map(|sequence| {
-            let (name, value) = sequence.split_once('=').unwrap_or((sequence, ""));
-            (decode(name), decode(value))
-        })
+    // Byte scans rather than `str::split`: `&` and `=` are ASCII, so every cut falls on a char
+    // boundary, and a query's few short parts do not repay `memchr`'s set-up.
+    let mut rest = Some(query);
+    std::iter::from_fn(move || {
+        loop {
+            let part = rest?;
+            let sequence = match part.bytes().position(|b| b == b'&') {
+                Some(end) => {
+                    rest = Some(&part[end + 1..]);
+                    &part[..end]
+                }
+                None => {
+                    rest = None;
+                    part
+                }
+            };
+            if sequence.is_empty() {
+                continue;
+            }
+            let (name, value) = match sequence.bytes().position(|b| b == b'=') {
+                Some(at) => (&sequence[..at], &sequence[at + 1..]),
+                None => (sequence, ""),
+            };
+            return Some((decode(name), decode(value)));
+        }
+    })
 }
 
+/// A part with its `+` and percent escapes decoded: the text between escapes is copied a run at
+/// a time.
 fn decode(part: &str) -> Cow<'_, str> {
-    if !part.bytes().any(|b| b == b'%' || b == b'+') {
-        return Cow::Borrowed(part);
-    }
+    let escape = |b: &u8| *b == b'%' || *b == b'+';
     let bytes = part.as_bytes();
+    let Some(first) = bytes.iter().position(escape) else {
+        return Cow::Borrowed(part);
+    };
     let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
+    out.extend_from_slice(&bytes[..first]);
+    let mut i = first;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
             b'%' => match (
                 bytes.get(i + 1).and_then(|b| hex(*b)),
                 bytes.get(i + 2).and_then(|b| hex(*b)),
             ) {
                 (Some(high), Some(low)) => {
                     out.push(high << 4 | low);
-                    i += 2;
+                    i += 3;
                 }
-                _ => out.push(b'%'),
+                _ => {
+                    out.push(b'%');
+                    i += 1;
+                }
             },
-            other => out.push(other),
+            _ => {
+                let end = bytes[i..]
+                    .iter()
+                    .position(escape)
+                    .map_or(bytes.len(), |n| i + n);
+                out.extend_from_slice(&bytes[i..end]);
+                i = end;
+            }
         }
-        i += 1;
     }
     match String::from_utf8(out) {
         Ok(text) => Cow::Owned(text),
