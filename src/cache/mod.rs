@@ -148,6 +148,18 @@ impl std::fmt::Debug for OriginCache {
     }
 }
 
+/// What [`OriginCache::find`] has for an origin at once.
+// The snapshot stays inline: it is the common case, and boxing it would spend the allocation
+// this split exists to save.
+#[allow(clippy::large_enum_variant)]
+pub enum Found<'a> {
+    /// The slot answers alone: a cached check's case, with nothing to wait for.
+    Now(Snapshot),
+    /// A fetch, another check's fetch, or the shared store, to wait for: boxed, so that the
+    /// future of a check that waits for none of them stays small (a cached check moves it).
+    Later(futures_util::future::BoxFuture<'a, Snapshot>),
+}
+
 impl OriginCache {
     /// A cache that fetches with `fetcher`, on tokio's clock.
     pub fn new(config: CacheConfig, fetcher: Fetcher) -> OriginCache {
@@ -240,12 +252,20 @@ impl OriginCache {
 
     /// What to answer from for `origin` now, fetching if nothing is known.
     pub async fn lookup(&self, origin: &Origin) -> Snapshot {
+        match self.find(origin) {
+            Found::Now(snapshot) => snapshot,
+            Found::Later(wait) => wait.await,
+        }
+    }
+
+    /// [`OriginCache::lookup`] in two steps: what the slot answers at once, else the wait.
+    pub fn find<'a>(&'a self, origin: &'a Origin) -> Found<'a> {
         let slot = self.slots.get_or_insert(origin);
         match self.answer_from_state(origin, &slot, Lookup::Hit) {
-            Some(snapshot) if !matches!(snapshot.basis, Basis::Dropped { .. }) => snapshot,
-            // Boxed: the waits of a miss (the fetch, the store) would otherwise make every
-            // check's future as large as theirs, and a cached check moves its future around.
-            held => Box::pin(self.lookup_further(origin, slot, held)).await,
+            Some(snapshot) if !matches!(snapshot.basis, Basis::Dropped { .. }) => {
+                Found::Now(snapshot)
+            }
+            held => Found::Later(Box::pin(self.lookup_further(origin, slot, held))),
         }
     }
 

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use robotsd_engine::{PercentDecoding, RobotsTxt};
 
-use crate::cache::{KeptBody, OriginCache, Snapshot};
+use crate::cache::{Found, KeptBody, OriginCache, Snapshot};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
 use crate::pacing::policy::PaceConfig;
@@ -207,9 +207,7 @@ impl Checker {
         if let (Some(licenses), Some((robots, target)), true) =
             (&self.licenses, licensed, answer.allowed)
         {
-            // Boxed, as the pacer's wait below: a check that waits for neither keeps a small
-            // future.
-            let reports = Box::pin(licenses.reports(&robots, &target, held_only)).await;
+            let reports = licenses.reports(&robots, &target, held_only).await;
             answer.rsl = reports.reports;
             answer.rsl_total = reports.total;
         }
@@ -241,15 +239,11 @@ impl Checker {
         }
     }
 
-    /// Reserves a fetch slot in `lane` for `answer` when `options` ask for one and the URL may
-    /// be fetched.
-    async fn pace(&self, answer: &mut Answer, lane: String, options: CheckOptions) {
-        if !options.pace {
-            return;
-        }
+    /// Reserves a fetch slot in `lane` for `answer` if the URL may be fetched.
+    async fn pace(&self, answer: &mut Answer, lane: String) {
         answer.pace = if answer.allowed {
             let crawl_delay = answer.crawl_delay.zip(answer.crawl_delay_line);
-            Paced::Slot(Box::pin(self.pacer.reserve(lane, crawl_delay)).await)
+            Paced::Slot(self.pacer.reserve(lane, crawl_delay).await)
         } else {
             Paced::Disallowed
         };
@@ -300,7 +294,12 @@ impl Checker {
         let target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
-        let snapshot = self.lookup(&target).await?;
+        self.destinations.check_origin(&target.origin)?;
+        // Only boxed futures are awaited here: a cached check's future stays small.
+        let snapshot = match self.cache.find(&target.origin) {
+            Found::Now(snapshot) => snapshot,
+            Found::Later(wait) => wait.await,
+        };
         let lane = options
             .pace
             .then(|| self.pacer.lane(&target.origin, snapshot.address()));
@@ -308,12 +307,27 @@ impl Checker {
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
-        let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
-        self.attach_licenses(&mut answer, licensed, false).await;
-        if let Some(lane) = lane {
-            self.pace(&mut answer, lane, options).await;
+        let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        if licensed.is_none() && lane.is_none() {
+            return Ok(answer);
         }
-        Ok(answer)
+        Ok(Box::pin(self.complete(answer, licensed, lane, false)).await)
+    }
+
+    /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for
+    /// them (`held_only`: fetch no license document).
+    async fn complete(
+        &self,
+        mut answer: Answer,
+        licensed: Option<(Arc<RobotsTxt>, Target)>,
+        lane: Option<String>,
+        held_only: bool,
+    ) -> Answer {
+        self.attach_licenses(&mut answer, licensed, held_only).await;
+        if let Some(lane) = lane {
+            self.pace(&mut answer, lane).await;
+        }
+        answer
     }
 
     /// [`Checker::check_with`] if it can be answered without waiting for a fetch: `Ok(None)`
@@ -330,15 +344,20 @@ impl Checker {
         let Some(snapshot) = self.cache.peek(&target.origin).await else {
             return Ok(None);
         };
-        let lane = self.pacer.lane(&target.origin, snapshot.address());
+        let lane = options
+            .pace
+            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
-        let mut answer = answer_from(&snapshot, target, agents, options.decoding)?;
-        self.attach_licenses(&mut answer, licensed, true).await;
-        self.pace(&mut answer, lane, options).await;
-        Ok(Some(answer))
+        let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        if licensed.is_none() && lane.is_none() {
+            return Ok(Some(answer));
+        }
+        Ok(Some(
+            Box::pin(self.complete(answer, licensed, lane, true)).await,
+        ))
     }
 
     /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.
