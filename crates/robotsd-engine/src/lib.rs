@@ -30,7 +30,8 @@
 //! rules (`pattern`, `percent`) at the bottom; the rule index (`index`), the parse's scratch
 //! space (`scratch`) and the usage lines' builder and terms (`usage::lines`, `usage::terms`)
 //! built on them; the parse and the core check (`robots_txt`) above those; and the readers of a
-//! parsed file (`verdict`, `usage`'s answers, `license`, the RFC mode's `robots_txt::rfc`) on top.
+//! parsed file (`verdict`, `preferences` (the usage answers), `license`, the RFC mode's
+//! `robots_txt::rfc`) on top. The same holds between modules: no two import each other.
 //!
 //! Deviations from the reference, all deliberate and documented in `docs/engine.md`: a matching
 //! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and
@@ -47,6 +48,7 @@ mod index;
 mod license;
 pub mod pattern;
 mod percent;
+mod preferences;
 mod robots_txt;
 mod scratch;
 pub mod tokenizer;
@@ -61,10 +63,11 @@ pub use diagnostics::{
 pub use escape::escape_pattern;
 pub use license::License;
 pub use percent::{PercentDecoding, UnknownPercentDecoding};
+pub use preferences::{Usage, UsageEntry, UsageLine};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
 pub use usage::vocabulary::{USAGE_VOCABULARY, UsageLabel, rsl_usage_types};
-pub use usage::{Preference, Usage, UsageEntry, UsageLine, UsageSource};
+pub use usage::{Preference, UsageSource};
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
 
 /// README.md's examples, compiled and run as doctests so they cannot go stale.

@@ -9,9 +9,9 @@ use std::borrow::Cow;
 use super::diagnostics::{Diagnostic, ParseStats};
 use super::index::{Best, RuleIndex};
 use super::percent::{PercentDecoding, Side, rfc_form};
+use super::preferences::{Usage, UsageEntry, UsageLine};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
 use super::url_path::path_params_query;
-use super::usage::{Usage, UsageEntry, UsageLine};
 
 /// The answer to "may these agents fetch this URL?".
 #[derive(Debug, Clone)]
