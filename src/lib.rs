@@ -8,9 +8,11 @@
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
 //!   the time of a [`clock`]; [`kept`]: the bounds on, and the price of, what its entries
 //!   keep of text a site controls.
+//! - [`pace_policy`]: the pure state machine of fetch slots per origin and the sites'
+//!   pushback, which both the store and [`pacing`] run.
 //! - [`store`]: the shared store behind the cache (Redis), for a fleet of replicas.
-//! - [`pacing`]: politeness for the whole fleet: fetch slots per origin and the sites'
-//!   pushback; its rules are the pure state machine [`pacing::policy`].
+//! - [`pacing`]: politeness for the whole fleet: slots handed out in the store, or locally
+//!   while it is down.
 //! - [`checker`]: URL + agents → answer, joining the above; [`bounds`]: the bounds every
 //!   answer keeps, whatever the file behind it holds.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service; [`ui`]: the tester page it
@@ -37,6 +39,7 @@ pub mod hex;
 pub mod kept;
 pub mod metrics;
 pub mod origin;
+pub mod pace_policy;
 pub mod pacing;
 pub mod page;
 pub mod rsl;

@@ -16,7 +16,7 @@ use robotsd_engine::{PercentDecoding, RobotsTxt};
 use crate::cache::{Found, KeptBody, OriginCache, Snapshot};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
-use crate::pacing::policy::PaceConfig;
+use crate::pace_policy::PaceConfig;
 use crate::pacing::{PaceView, Pacer};
 use crate::rsl::Licenses;
 use crate::user_agent::{UserAgentError, product_token};

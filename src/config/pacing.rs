@@ -6,8 +6,8 @@
 use std::time::Duration;
 
 use super::{ConfigError, parse_duration, parse_size};
+use crate::pace_policy::{PaceConfig, PaceConfigError};
 use crate::pacing::PaceKey;
-use crate::pacing::policy::{PaceConfig, PaceConfigError};
 
 /// Where [`PaceConfig`] sits in [`super::Settings`], to name the flag of a field.
 const POLICY: &str = "pacing.policy";

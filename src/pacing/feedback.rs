@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use super::policy::{Signal, millis};
 use crate::clock::Timestamp;
+use crate::pace_policy::{Signal, millis};
 
 /// One page fetch as a worker saw it: a status, or a timeout.
 #[derive(Debug, Clone, PartialEq, Eq)]

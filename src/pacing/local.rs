@@ -1,12 +1,12 @@
 //! The pacing state this replica keeps itself: the whole story without a shared store, the
 //! fallback while the store is down, and this replica's view of the fleet's state otherwise.
 //! Bounded in bytes like the cache, and forgotten once it can no longer matter
-//! ([`super::policy::PaceConfig::keep`]).
+//! ([`crate::pace_policy::PaceConfig::keep`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::policy::PaceState;
+use crate::pace_policy::PaceState;
 
 /// Bytes an entry costs beyond its key: the state, the lock, the `Arc` and moka's bookkeeping.
 const ENTRY_OVERHEAD: u32 = 160;

@@ -2,7 +2,8 @@
 //! workers may fetch from an origin, so that the site sees one fleet keeping its crawl-delay,
 //! and slows that fleet down when the site pushes back.
 //!
-//! The rules are the pure state machine [`policy`], on milliseconds of an injected clock. The
+//! The rules are the pure state machine [`crate::pace_policy`], on milliseconds of an injected
+//! clock, a layer below this one and the store, which both run it. The
 //! [`Pacer`] runs them where the state is kept: in the shared store when there is one (one
 //! atomic step there, on the store's own clock, through the store port), and otherwise, or
 //! while the store is down, in a bounded table of this replica's own ([`local`]). A reservation
@@ -12,17 +13,16 @@ pub mod answer;
 mod feedback;
 pub mod lane;
 mod local;
-pub mod policy;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
+use crate::pace_policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};
 use crate::store::{PaceReading, Store};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
 pub use lane::PaceKey;
 use local::LocalPaces;
-use policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};
 
 /// Where the interval of a reservation came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]

@@ -5,7 +5,7 @@ use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::*;
 use crate::clock::TokioClock;
-use crate::pacing::policy::Signal;
+use crate::pace_policy::Signal;
 use crate::store::{BodyWrite, Encoded, MemoryStore, SharedStore, StoreError, StoreSettings};
 
 const ORIGIN: &str = "https://example.com";

@@ -12,7 +12,7 @@ use futures_util::future::{BoxFuture, FutureExt as _};
 use super::record::{Encoded, MAX_META_BYTES};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
-use crate::pacing::policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
+use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
 
 #[derive(Debug, Default)]
 struct Inner {

@@ -30,7 +30,7 @@ pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTarget, Red
 pub use sentinel::SentinelConfig;
 
 use crate::clock::Clock;
-use crate::pacing::policy::{PaceState, Signal, SlotGrant, SlotRequest};
+use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest};
 
 /// Why a store call did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

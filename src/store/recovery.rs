@@ -75,7 +75,7 @@ mod tests {
 
     use super::*;
     use crate::clock::TokioClock;
-    use crate::pacing::policy::{Signal, SlotGrant, SlotRequest};
+    use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
     use crate::store::{BodyWrite, Encoded, PaceReading, SharedStore, StoreError, StoreSettings};
 
     /// A store that fails every call until it is switched back on.

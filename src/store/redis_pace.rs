@@ -5,14 +5,14 @@
 //!
 //! Each change is one script, so that it is atomic however many replicas call it at once, and
 //! reads Redis's `TIME`, so that the replicas' clocks do not enter into it. The scripts do the
-//! arithmetic of [`crate::pacing::policy`] in Lua, on the same integers; a test runs the same
+//! arithmetic of [`crate::pace_policy`] in Lua, on the same integers; a test runs the same
 //! sequence of operations through both and compares them.
 
 use std::time::Duration;
 
 use super::redis_store::{RedisStore, eval};
 use super::{PaceReading, StoreError};
-use crate::pacing::policy::{
+use crate::pace_policy::{
     MAX_SLOWDOWN, PaceState, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS, Signal, SlotGrant,
     SlotRequest, UNSLOWED, millis,
 };

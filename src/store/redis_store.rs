@@ -24,7 +24,7 @@ use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelConfig, SentinelMaster};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
-use crate::pacing::policy::{Signal, SlotGrant, SlotRequest};
+use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
 
 /// Which Redis robotsd shares through.

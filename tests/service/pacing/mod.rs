@@ -312,7 +312,7 @@ async fn with_redis_killed_replicas_pace_locally_and_fleet_wide_again_when_it_re
 /// operations, at the times Redis ran them, give the same slots and states to the millisecond.
 #[tokio::test]
 async fn the_redis_script_agrees_with_the_policy() {
-    use robotsd::pacing::policy::{PaceState, Signal, SlotRequest};
+    use robotsd::pace_policy::{PaceState, Signal, SlotRequest};
     use robotsd::store::{RedisConfig, RedisStore, RedisTarget, SharedStore};
 
     let redis = RedisServer::start().await;
