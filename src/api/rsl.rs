@@ -121,11 +121,11 @@ pub struct RslSourceJson {
     pub status: Option<u16>,
     /// When it was fetched (RFC 3339).
     pub fetched_at: Option<String>,
-    /// When the copy expires (RFC 3339): lifetimes as for robots.txt.
-    pub expires_at: Option<String>,
     /// SHA-256 (lower-case hex) of the document's bytes, so that a crawler can record which
     /// version of the terms it acted on.
     pub sha256: Option<String>,
+    /// When the copy expires (RFC 3339): lifetimes as for robots.txt.
+    pub expires_at: Option<String>,
     /// Bytes read.
     pub bytes: Option<usize>,
     /// The URL it came from, after redirects.

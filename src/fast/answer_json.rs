@@ -11,6 +11,7 @@
 
 use std::time::SystemTime;
 
+use crate::cache::Lookup;
 use crate::checker::{Answer, Paced, Source, UsageItem};
 use crate::pacing::answer::PaceJson;
 use crate::rsl::RslReport;
@@ -184,18 +185,66 @@ fn preferences(out: &mut Vec<u8>, items: &[UsageItem]) {
 }
 
 fn source(out: &mut Vec<u8>, source: &Source) {
+    let backoff = source.backoff.as_ref().map(|backoff| BackoffMembers {
+        since: backoff.since,
+        failures: backoff.failures,
+        next_retry: backoff.next_retry,
+        until: Some(backoff.until),
+        last_error: &backoff.last_error,
+    });
+    source_members(
+        out,
+        &SourceMembers {
+            status: source.status,
+            fetched_at: source.fetched_at,
+            sha256: source.sha256.as_ref(),
+            expires_at: source.expires_at,
+            bytes: source.bytes,
+            final_url: source.final_url.as_deref(),
+            cache: source.cache,
+            backoff,
+        },
+    );
+}
+
+/// Where a fetched document came from, as an answer shows it: the robots.txt's `robots` and
+/// each license document's `source` alike, in one order (that of `RobotsSourceJson` and
+/// `RslSourceJson`).
+pub(super) struct SourceMembers<'a> {
+    pub status: Option<u16>,
+    pub fetched_at: Option<SystemTime>,
+    pub sha256: Option<&'a [u8; 32]>,
+    pub expires_at: Option<SystemTime>,
+    pub bytes: Option<usize>,
+    pub final_url: Option<&'a str>,
+    pub cache: Lookup,
+    pub backoff: Option<BackoffMembers<'a>>,
+}
+
+/// A run of failures in a [`SourceMembers`].
+pub(super) struct BackoffMembers<'a> {
+    pub since: SystemTime,
+    pub failures: u32,
+    pub next_retry: SystemTime,
+    /// When the answer's basis ends (robots.txt only: `None` leaves the member out).
+    pub until: Option<Option<SystemTime>>,
+    pub last_error: &'a str,
+}
+
+/// Writes a [`SourceMembers`] object.
+pub(super) fn source_members(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
     out.extend_from_slice(br#"{"status":"#);
     optional(out, source.status, number);
     out.extend_from_slice(br#","fetched_at":"#);
     optional(out, source.fetched_at, timestamp);
     out.extend_from_slice(br#","sha256":"#);
-    optional(out, source.sha256.as_ref(), crate::hex::push_quoted_digest);
+    optional(out, source.sha256, crate::hex::push_quoted_digest);
     out.extend_from_slice(br#","expires_at":"#);
     optional(out, source.expires_at, timestamp);
     out.extend_from_slice(br#","bytes":"#);
     optional(out, source.bytes, number);
     out.extend_from_slice(br#","final_url":"#);
-    optional(out, source.final_url.as_deref(), string);
+    optional(out, source.final_url, string);
     out.extend_from_slice(br#","cache":""#);
     out.extend_from_slice(source.cache.as_str().as_bytes());
     out.extend_from_slice(br#"","backoff":"#);
@@ -207,10 +256,12 @@ fn source(out: &mut Vec<u8>, source: &Source) {
             number(out, backoff.failures);
             out.extend_from_slice(br#","next_retry":"#);
             timestamp(out, backoff.next_retry);
-            out.extend_from_slice(br#","until":"#);
-            optional(out, backoff.until, timestamp);
+            if let Some(until) = backoff.until {
+                out.extend_from_slice(br#","until":"#);
+                optional(out, until, timestamp);
+            }
             out.extend_from_slice(br#","last_error":"#);
-            string(out, &backoff.last_error);
+            string(out, backoff.last_error);
             out.push(b'}');
         }
         None => out.extend_from_slice(b"null"),

@@ -5,7 +5,9 @@
 //!
 //! [`RslJson`]: crate::api::types::RslJson
 
-use super::answer_json::{list, number, optional, string, timestamp, total, truncated};
+use super::answer_json::{
+    BackoffMembers, SourceMembers, list, number, optional, source_members, string, total, truncated,
+};
 use crate::rsl::document::{Payment, Scope};
 use crate::rsl::{Content, RslReport, RslSource};
 
@@ -104,34 +106,24 @@ fn write_payment(out: &mut Vec<u8>, payment: &Payment) {
 }
 
 fn write_source(out: &mut Vec<u8>, source: &RslSource) {
-    out.extend_from_slice(br#"{"status":"#);
-    optional(out, source.status, number);
-    out.extend_from_slice(br#","fetched_at":"#);
-    optional(out, source.fetched_at, timestamp);
-    out.extend_from_slice(br#","expires_at":"#);
-    optional(out, source.expires_at, timestamp);
-    out.extend_from_slice(br#","sha256":"#);
-    optional(out, source.sha256.as_ref(), crate::hex::push_quoted_digest);
-    out.extend_from_slice(br#","bytes":"#);
-    optional(out, source.bytes, number);
-    out.extend_from_slice(br#","final_url":"#);
-    optional(out, source.final_url.as_deref(), string);
-    out.extend_from_slice(br#","cache":""#);
-    out.extend_from_slice(source.cache.as_str().as_bytes());
-    out.extend_from_slice(br#"","backoff":"#);
-    match &source.backoff {
-        Some(backoff) => {
-            out.extend_from_slice(br#"{"since":"#);
-            timestamp(out, backoff.since);
-            out.extend_from_slice(br#","failures":"#);
-            number(out, backoff.failures);
-            out.extend_from_slice(br#","next_retry":"#);
-            timestamp(out, backoff.next_retry);
-            out.extend_from_slice(br#","last_error":"#);
-            string(out, &backoff.last_error);
-            out.push(b'}');
-        }
-        None => out.extend_from_slice(b"null"),
-    }
-    out.push(b'}');
+    let backoff = source.backoff.as_ref().map(|backoff| BackoffMembers {
+        since: backoff.since,
+        failures: backoff.failures,
+        next_retry: backoff.next_retry,
+        until: None,
+        last_error: &backoff.last_error,
+    });
+    source_members(
+        out,
+        &SourceMembers {
+            status: source.status,
+            fetched_at: source.fetched_at,
+            sha256: source.sha256.as_ref(),
+            expires_at: source.expires_at,
+            bytes: source.bytes,
+            final_url: source.final_url.as_deref(),
+            cache: source.cache,
+            backoff,
+        },
+    );
 }
