@@ -295,23 +295,27 @@ impl Checker {
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         self.destinations.check_origin(&target.origin)?;
-        // Only boxed futures are awaited here: a cached check's future stays small.
-        let snapshot = match self.cache.find(&target.origin) {
-            Found::Now(snapshot) => snapshot,
-            Found::Later(wait) => wait.await,
+        // Only boxed futures are awaited here, and the snapshot and the answer are out of scope
+        // by the second await: a cached check's future stays small, since it is moved around.
+        let completing = {
+            let snapshot = match self.cache.find(&target.origin) {
+                Found::Now(snapshot) => snapshot,
+                Found::Later(wait) => wait.await,
+            };
+            let lane = options
+                .pace
+                .then(|| self.pacer.lane(&target.origin, snapshot.address()));
+            let licensed = options
+                .licenses
+                .then(|| self.licensed(&snapshot, &target))
+                .flatten();
+            let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+            if licensed.is_none() && lane.is_none() {
+                return Ok(answer);
+            }
+            Box::pin(self.complete(answer, licensed, lane, false))
         };
-        let lane = options
-            .pace
-            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
-        let licensed = options
-            .licenses
-            .then(|| self.licensed(&snapshot, &target))
-            .flatten();
-        let answer = answer_from(&snapshot, target, agents, options.decoding)?;
-        if licensed.is_none() && lane.is_none() {
-            return Ok(answer);
-        }
-        Ok(Box::pin(self.complete(answer, licensed, lane, false)).await)
+        Ok(completing.await)
     }
 
     /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for
