@@ -166,8 +166,9 @@ pub struct Source {
     pub bytes: Option<usize>,
     /// The URL it came from, after redirects.
     pub final_url: Option<String>,
-    /// The current backoff, if the origin's robots.txt is unreachable.
-    pub backoff: Option<BackoffState>,
+    /// The current backoff, if the origin's robots.txt is unreachable. Boxed, as
+    /// [`Paced::Slot`] is: most answers have none.
+    pub backoff: Option<Box<BackoffState>>,
 }
 
 /// A run of failures, for the answer.
@@ -236,8 +237,9 @@ pub enum Paced {
     NotAsked,
     /// It asked, but the URL may not be fetched: nothing was reserved.
     Disallowed,
-    /// A slot, or when to ask again.
-    Slot(Pace),
+    /// A slot, or when to ask again. Boxed: most answers have none, and an answer is moved
+    /// from layer to layer on its way out.
+    Slot(Box<Pace>),
 }
 
 /// What robotsd holds for an origin, in the terms of `/v1/robots`.
@@ -434,12 +436,14 @@ pub fn source(snapshot: &Snapshot) -> Source {
         expires_at: copy.map(|c| c.expires_at.to_system()),
         bytes: meta.map(|m| m.bytes),
         final_url: meta.map(|m| m.final_url.as_str().to_owned()),
-        backoff: backoff.map(|b| BackoffState {
-            since: b.since.to_system(),
-            failures: b.failures,
-            next_retry: b.next_retry.to_system(),
-            until: b.until.map(|t| t.to_system()),
-            last_error: b.reason.clone(),
+        backoff: backoff.map(|b| {
+            Box::new(BackoffState {
+                since: b.since.to_system(),
+                failures: b.failures,
+                next_retry: b.next_retry.to_system(),
+                until: b.until.map(|t| t.to_system()),
+                last_error: b.reason.clone(),
+            })
         }),
     }
 }

@@ -243,7 +243,7 @@ impl Checker {
     async fn pace(&self, answer: &mut Answer, lane: String) {
         answer.pace = if answer.allowed {
             let crawl_delay = answer.crawl_delay.zip(answer.crawl_delay_line);
-            Paced::Slot(self.pacer.reserve(lane, crawl_delay).await)
+            Paced::Slot(Box::new(self.pacer.reserve(lane, crawl_delay).await))
         } else {
             Paced::Disallowed
         };

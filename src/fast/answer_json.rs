@@ -95,7 +95,7 @@ pub fn pace_member(paced: &Paced) -> Option<Option<PaceJson>> {
     match paced {
         Paced::NotAsked => None,
         Paced::Disallowed => Some(None),
-        Paced::Slot(pace) => Some(Some(pace.into())),
+        Paced::Slot(pace) => Some(Some((&**pace).into())),
     }
 }
 

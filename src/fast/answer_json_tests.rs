@@ -121,15 +121,15 @@ fn full() -> Answer {
             expires_at: Some(at(1_795_086_400)),
             bytes: Some(512_000),
             final_url: Some("https://www.example.com/robots.txt".into()),
-            backoff: Some(BackoffState {
+            backoff: Some(Box::new(BackoffState {
                 since: at(1_795_000_100),
                 failures: 3,
                 next_retry: at(1_795_003_700),
                 until: Some(at(1_795_043_300)),
                 last_error: "connection refused".into(),
-            }),
+            })),
         }),
-        pace: Paced::Slot(pace()),
+        pace: Paced::Slot(Box::new(pace())),
     }
 }
 
@@ -441,7 +441,12 @@ fn every_variant() {
         };
         pace.slowdown = [1.0, 2.5, 64.0][i % 3];
         pace.retry_after_until = None;
-        answer.pace = [Paced::NotAsked, Paced::Disallowed, Paced::Slot(pace)][i % 3].clone();
+        answer.pace = [
+            Paced::NotAsked,
+            Paced::Disallowed,
+            Paced::Slot(Box::new(pace)),
+        ][i % 3]
+            .clone();
         assert_same(&answer);
     }
 }
