@@ -13,9 +13,11 @@
 //! | [`timestamp`]: RFC 3339 without `fmt` | `humantime::format_rfc3339_seconds` | proptest equality over the years 1970–9999 | 37,100 → 34,500 (with fewer `Display` round trips) |
 //!
 //! Not here, because they replace no library: the pre-sized response buffer
-//! (`api::json`, 75,700 → 66,800) and the pre-resolved metric series (`metrics`, 31,200 →
-//! 30,900). Anything new on this list needs the same three things: a measured saving, a
-//! reference it is tested against, and a row above.
+//! (`api::json`, 75,700 → 66,800), the pre-resolved metric series (`metrics`, 31,200 →
+//! 30,900, and each route's own since, in `metrics::RouteSeries`), and the edge answering
+//! `GET /v1/check` without the router (`server::edge`, 37,400 → 31,700; BENCHMARKS.md has that
+//! session's steps and where a check's instructions go now). Anything new on this list needs the
+//! same three things: a measured saving, a reference it is tested against, and a row above.
 
 pub mod answer_json;
 pub mod query;
