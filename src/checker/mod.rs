@@ -432,16 +432,17 @@ impl Checker {
 
 /// The product tokens of the `ua` values.
 pub fn tokens<S: AsRef<str>>(user_agents: &[S]) -> Result<Vec<AgentToken>, CheckError> {
-    let agents = user_agents
-        .iter()
-        .flat_map(|ua| crate::user_agent::agents_in(ua.as_ref()))
-        .map(|ua| {
-            Ok(AgentToken {
-                input: ua.to_string(),
-                token: product_token(ua)?.to_string(),
-            })
-        })
-        .collect::<Result<Vec<_>, CheckError>>()?;
+    // Loops rather than a fallible collect over a flat map: a check runs this for every `ua`.
+    let mut agents = Vec::with_capacity(user_agents.len());
+    for ua in user_agents {
+        for part in crate::user_agent::agents_in(ua.as_ref()) {
+            let token = product_token(part)?;
+            agents.push(AgentToken {
+                input: part.to_owned(),
+                token: token.to_owned(),
+            });
+        }
+    }
     if agents.is_empty() {
         // None given, or only empty parts of a list (`,`).
         return match user_agents.first() {
