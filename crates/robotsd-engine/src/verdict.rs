@@ -229,15 +229,22 @@ impl<'a> AppliedGroups<'a> {
     /// The merged groups, in file order.
     pub fn groups(&self) -> impl Iterator<Item = Group<'a>> + 'a {
         let robots = self.robots;
-        self.group_ids()
-            .into_iter()
-            .map(move |id| Group { robots, id })
+        let ids = self.group_ids();
+        (0..ids.len()).map(move |i| Group { robots, id: ids[i] })
     }
 
-    fn group_ids(&self) -> Vec<u32> {
+    /// The merged groups' ids, ascending, each once: one set's own list as it is (the common
+    /// case, read on every check, so without an allocation), else the sets' lists merged.
+    fn group_ids(&self) -> Cow<'a, [u32]> {
         let robots = self.robots;
         let mut ids: Vec<u32> = match &self.sets {
-            SetList::One(set) => robots.set_group_ids(*set).to_vec(),
+            SetList::One(set) => {
+                let ids = robots.set_group_ids(*set);
+                if ids.is_sorted_by(|a, b| a < b) {
+                    return Cow::Borrowed(ids);
+                }
+                ids.to_vec()
+            }
             SetList::Many(sets) => sets
                 .iter()
                 .flat_map(|&s| robots.set_group_ids(s).iter().copied())
@@ -245,7 +252,7 @@ impl<'a> AppliedGroups<'a> {
         };
         ids.sort_unstable();
         ids.dedup();
-        ids
+        Cow::Owned(ids)
     }
 
     /// Every `user-agent` line of the merged groups, in file order.
@@ -259,8 +266,8 @@ impl<'a> AppliedGroups<'a> {
     pub fn agent_count(&self) -> usize {
         let robots = self.robots;
         self.group_ids()
-            .into_iter()
-            .map(|id| {
+            .iter()
+            .map(|&id| {
                 let (a, b) = robots.groups[id as usize].agents;
                 (b - a) as usize
             })
