@@ -115,15 +115,14 @@ impl GroupInfo {
     /// The groups as an answer shows them: their first agents, each cut to the bound.
     pub fn of(groups: &robotsd_engine::AppliedGroups<'_>) -> GroupInfo {
         let mut truncated = false;
-        let (agents, lines) = groups
-            .agents()
-            .take(bounds::MAX_GROUP_AGENTS)
-            .map(|a| {
-                let (value, cut) = bounds::cut_owned(&a.value, bounds::MAX_AGENT_JSON_BYTES);
-                truncated |= cut;
-                (value, a.line)
-            })
-            .unzip::<_, _, Vec<_>, Vec<_>>();
+        // A loop rather than an unzip of a map: every check reads its group.
+        let (mut agents, mut lines) = (Vec::new(), Vec::new());
+        for agent in groups.agents().take(bounds::MAX_GROUP_AGENTS) {
+            let (value, cut) = bounds::cut_owned(&agent.value, bounds::MAX_AGENT_JSON_BYTES);
+            truncated |= cut;
+            agents.push(value);
+            lines.push(agent.line);
+        }
         let agents_total = if agents.len() < bounds::MAX_GROUP_AGENTS {
             agents.len()
         } else {
