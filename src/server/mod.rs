@@ -203,7 +203,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
     };
     let (router, labels) = public_routes(&state, with_admin);
     let inner = compression::compressed(routed(router, &state));
-    let edge = edge_layer(&state, labels, guard).answering_checks(state.clone());
+    let edge = edge_layer(&state, labels, guard, Some(state.clone()));
     tower::ServiceBuilder::new().layer(edge).service(inner)
 }
 
@@ -220,7 +220,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);
     let inner = routed(api::admin_router(state.clone()), &state);
-    let edge = edge_layer(&state, labels, guard);
+    let edge = edge_layer(&state, labels, guard, None);
     tower::ServiceBuilder::new().layer(edge).service(inner)
 }
 
@@ -234,10 +234,21 @@ fn routed(router: Router, state: &AppState) -> impl App + use<> {
         .service(router)
 }
 
-/// The edge (limits, panics, metrics, logs), common to both apps. It wraps the router as a
-/// whole: see [`edge`] for why.
-fn edge_layer(state: &AppState, routes: RouteLabels, guard: Guard) -> EdgeLayer {
-    EdgeLayer::new(state.metrics.clone(), routes, guard, state.access_log)
+/// The edge (limits, panics, metrics, logs), common to both apps, answering checks itself with
+/// `checks`. It wraps the router as a whole: see [`edge`] for why.
+fn edge_layer(
+    state: &AppState,
+    routes: RouteLabels,
+    guard: Guard,
+    checks: Option<AppState>,
+) -> EdgeLayer {
+    EdgeLayer::new(
+        state.metrics.clone(),
+        routes,
+        guard,
+        state.access_log,
+        checks,
+    )
 }
 
 /// Serves until `shutdown` completes, then drains within `limits.shutdown_grace`.
