@@ -135,14 +135,6 @@ fn names_licenses(snapshot: &Snapshot) -> Option<Arc<RobotsTxt>> {
     }
 }
 
-/// An answer as [`Checker::answering`] has it: ready, or with its last step still to await.
-// The answer stays inline: it is the common case, and boxing it would spend an allocation.
-#[allow(clippy::large_enum_variant)]
-enum Answering<'a> {
-    Ready(Answer),
-    Completing(futures_util::future::BoxFuture<'a, Answer>),
-}
-
 /// Checks URLs: origin → destination policy → cache → engine. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Checker {
@@ -310,38 +302,20 @@ impl Checker {
                 Found::Now(snapshot) => snapshot,
                 Found::Later(wait) => wait.await,
             };
-            match self.answering(&snapshot, target, agents, options, false)? {
-                Answering::Ready(answer) => return Ok(answer),
-                Answering::Completing(completing) => completing,
+            let lane = options
+                .pace
+                .then(|| self.pacer.lane(&target.origin, snapshot.address()));
+            let licensed = options
+                .licenses
+                .then(|| self.licensed(&snapshot, &target))
+                .flatten();
+            let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+            if licensed.is_none() && lane.is_none() {
+                return Ok(answer);
             }
+            Box::pin(self.complete(answer, licensed, lane, false))
         };
         Ok(completing.await)
-    }
-
-    /// The answer from `snapshot`, ready, or with the step that completes it (license reports,
-    /// a fetch slot) when `options` ask for one; `held_only`: that step fetches no license
-    /// document.
-    fn answering(
-        &self,
-        snapshot: &Snapshot,
-        target: Target,
-        agents: Vec<AgentToken>,
-        options: CheckOptions,
-        held_only: bool,
-    ) -> Result<Answering<'_>, CheckError> {
-        let lane = options
-            .pace
-            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
-        let licensed = options
-            .licenses
-            .then(|| self.licensed(snapshot, &target))
-            .flatten();
-        let answer = answer_from(snapshot, target, agents, options.decoding)?;
-        Ok(if licensed.is_none() && lane.is_none() {
-            Answering::Ready(answer)
-        } else {
-            Answering::Completing(Box::pin(self.complete(answer, licensed, lane, held_only)))
-        })
     }
 
     /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for
@@ -374,10 +348,20 @@ impl Checker {
         let Some(snapshot) = self.cache.peek(&target.origin).await else {
             return Ok(None);
         };
-        match self.answering(&snapshot, target, agents, options, true)? {
-            Answering::Ready(answer) => Ok(Some(answer)),
-            Answering::Completing(completing) => Ok(Some(completing.await)),
+        let lane = options
+            .pace
+            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
+        let licensed = options
+            .licenses
+            .then(|| self.licensed(&snapshot, &target))
+            .flatten();
+        let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        if licensed.is_none() && lane.is_none() {
+            return Ok(Some(answer));
         }
+        Ok(Some(
+            Box::pin(self.complete(answer, licensed, lane, true)).await,
+        ))
     }
 
     /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.
