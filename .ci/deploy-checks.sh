@@ -64,6 +64,9 @@ import jsonschema
 import yaml
 from helm_python import _native
 
+sys.path.insert(0, ".ci")  # the checks kept in modules of their own beside this script
+import chart_fleet_checks as fleet  # noqa: E402
+
 CHART = "helm/robotsd"
 RELEASE, NAMESPACE = "robotsd", "crawling"
 KUBE_VERSIONS = ["1.30.0", "1.37.0"]  # the chart's kubeVersion minimum, the newest bundled
@@ -208,6 +211,12 @@ WRONG_VALUES = [
      False),
     ("autoscaling.minReplicas above maxReplicas",
      {"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, False),
+    ("workload.kind: DaemonSet", {"workload": {"kind": "DaemonSet"}}, True),
+    ("config.fleetSize: 0", {"config": {"fleetSize": 0}}, True),
+    ("config.fleetSize below replicaCount (sites get more than their crawl-delay)",
+     {"config": {"fleetSize": 2}, "replicaCount": 3}, False),
+    ("config.fleetSize below autoscaling.maxReplicas",
+     {"config": {"fleetSize": 4}, "autoscaling": {"enabled": True, "maxReplicas": 6}}, False),
 ]
 
 
@@ -476,7 +485,7 @@ def check_promises(label, values, docs, monitor_api):
     by_kind = {}
     for _, d in docs:
         by_kind.setdefault(d["kind"], []).append(d)
-    deployment = by_kind["Deployment"][0]
+    deployment = fleet.workload(docs)
     pod = deployment["spec"]["template"]["spec"]
     container = pod["containers"][0]
     env = {e["name"]: e for e in container.get("env", [])}
@@ -484,6 +493,8 @@ def check_promises(label, values, docs, monitor_api):
 
     # Settings: exactly the config values that are set become ROBOTSD_* variables.
     for name in config_envs():
+        if name in fleet.FLEET_ENVS:
+            continue  # set from the workload, not from config alone: fleet.check_workload
         key = re.sub(r"_([a-z])", lambda m: m.group(1).upper(),
                      name[len("ROBOTSD_"):].lower())
         value = config.get(key)
@@ -498,12 +509,16 @@ def check_promises(label, values, docs, monitor_api):
             problems.append(f"{name}: config.{key}={value!r} but rendered={name in env}")
     if label.startswith("full"):
         # Sentinel replaces the URL: its settings are the sentinel values' to reach.
-        missing = [n for n in config_envs() if n not in env and n not in SENTINEL_ENVS]
+        missing = [n for n in config_envs() if n not in env and n not in SENTINEL_ENVS
+                   and n not in fleet.FLEET_ENVS]
         if missing:
             problems.append(f"the full values leave settings unreachable: {missing}")
         # A tripwire: a new setting must reach the chart (values, schema, the full values here).
-        if len(config_envs()) != 65:
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 65")
+        # The fleet settings count once src/config/ reads them (they land with the binary's
+        # --fleet-size); the chart renders them either way.
+        expected = 65 + len(set(fleet.FLEET_ENVS) & set(config_envs()))
+        if len(config_envs()) != expected:
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected {expected}")
 
     if label.startswith("sentinel"):
         missing = [n for n in SENTINEL_ENVS if n not in env]
@@ -579,7 +594,9 @@ def check_promises(label, values, docs, monitor_api):
         if (kind in by_kind) != bool(wanted):
             problems.append(f"{kind} rendered={kind in by_kind}, expected {bool(wanted)}")
     if merged["autoscaling"]["enabled"] == ("replicas" in deployment["spec"]):
-        problems.append("Deployment replicas must be set exactly when autoscaling is off")
+        problems.append(f"{deployment['kind']} replicas must be set exactly when autoscaling "
+                        "is off")
+    problems += fleet.check_workload(merged, docs)
 
     # NetworkPolicy egress: DNS on 53 UDP/TCP and 80/443 TCP, the shared store's ports when one
     # is configured, plus networkPolicy.egress.extra.
@@ -674,13 +691,23 @@ def check_documented_installs():
             continue
         validate_documents(where, docs)
         config = helm.Chart.load(CHART).merge_values(values)["config"]
-        deployment = next(d for _, d in docs if d["kind"] == "Deployment")
+        deployment = fleet.workload(docs)
         limit = deployment["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["memory"]
         if size(limit) < memory_needed(config):
             fail(f"{where}: memory limit {limit} below the {memory_needed(config) // MIB}Mi its "
                  "settings need (docs/deploy.md, Memory)")
             continue
         print(f"ok   {where}")
+
+
+def check_fleet():
+    print("\n== fleet pacing: ROBOTSD_FLEET_SIZE and ROBOTSD_FLEET_INDEX as each install sets them")
+    merge = helm.Chart.load(CHART).merge_values
+    for name, problems in fleet.check_fleet_cases(render, documents, with_contact, merge):
+        for problem in problems:
+            fail(f"{name}: {problem}")
+        if not problems:
+            print(f"ok   {name}")
 
 
 def check_render():
@@ -708,7 +735,7 @@ def check_render():
                      and d["metadata"].get("annotations", {}).get("helm.sh/hook") == "test"]
             runs.append({
                 "name": name,
-                "env": {e["name"]: e.get("value", "<from secret>")
+                "env": {e["name"]: fleet.run_value(e)
                         for e in container.get("env", []) if e["name"].startswith("ROBOTSD_")},
                 "probe_admin": container["readinessProbe"]["httpGet"]["port"] == "admin",
                 "test_script": tests[0]["spec"]["containers"][0]["command"][-1] if tests else "",
@@ -729,12 +756,15 @@ def check_deploy_manifests():
         with open(path, encoding="utf-8") as f:
             docs = [(path, d) for d in yaml.safe_load_all(f) if d]
         validate_documents(path, docs)
+        for problem in fleet.check_manifest_fleet(docs):
+            fail(f"{path}: {problem}")
 
 
 WORK = sys.argv[1]
 check_versions()
 check_lint()
 check_wrong_values()
+check_fleet()
 check_render()
 check_documented_installs()
 check_deploy_manifests()
@@ -817,6 +847,8 @@ if tls:
         env[k] = files[k]
     if "ROBOTSD_REDIS_URL" in env:
         env["ROBOTSD_REDIS_URL"] = env["ROBOTSD_REDIS_URL"].replace("redis://", "rediss://", 1)
+if env.get("ROBOTSD_FLEET_INDEX") == "<pod index>":
+    env["ROBOTSD_FLEET_INDEX"] = "0"  # the first pod's ordinal, as its label would give it
 if "ROBOTSD_REDIS_SENTINEL" in env:
     # Sentinels on loopback ports nothing listens on: robotsd starts and answers with its store
     # down (the chart's names would be looked up in DNS, which this machine cannot answer).
@@ -874,6 +906,23 @@ PY
   grep -q '^robotsd_build_info{version=' <<<"$metrics"
   if [ -n "$probe_admin" ]; then probe_port="admin"; else probe_port="http"; fi
   echo "ok   /readyz, /livez and /metrics on the $probe_port port"
+  # The fleet settings reached robotsd as rendered (a binary from before --fleet-size has no
+  # such series; it ignores the variables).
+  if grep -q '^robotsd_pace_fleet_size ' <<<"$metrics"; then
+    for pair in "ROBOTSD_FLEET_SIZE robotsd_pace_fleet_size" \
+                "ROBOTSD_FLEET_INDEX robotsd_pace_fleet_index"; do
+      read -r variable series <<<"$pair"
+      want=$(printf '%s\n' "${env_args[@]}" | sed -n "s/^$variable=//p")
+      got=$(sed -n "s/^$series //p" <<<"$metrics")
+      if [ "$got" != "${want:--1}" ]; then
+        echo "FAIL $series is '$got', but the rendering set $variable='$want'" >&2
+        exit 1
+      fi
+    done
+    echo "ok   robotsd_pace_fleet_size and robotsd_pace_fleet_index as rendered"
+  else
+    echo "note: this robotsd exports no robotsd_pace_fleet_size (built before --fleet-size)"
+  fi
   # The pod's environment, with the Service's URLs turned into the loopback ones.
   env "${test_env[@]}" READYZ_URL="http://127.0.0.1:$admin_port/readyz" \
     EVALUATE_URL="http://127.0.0.1:$port/v1/evaluate" \

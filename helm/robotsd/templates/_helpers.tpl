@@ -230,6 +230,45 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- end }}
 
 {{/*
+The most pods this release runs: replicaCount, or autoscaling.maxReplicas with the autoscaler
+on (at least 1).
+*/}}
+{{- define "robotsd.maxPods" -}}
+{{- $pods := .Values.replicaCount }}
+{{- if .Values.autoscaling.enabled }}
+{{- $pods = .Values.autoscaling.maxReplicas }}
+{{- end }}
+{{- max 1 ($pods | int) }}
+{{- end }}
+
+{{/*
+--fleet-size and --fleet-index. Whenever a replica decides pacing slots alone (no store, or the
+store down) it keeps 1/fleet-size of a site's rate, so the size must be at least the pods that
+can do so at once: config.fleetSize, else the most pods this release runs. A StatefulSet pod's
+ordinal (the apps.kubernetes.io/pod-index label, set from Kubernetes 1.28) is its index, its own
+turn within each interval; a Deployment's pods have none, and robotsd then keeps the rate
+without the turns.
+*/}}
+{{- define "robotsd.fleetEnv" -}}
+{{- $pods := include "robotsd.maxPods" . | int }}
+{{- $size := $pods }}
+{{- if not (kindIs "invalid" .Values.config.fleetSize) }}
+{{- $size = .Values.config.fleetSize | int }}
+{{- if lt $size $pods }}
+{{- fail (printf "config.fleetSize (%d) is below the %d pods this release can run (replicaCount, or autoscaling.maxReplicas): while they pace alone, a site would see more than its crawl-delay allows. Leave it null, or raise it" $size $pods) }}
+{{- end }}
+{{- end }}
+- name: ROBOTSD_FLEET_SIZE
+  value: {{ $size | toString | quote }}
+{{- if eq .Values.workload.kind "StatefulSet" }}
+- name: ROBOTSD_FLEET_INDEX
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.labels['apps.kubernetes.io/pod-index']
+{{- end }}
+{{- end }}
+
+{{/*
 The ports of the shared store robotsd's egress must reach, as a JSON list: networkPolicy's
 storePorts if set, else the port of config.redisUrl (6379 if none), or with config.redisSentinel
 each sentinel's port (26379 if none) and the master's 6379; none without a store. The URL of
