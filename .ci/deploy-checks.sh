@@ -66,6 +66,7 @@ from helm_python import _native
 
 sys.path.insert(0, ".ci")  # the checks kept in modules of their own beside this script
 import chart_fleet_checks as fleet  # noqa: E402
+import chart_rule_checks  # noqa: E402
 
 CHART = "helm/robotsd"
 RELEASE, NAMESPACE = "robotsd", "crawling"
@@ -365,8 +366,9 @@ def check_service_monitor(label, doc, docs):
 
 
 def check_prometheus_rule(label, doc, docs):
-    """The chart's PrometheusRule: the shipped alert rules, whole, with RobotsdDown selecting
-    the job a ServiceMonitor gives the release's targets (the Service's name)."""
+    """The chart's PrometheusRule: the shipped alert rules, whole, each selector scoped to the
+    job a ServiceMonitor gives the release's targets (the Service's name) and the release's
+    namespace (chart_rule_checks)."""
     shipped = load_yaml("helm/robotsd/files/alerts.yaml")["groups"]
     if doc.get("apiVersion") != "monitoring.coreos.com/v1" or not doc.get("metadata", {}).get("name"):
         fail(f"{label}: PrometheusRule: apiVersion or name")
@@ -378,11 +380,8 @@ def check_prometheus_rule(label, doc, docs):
     service = next(d for _, d in docs if d["kind"] == "Service")["metadata"]["name"]
     for group in groups:
         for rule in group["rules"]:
-            if 'job="robotsd"' in rule["expr"] and service != "robotsd":
-                fail(f"{label}: PrometheusRule {rule['alert']} selects job robotsd, "
-                     f"not the Service {service}")
-            if rule["alert"] == "RobotsdDown" and f'job="{service}"' not in rule["expr"]:
-                fail(f"{label}: RobotsdDown selects {rule['expr']}, not job {service}")
+            for problem in chart_rule_checks.scope_problems(rule["expr"], service, NAMESPACE):
+                fail(f"{label}: PrometheusRule {rule['alert']}: {problem}")
 
 
 def validate_documents(label, docs):
@@ -593,6 +592,12 @@ def check_promises(label, values, docs, monitor_api):
     for kind, wanted in expected_kinds.items():
         if (kind in by_kind) != bool(wanted):
             problems.append(f"{kind} rendered={kind in by_kind}, expected {bool(wanted)}")
+    # The labels a Prometheus selects them by (kube-prometheus-stack: `release`).
+    for kind, key in (("ServiceMonitor", "serviceMonitor"), ("PrometheusRule", "prometheusRule")):
+        wanted = merged["metrics"][key]["labels"]
+        for doc in by_kind.get(kind, []):
+            if not wanted.items() <= doc["metadata"].get("labels", {}).items():
+                problems.append(f"{kind} lacks metrics.{key}.labels {wanted}")
     if merged["autoscaling"]["enabled"] == ("replicas" in deployment["spec"]):
         problems.append(f"{deployment['kind']} replicas must be set exactly when autoscaling "
                         "is off")
