@@ -305,8 +305,10 @@ for group in rules:
             if isinstance(result, str):
                 failures.append(f"rule {rule['name']}: {result}")
 print(f"ok   {len(names)} rules evaluated by Prometheus: {', '.join(names)}")
+# With its store up, the replica is not deciding slots alone: RobotsdPacingAlone and
+# RobotsdFleetPacingUnsafe stay quiet on a healthy fleet.
 for expr in ["robotsd_origins_in_backoff > 0", 'robotsd_robots_fetches_total{outcome="unreachable"} > 0',
-             'robotsd_http_requests_total{status="504"} > 0']:
+             'robotsd_http_requests_total{status="504"} > 0', "robotsd_pace_alone == 0"]:
     if not query(expr) or isinstance(query(expr), str):
         failures.append(f"expected series missing: {expr}")
 
