@@ -15,7 +15,9 @@
 #      chart promises (every ROBOTSD_* setting reachable, probes, hardening, grace period);
 #   5. deploy/kubernetes/*.yaml validated the same way;
 #   6. yamllint --strict (.yamllint.yaml) on the repository's YAML and on the rendered manifests;
-#   7. the release binary started with the environment each rendering gives robotsd (on
+#   7. helm/robotsd/README.md's values table generated from values.schema.json and values.yaml
+#      (.ci/chart_values_table.py --check);
+#   8. the release binary started with the environment each rendering gives robotsd (on
 #      loopback), its probes and the helm test pod's own script run against it, then SIGTERM.
 # Tools come from PyPI, pinned by hash (.ci/deploy-requirements.txt), into a virtualenv cached
 # under ${XDG_CACHE_HOME:-~/.cache}/robotsd-deploy-checks (DEPLOY_CHECKS_CACHE overrides it).
@@ -661,7 +663,7 @@ def documented_installs():
     as (where, values): --set, --set-string and -f/--values files, as the reader would run it."""
     found = []
     for path in sorted(glob.glob("*.md") + glob.glob("docs/*.md") + glob.glob("clients/*/README.md")
-                       + glob.glob("deploy/**/*.md", recursive=True)):
+                       + glob.glob("deploy/**/*.md", recursive=True) + [f"{CHART}/README.md"]):
         text = open(path, encoding="utf-8").read()
         for block in re.findall(r"```(?:sh|bash|console)?\n(.*?)```", text, re.S):
             for command in block.replace("\\\n", " ").splitlines():
@@ -784,6 +786,9 @@ echo "ok   Dockerfile: no findings"
 
 python "$work/chart_checks.py" "$work"
 
+step "helm/robotsd/README.md: its values table is values.schema.json's and values.yaml's"
+python .ci/chart_values_table.py --check
+
 step "yamllint --strict: the repository's YAML (.yamllint.yaml) and the rendered manifests"
 yamllint --list-files -c .yamllint.yaml . | sed 's/^/lint /'
 yamllint --strict -c .yamllint.yaml .
@@ -835,8 +840,10 @@ run = json.load(open(sys.argv[1]))[int(sys.argv[2])]
 env = dict(run["env"])
 if env.get("ROBOTSD_PROXY") == "<from secret>":
     env["ROBOTSD_PROXY"] = "http://proxy-from-secret.invalid:3128"  # no fetch is made here
-if env.get("ROBOTSD_REDIS_URL") == "<from secret>":
-    # A loopback port nothing listens on: robotsd starts and answers with its store down.
+if "ROBOTSD_REDIS_URL" in env:
+    # A loopback port nothing listens on, for a URL from a Secret or one naming the cluster's
+    # Redis (which this machine must not look up): robotsd starts and answers with its store
+    # down.
     env["ROBOTSD_REDIS_URL"] = "redis://127.0.0.1:9/0"
 tls = [k for k in ("ROBOTSD_REDIS_CA_FILE", "ROBOTSD_REDIS_CLIENT_CERT", "ROBOTSD_REDIS_CLIENT_KEY") if k in env]
 if tls:
