@@ -268,8 +268,14 @@ type Pace struct {
 	Slowdown float64 `json:"slowdown"`
 	// RetryAfterUntil is the end of a Retry-After the site asked for, while it lasts.
 	RetryAfterUntil *string `json:"retry_after_until"`
-	// Scope is "fleet" (kept in robotsd's shared store) or "local" (this robotsd alone).
+	// Scope is "fleet" (decided by robotsd's shared store) or "local" (this robotsd alone,
+	// at 1/FleetSize of the site's rate).
 	Scope string `json:"scope"`
+	// FleetSize is how many replicas robotsd counts itself among when it decides alone
+	// (robotsd's --fleet-size; 0 from a robotsd older than the flag).
+	FleetSize int `json:"fleet_size"`
+	// FleetIndex is its place among them (--fleet-index), nil when not set.
+	FleetIndex *int `json:"fleet_index"`
 }
 
 // Reserved reports whether the slot was reserved (rather than deferred).

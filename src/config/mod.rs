@@ -193,7 +193,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 65] = [
+const FLAGS: [(&str, &str); 67] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -258,6 +258,8 @@ const FLAGS: [(&str, &str); 65] = [
     ("pacing.policy.guard", "--pace-guard"),
     ("pacing.key", "--pace-key"),
     ("pacing.capacity_bytes", "--pace-capacity"),
+    ("pacing.fleet.size", "--fleet-size"),
+    ("pacing.fleet.index", "--fleet-index"),
     ("rsl.enabled", "--rsl"),
     ("rsl.capacity_bytes", "--rsl-capacity"),
     ("tdmrep.enabled", "--tdmrep"),
@@ -330,6 +332,18 @@ pub enum ConfigError {
         flag: &'static str,
         /// Its value.
         value: u64,
+    },
+    /// `--fleet-index` outside `0..--fleet-size`.
+    #[error(
+        "{} ({index}) must be below {} ({size}): replicas are numbered from 0",
+        flag("pacing.fleet", "index"),
+        flag("pacing.fleet", "size")
+    )]
+    FleetIndexOutside {
+        /// The index given.
+        index: u32,
+        /// The fleet size.
+        size: u32,
     },
     /// `--admin-listen` would bind the same port as `--listen`.
     #[error(

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use super::{ConfigError, parse_duration, parse_size};
-use crate::pace_policy::{PaceConfig, PaceConfigError};
+use crate::pace_policy::{FleetShare, FleetShareError, PaceConfig, PaceConfigError};
 use crate::pacing::PaceKey;
 
 /// Where [`PaceConfig`] sits in [`super::Settings`], to name the flag of a field.
@@ -21,6 +21,8 @@ pub struct PacingSettings {
     pub capacity_bytes: u64,
     /// How origins share a pace.
     pub key: PaceKey,
+    /// The replicas this one counts itself among when it decides slots alone.
+    pub fleet: FleetShare,
 }
 
 impl Default for PacingSettings {
@@ -29,6 +31,7 @@ impl Default for PacingSettings {
             policy: PaceConfig::default(),
             capacity_bytes: crate::checker::DEFAULT_PACE_CAPACITY,
             key: PaceKey::default(),
+            fleet: FleetShare::WHOLE,
         }
     }
 }
@@ -77,6 +80,24 @@ pub struct PacingArgs {
     #[arg(long, env = "ROBOTSD_PACE_CAPACITY", default_value = "32MiB")]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
     pub pace_capacity: u64,
+
+    /// How many replicas run: whenever this one decides a slot alone (no shared store, or the
+    /// store down or refusing), it keeps 1/N of each site's rate, so that N replicas pacing
+    /// alone still keep the crawl-delay together. Set it to the replicas' number (the
+    /// autoscaler's maximum): too low, the sites get more than they asked for.
+    #[arg(
+        long,
+        env = "ROBOTSD_FLEET_SIZE",
+        default_value_t = 1,
+        value_name = "N"
+    )]
+    pub fleet_size: u32,
+
+    /// This replica's place among them, 0 to N-1 (a StatefulSet's ordinal): deciding alone, it
+    /// takes its own phase of each interval, so that every gap at the site holds, not only the
+    /// rate.
+    #[arg(long, env = "ROBOTSD_FLEET_INDEX", value_name = "K")]
+    pub fleet_index: Option<u32>,
 }
 
 impl PacingArgs {
@@ -93,10 +114,12 @@ impl PacingArgs {
             guard: self.pace_guard,
         };
         policy.validate()?;
+        let fleet = FleetShare::new(self.fleet_size, self.fleet_index)?;
         Ok(PacingSettings {
             policy,
             capacity_bytes: self.pace_capacity,
             key: self.pace_key,
+            fleet,
         })
     }
 }
@@ -107,6 +130,17 @@ impl From<PaceConfigError> for ConfigError {
             PaceConfigError::Zero { field } => ConfigError::zero(POLICY, field),
             PaceConfigError::DefaultAboveMax { default, max } => {
                 ConfigError::exceeds(POLICY, ("default_interval", default), ("max_interval", max))
+            }
+        }
+    }
+}
+
+impl From<FleetShareError> for ConfigError {
+    fn from(error: FleetShareError) -> Self {
+        match error {
+            FleetShareError::Empty => ConfigError::zero("pacing.fleet", "size"),
+            FleetShareError::IndexOutside { index, size } => {
+                ConfigError::FleetIndexOutside { index, size }
             }
         }
     }
@@ -130,6 +164,8 @@ mod tests {
             "--pace-capacity=1MiB",
             "--pace-guard=10ms",
             "--pace-key=site",
+            "--fleet-size=3",
+            "--fleet-index=2",
         ])
         .unwrap()
         .settings()
@@ -146,6 +182,7 @@ mod tests {
         );
         assert_eq!(settings.pacing.capacity_bytes, 1 << 20);
         assert_eq!(settings.pacing.key, PaceKey::Site);
+        assert_eq!(settings.pacing.fleet, FleetShare::new(3, Some(2)).unwrap());
     }
 
     #[test]
@@ -161,6 +198,18 @@ mod tests {
         assert_eq!(
             error_of(&["--pace-capacity=0"]).to_string(),
             "--pace-capacity must be above zero"
+        );
+        assert_eq!(
+            error_of(&["--fleet-size=0"]).to_string(),
+            "--fleet-size must be above zero"
+        );
+        assert_eq!(
+            error_of(&["--fleet-size=3", "--fleet-index=3"]).to_string(),
+            "--fleet-index (3) must be below --fleet-size (3): replicas are numbered from 0"
+        );
+        assert_eq!(
+            error_of(&["--fleet-index=1"]).to_string(),
+            "--fleet-index (1) must be below --fleet-size (1): replicas are numbered from 0"
         );
     }
 }

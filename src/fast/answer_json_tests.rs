@@ -11,6 +11,7 @@ use crate::checker::{
     AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageCut, UsageItem,
 };
 use crate::clock::Timestamp;
+use crate::pace_policy::FleetShare;
 use crate::pacing::{IntervalSource, Pace, Scope};
 
 fn at(secs: u64) -> SystemTime {
@@ -146,6 +147,7 @@ fn pace() -> Pace {
         slowdown: 1.0,
         retry_after_until: Some(Timestamp::from_unix(Duration::from_secs(1_795_000_003))),
         scope: Scope::Fleet,
+        fleet: FleetShare::new(3, Some(1)).unwrap(),
     }
 }
 

@@ -241,7 +241,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 35] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 38] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -277,6 +277,9 @@ impl Metrics {
             Box::new(pacing.reports.clone()),
             Box::new(pacing.slowed.clone()),
             Box::new(pacing.held.clone()),
+            Box::new(pacing.fleet_size.clone()),
+            Box::new(pacing.fleet_index.clone()),
+            Box::new(pacing.alone.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {

@@ -1,6 +1,6 @@
 //! Fleet-wide politeness (docs/politeness.md): reservations by outcome and scope, how far ahead
-//! the reserved slots were, the sites' answers as workers reported them, and the origins slowed
-//! down now. No series carries an origin: every label comes from a closed set.
+//! the reserved slots were, the sites' answers as workers reported them, the origins slowed
+//! down now, and whether this replica decides slots alone and as which share of the fleet. No series carries an origin: every label comes from a closed set.
 
 use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
 
@@ -12,6 +12,9 @@ pub(super) struct PaceMetrics {
     pub(super) reports: IntCounterVec,
     pub(super) slowed: IntGauge,
     pub(super) held: IntGauge,
+    pub(super) fleet_size: IntGauge,
+    pub(super) fleet_index: IntGauge,
+    pub(super) alone: IntGauge,
     /// `reservations` by `[scope][reserved]`: fleet then local; deferred then reserved.
     reservation_series: [[IntCounter; 2]; 2],
     /// `reports` in [`SignalKind::ALL`] order.
@@ -59,6 +62,25 @@ impl PaceMetrics {
             "Origins whose pacing state this replica holds (bounded by --pace-capacity).",
         )
         .expect("valid metric");
+        let fleet_size = IntGauge::new(
+            "robotsd_pace_fleet_size",
+            "The replicas this one counts itself among (--fleet-size): deciding slots alone, it \
+             keeps 1/this of each site's rate.",
+        )
+        .expect("valid metric");
+        let fleet_index = IntGauge::new(
+            "robotsd_pace_fleet_index",
+            "This replica's place in the fleet (--fleet-index), its phase of each interval when \
+             it decides alone; -1 when not set.",
+        )
+        .expect("valid metric");
+        let alone = IntGauge::new(
+            "robotsd_pace_alone",
+            "1 while this replica decides fetch slots alone (no shared store configured, or the \
+             store down), at 1/robotsd_pace_fleet_size of each site's rate; 0 while the shared \
+             store decides them for the fleet.",
+        )
+        .expect("valid metric");
         let by_scope = |scope: Scope| {
             ["deferred", "reserved"]
                 .map(|outcome| reservations.with_label_values(&[outcome, scope.as_str()]))
@@ -71,6 +93,9 @@ impl PaceMetrics {
             reports,
             slowed,
             held,
+            fleet_size,
+            fleet_index,
+            alone,
             reservation_series,
             report_series,
         }
@@ -100,5 +125,9 @@ impl PaceMetrics {
             .set(i64::try_from(pacer.origins_slowed()).unwrap_or(i64::MAX));
         self.held
             .set(i64::try_from(pacer.usage().0).unwrap_or(i64::MAX));
+        let share = pacer.share();
+        self.fleet_size.set(i64::from(share.size()));
+        self.fleet_index.set(share.index().map_or(-1, i64::from));
+        self.alone.set(i64::from(pacer.alone()));
     }
 }

@@ -9,6 +9,11 @@
 //! `Retry-After`; it is refused (deferred) when that is further ahead than the longest wait. A
 //! site's pushback doubles the slowdown; it decays by half every [`SLOWDOWN_HALF_LIFE_MS`], and
 //! each success reported takes a tenth of what is left.
+//!
+//! Whoever decides for the whole fleet (the shared store) keeps each interval after the last
+//! slot. A replica that decides alone, without a store or while it is down, knows nothing of
+//! the other replicas' slots, so it keeps its [`FleetShare`]: 1/N of the rate, on its own phase
+//! of the interval when it knows its index.
 
 use std::time::Duration;
 
@@ -155,6 +160,81 @@ pub struct SlotRequest {
     pub guard_ms: u64,
 }
 
+/// The replicas a replica counts itself among when it decides slots alone (`--fleet-size`,
+/// `--fleet-index`, docs/politeness.md): without a shared store, or while it is down, each of
+/// `size` replicas keeps 1/`size` of a site's rate, so that together they keep it; with its
+/// `index`, each also keeps its own phase of the interval, so that every gap at the site holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FleetShare {
+    size: u32,
+    index: Option<u32>,
+}
+
+/// A [`FleetShare`] that cannot be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum FleetShareError {
+    /// A fleet of no replicas.
+    #[error("the fleet size must be above zero")]
+    Empty,
+    /// An index outside `0..size`.
+    #[error("the fleet index ({index}) must be below the fleet size ({size})")]
+    IndexOutside {
+        /// The index.
+        index: u32,
+        /// The fleet size.
+        size: u32,
+    },
+}
+
+impl FleetShare {
+    /// A fleet of one: the replica keeps the whole rate.
+    pub const WHOLE: FleetShare = FleetShare {
+        size: 1,
+        index: None,
+    };
+
+    /// One of `size` replicas, the `index`th (`0..size`) when known.
+    pub fn new(size: u32, index: Option<u32>) -> Result<FleetShare, FleetShareError> {
+        if size == 0 {
+            return Err(FleetShareError::Empty);
+        }
+        match index {
+            Some(index) if index >= size => Err(FleetShareError::IndexOutside { index, size }),
+            _ => Ok(FleetShare { size, index }),
+        }
+    }
+
+    /// How many replicas pace alone together.
+    pub fn size(self) -> u32 {
+        self.size
+    }
+
+    /// This replica's place among them, when known.
+    pub fn index(self) -> Option<u32> {
+        self.index
+    }
+}
+
+impl Default for FleetShare {
+    fn default() -> Self {
+        FleetShare::WHOLE
+    }
+}
+
+/// The first time at or after `at` that lies `index` periods into a cycle of `size` periods
+/// counted from the epoch (saturating far in the future).
+fn on_phase(at: u64, period: u64, size: u64, index: u64) -> u64 {
+    let cycle = period.saturating_mul(size);
+    let offset = period.saturating_mul(index) % cycle;
+    let into = at % cycle;
+    let ahead = if offset >= into {
+        offset - into
+    } else {
+        cycle - (into - offset)
+    };
+    at.saturating_add(ahead)
+}
+
 /// The outcome of a reservation, on the keeper's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SlotGrant {
@@ -199,18 +279,39 @@ impl PaceState {
         UNSLOWED + kept as u64
     }
 
-    /// Reserves the earliest slot for `request` at `now`, or says when to ask again.
+    /// Reserves the earliest slot for `request` at `now`, or says when to ask again: the rule
+    /// of whoever decides for the whole fleet (the shared store, or a replica that is the whole
+    /// fleet).
     pub fn reserve(&mut self, now: u64, request: SlotRequest) -> SlotGrant {
+        self.reserve_share(now, request, FleetShare::WHOLE)
+    }
+
+    /// Reserves the earliest slot for `request` at `now` for a replica that decides alone as
+    /// one of `share.size()` replicas: its slots are `size` periods (interval and guard band)
+    /// apart, so that the replicas together keep the site's rate, and with an index they fall
+    /// on the replica's own phase of a grid of periods from the epoch, so that two replicas'
+    /// slots are a whole period apart too (on clocks that agree; the guard band absorbs a few
+    /// milliseconds of skew).
+    pub fn reserve_share(
+        &mut self,
+        now: u64,
+        request: SlotRequest,
+        share: FleetShare,
+    ) -> SlotGrant {
         let slowdown = self.slowdown_at(now);
         let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
         let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
+        let period = interval_ms.saturating_add(request.guard_ms);
+        let size = u64::from(share.size);
         let mut at = now.max(self.blocked_until);
         if self.last_slot > 0 {
-            at = at.max(
-                self.last_slot
-                    .saturating_add(interval_ms)
-                    .saturating_add(request.guard_ms),
-            );
+            at = at.max(self.last_slot.saturating_add(period.saturating_mul(size)));
+        }
+        if let Some(index) = share.index
+            && size > 1
+            && period > 0
+        {
+            at = on_phase(at, period, size, u64::from(index));
         }
         let reserved = at - now <= request.max_wait_ms;
         if reserved {

@@ -186,3 +186,129 @@ fn the_guard_band_follows_every_interval_but_not_the_first_slot() {
     // Long after the last slot, the next is now: the guard only separates slots.
     assert_eq!(state.reserve(T0 + 10_000, guarded).at, T0 + 10_000);
 }
+
+#[test]
+fn a_fleet_share_is_one_of_size_replicas() {
+    assert_eq!(FleetShare::new(0, None), Err(FleetShareError::Empty));
+    assert_eq!(
+        FleetShare::new(3, Some(3)),
+        Err(FleetShareError::IndexOutside { index: 3, size: 3 })
+    );
+    let share = FleetShare::new(3, Some(2)).unwrap();
+    assert_eq!((share.size(), share.index()), (3, Some(2)));
+    assert_eq!(FleetShare::default(), FleetShare::WHOLE);
+    assert_eq!(FleetShare::new(1, None), Ok(FleetShare::WHOLE));
+}
+
+#[test]
+fn alone_as_one_of_three_a_replica_keeps_a_third_of_the_rate() {
+    let share = FleetShare::new(3, None).unwrap();
+    let guarded = SlotRequest {
+        guard_ms: 50,
+        ..request(500)
+    };
+    let mut state = PaceState::default();
+    assert_eq!(state.reserve_share(T0, guarded, share).at, T0);
+    // Three periods of the interval and the guard band: the fleet's rate over three replicas.
+    let second = state.reserve_share(T0, guarded, share);
+    assert_eq!(second.at, T0 + 3 * 550);
+    assert_eq!(
+        second.interval_ms, 500,
+        "the answer's interval is the site's"
+    );
+    // A whole share is the fleet's own rule.
+    let mut whole = PaceState::default();
+    let mut fleet = PaceState::default();
+    for now in [T0, T0, T0 + 100, T0 + 5_000] {
+        assert_eq!(
+            whole.reserve_share(now, guarded, FleetShare::WHOLE),
+            fleet.reserve(now, guarded)
+        );
+    }
+}
+
+#[test]
+fn with_an_index_each_replica_keeps_its_own_phase() {
+    // A grid of 550 ms periods from the epoch, in cycles of three.
+    let period = 550;
+    let cycle = 3 * period;
+    let guarded = SlotRequest {
+        guard_ms: 50,
+        ..request(500)
+    };
+    for index in 0..3 {
+        let share = FleetShare::new(3, Some(index)).unwrap();
+        let mut state = PaceState::default();
+        let first = state.reserve_share(T0, guarded, share);
+        assert!(first.at >= T0 && first.at < T0 + cycle, "{first:?}");
+        assert_eq!(first.at % cycle, u64::from(index) * period, "{first:?}");
+        let second = state.reserve_share(first.at, guarded, share);
+        assert_eq!(second.at, first.at + cycle);
+    }
+    // A Retry-After moves the slot to the first of the replica's phase after it.
+    let share = FleetShare::new(3, Some(1)).unwrap();
+    let mut state = PaceState::default();
+    state.signal(
+        T0,
+        Signal::Pushback {
+            retry_after_ms: Some(10_000),
+        },
+    );
+    let held = state.reserve_share(T0, guarded, share);
+    // Slowed down twice by the pushback: the period is the doubled interval and the band.
+    let slowed = held.interval_ms + 50;
+    assert_eq!(slowed, 1050);
+    assert!(
+        held.at >= T0 + 10_000 && held.at < T0 + 10_000 + 3 * slowed,
+        "{held:?}"
+    );
+    assert_eq!(held.at % (3 * slowed), slowed, "{held:?}");
+}
+
+/// Three replicas deciding alone, each with its own index and its own state, asked at random
+/// times: at the site, no two slots closer than a period, and each replica's a third of the rate.
+#[test]
+fn replicas_alone_with_their_indices_never_hand_out_two_slots_closer_than_a_period() {
+    use proptest::prelude::*;
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let asks = proptest::collection::vec((0usize..3, 0u64..2_000), 1..200);
+    runner
+        .run(&asks, |asks| {
+            let guarded = SlotRequest {
+                guard_ms: 50,
+                max_wait_ms: 5_000,
+                ..request(500)
+            };
+            let mut states = [PaceState::default(); 3];
+            let mut now = T0;
+            let mut slots: Vec<(u64, usize)> = Vec::new();
+            for (replica, step) in asks {
+                now += step;
+                let share = FleetShare::new(3, Some(replica as u32)).unwrap();
+                let grant = states[replica].reserve_share(now, guarded, share);
+                prop_assert!(grant.at >= now);
+                if grant.reserved {
+                    slots.push((grant.at, replica));
+                } else {
+                    // Deferred: asked again then, the slot is within the longest wait.
+                    prop_assert!(grant.at > now);
+                }
+            }
+            slots.sort();
+            for pair in slots.windows(2) {
+                prop_assert!(pair[1].0 - pair[0].0 >= 550, "{pair:?}");
+            }
+            for replica in 0..3 {
+                let own: Vec<u64> = slots
+                    .iter()
+                    .filter(|s| s.1 == replica)
+                    .map(|s| s.0)
+                    .collect();
+                for pair in own.windows(2) {
+                    prop_assert!(pair[1] - pair[0] >= 3 * 550, "{pair:?}");
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}

@@ -36,7 +36,7 @@ pub fn rfc3339_millis(at: Timestamp) -> String {
 
 /// When this worker may fetch the URL, for the whole fleet (`pace=true`).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"outcome": "reserved", "next": "fetch", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet"}))]
+#[schema(example = json!({"outcome": "reserved", "next": "fetch", "lane": "host:example.com", "not_before": "2026-11-25T06:00:01.500Z", "wait_ms": 1500, "interval_ms": 1000, "interval_source": "crawl_delay", "crawl_delay_line": 3, "capped": false, "slowdown": 1.0, "retry_after_until": null, "scope": "fleet", "fleet_size": 3, "fleet_index": 1}))]
 pub struct PaceJson {
     /// `reserved` or `deferred`.
     pub outcome: PaceOutcome,
@@ -67,9 +67,18 @@ pub struct PaceJson {
     pub slowdown: f64,
     /// The end of a `Retry-After` the site asked for (RFC 3339), while it lasts.
     pub retry_after_until: Option<String>,
-    /// `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
-    /// no `--redis-url`, or the store is down).
+    /// Who decided the slot: `fleet` (the shared store, for every replica) or `local` (this
+    /// replica alone: no store is configured, or it is down or refusing; then it keeps
+    /// 1/`fleet_size` of the site's rate).
     pub scope: Scope,
+    /// How many replicas this one counts itself among when it decides alone
+    /// (`--fleet-size`): alone, its slots are `fleet_size` intervals (and guard bands) apart,
+    /// so that the fleet together keeps the site's rate.
+    pub fleet_size: u32,
+    /// This replica's place among them (`--fleet-index`, `0..fleet_size`): alone, its slots
+    /// fall on its own phase of the interval, so that every gap at the site holds. Null when
+    /// not set: then only the rate holds.
+    pub fleet_index: Option<u32>,
 }
 
 impl From<&Pace> for PaceJson {
@@ -95,6 +104,8 @@ impl From<&Pace> for PaceJson {
             slowdown: p.slowdown,
             retry_after_until: p.retry_after_until.map(rfc3339_millis),
             scope: p.scope,
+            fleet_size: p.fleet.size(),
+            fleet_index: p.fleet.index(),
         }
     }
 }

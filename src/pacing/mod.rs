@@ -6,8 +6,10 @@
 //! clock, a layer below this one and the store, which both run it. The
 //! [`Pacer`] runs them where the state is kept: in the shared store when there is one (one
 //! atomic step there, on the store's own clock, through the store port), and otherwise, or
-//! while the store is down, in a bounded table of this replica's own ([`local`]). A reservation
-//! never waits for anything but one store call: a dead store makes pacing local, never blocking.
+//! while the store is down, in a bounded table of this replica's own ([`local`]), where it
+//! keeps its [`FleetShare`] of each site's rate (`--fleet-size`, `--fleet-index`), so that
+//! replicas deciding alone still keep the crawl-delay together. A reservation never waits for
+//! anything but one store call: a dead store makes pacing local, never blocking.
 
 pub mod answer;
 mod feedback;
@@ -18,7 +20,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
-use crate::pace_policy::{PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis};
+use crate::pace_policy::{
+    FleetShare, PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis,
+};
 use crate::store::{PaceReading, Store};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
 pub use lane::PaceKey;
@@ -82,6 +86,8 @@ pub struct Pace {
     pub retry_after_until: Option<Timestamp>,
     /// Where the slot was kept.
     pub scope: Scope,
+    /// The replicas this one counts itself among when it decides alone.
+    pub fleet: FleetShare,
 }
 
 /// A lane's pacing state, for `/v1/robots` and the feedback answer.
@@ -126,6 +132,7 @@ pub type PaceObserver = Arc<dyn Fn(PaceEvent) + Send + Sync>;
 pub struct Pacer {
     config: Arc<PaceConfig>,
     key: PaceKey,
+    share: FleetShare,
     local: LocalPaces,
     store: Option<Store>,
     clock: Arc<dyn Clock>,
@@ -136,6 +143,7 @@ impl std::fmt::Debug for Pacer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pacer")
             .field("config", &self.config)
+            .field("share", &self.share)
             .field("store", &self.store)
             .finish_non_exhaustive()
     }
@@ -156,6 +164,7 @@ impl Pacer {
         Pacer {
             config: Arc::new(config),
             key: PaceKey::default(),
+            share: FleetShare::WHOLE,
             local,
             store: None,
             clock,
@@ -188,6 +197,23 @@ impl Pacer {
     /// How origins are grouped into lanes.
     pub fn key(&self) -> PaceKey {
         self.key
+    }
+
+    /// The same pacer, counting itself as `share` of the fleet when it decides alone.
+    pub fn with_share(mut self, share: FleetShare) -> Pacer {
+        self.share = share;
+        self
+    }
+
+    /// The replicas this one counts itself among when it decides alone.
+    pub fn share(&self) -> FleetShare {
+        self.share
+    }
+
+    /// Whether slots are decided by this replica alone now: no shared store is configured, or
+    /// it is down (its breaker open).
+    pub fn alone(&self) -> bool {
+        self.scope() == Scope::Local
     }
 
     /// The same pacer, telling `observer` of every event.
@@ -242,14 +268,17 @@ impl Pacer {
             }
             None => {
                 let now = self.now_ms();
-                let grant = self.local.with(lane, |state| state.reserve(now, request));
+                let share = self.share;
+                let grant = self
+                    .local
+                    .with(lane, |state| state.reserve_share(now, request, share));
                 (grant, Scope::Local)
             }
         };
         let pace = pace(
             owned,
             grant,
-            scope,
+            (scope, self.share),
             crawl_delay.map(|(_, line)| line),
             capped,
         );
@@ -351,7 +380,7 @@ impl Pacer {
 fn pace(
     lane: String,
     grant: SlotGrant,
-    scope: Scope,
+    (scope, fleet): (Scope, FleetShare),
     crawl_delay_line: Option<u32>,
     capped: bool,
 ) -> Pace {
@@ -374,6 +403,7 @@ fn pace(
         slowdown: factor(grant.slowdown),
         retry_after_until: (grant.blocked_until > 0).then(|| timestamp(grant.blocked_until)),
         scope,
+        fleet,
     }
 }
 

@@ -220,3 +220,60 @@ async fn with_the_store_down_it_paces_locally_and_never_blocks() {
     pacer.reserve(ORIGIN, None).await;
     assert_eq!(again.elapsed(), Duration::ZERO);
 }
+
+#[tokio::test(start_paused = true)]
+async fn replicas_deciding_alone_keep_their_share_of_the_rate_and_their_phases() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    // Three replicas: the first two with the store down, the third without one.
+    let share = |index| FleetShare::new(3, Some(index)).unwrap();
+    let replicas = [
+        pacer(&clock)
+            .with_share(share(0))
+            .with_store(store(Arc::new(DeadStore), &clock)),
+        pacer(&clock)
+            .with_share(share(1))
+            .with_store(store(Arc::new(DeadStore), &clock)),
+        pacer(&clock).with_share(share(2)),
+    ];
+    let mut slots = Vec::new();
+    for round in 0..6 {
+        for (i, replica) in replicas.iter().enumerate() {
+            let pace = replica.reserve(ORIGIN, Some((0.5, 2))).await;
+            assert_eq!(pace.scope, Scope::Local, "round {round}");
+            assert_eq!(pace.fleet, share(i as u32));
+            assert!(pace.reserved, "round {round}: {pace:?}");
+            slots.push((pace.not_before, i));
+        }
+        tokio::time::advance(Duration::from_millis(300)).await;
+    }
+    // Each says it decides alone: the dead stores' breakers are open by now.
+    assert!(replicas.iter().all(Pacer::alone));
+    slots.sort();
+    // At the site: a whole period (interval and guard band) between any two of the fleet's
+    // slots, and three periods between one replica's.
+    for pair in slots.windows(2) {
+        let gap = pair[1].0.saturating_duration_since(pair[0].0);
+        assert!(gap >= Duration::from_millis(550), "{gap:?}: {pair:?}");
+    }
+    for i in 0..3 {
+        let own: Vec<Timestamp> = slots.iter().filter(|s| s.1 == i).map(|s| s.0).collect();
+        for pair in own.windows(2) {
+            assert!(pair[1].saturating_duration_since(pair[0]) >= Duration::from_millis(1650));
+        }
+    }
+    // With a store that answers, the share plays no part: the store keeps every interval.
+    let shared = Arc::new(MemoryStore::new(Arc::clone(&clock)));
+    let fleet = pacer(&clock)
+        .with_share(share(1))
+        .with_store(store(shared, &clock));
+    let first = fleet.reserve("https://other.example", Some((0.5, 2))).await;
+    let second = fleet.reserve("https://other.example", Some((0.5, 2))).await;
+    assert_eq!(first.scope, Scope::Fleet);
+    assert!(!fleet.alone());
+    assert_eq!(
+        second
+            .not_before
+            .saturating_duration_since(first.not_before),
+        Duration::from_millis(550)
+    );
+}

@@ -32,6 +32,7 @@ use crate::config::Settings;
 use crate::documents::DocumentCache;
 use crate::fetch::Fetcher;
 use crate::metrics::Metrics;
+use crate::pace_policy::FleetShare;
 use crate::pacing::{PaceKey, Pacer};
 use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
@@ -84,7 +85,9 @@ pub fn state_with_clock(
         Arc::clone(&clock),
     )
     .with_key(settings.pacing.key)
+    .with_share(settings.pacing.fleet)
     .with_observer(Arc::new(move |event| observed.observe_pace(event)));
+    log_pacing(settings.pacing.fleet, settings.store.is_some());
     let mut shared = None;
     if let Some(config) = &settings.store {
         // Nothing is waited for here (a Sentinel lookup starts in the background): robotsd
@@ -142,6 +145,54 @@ pub fn state_with_clock(
         ui: settings.ui,
         tdmrep,
     }))
+}
+
+/// Says once at start who decides the fetch slots and what this replica keeps when it decides
+/// alone, so that a fleet pacing each replica at a site's whole rate is never silent.
+fn log_pacing(fleet: FleetShare, store: bool) {
+    let (size, index) = (fleet.size(), fleet.index());
+    let index_field = index.map_or(-1, i64::from);
+    match (store, size) {
+        (true, 1) => tracing::warn!(
+            fleet_size = size,
+            fleet_index = index_field,
+            decided_by = "store",
+            "pacing: slots are decided by the shared store for the whole fleet; while it is down \
+             or refusing, this replica decides alone at each site's whole rate (--fleet-size 1): \
+             if it is one of several replicas, set --fleet-size to their number"
+        ),
+        (true, _) => tracing::info!(
+            fleet_size = size,
+            fleet_index = index_field,
+            decided_by = "store",
+            "pacing: slots are decided by the shared store for the whole fleet; while it is down \
+             or refusing, this replica decides alone at 1/{size} of each site's rate"
+        ),
+        (false, 1) => tracing::info!(
+            fleet_size = size,
+            fleet_index = index_field,
+            decided_by = "alone",
+            "pacing: no shared store: this replica decides every slot alone, at each site's \
+             whole rate (--fleet-size 1): run more replicas only with --fleet-size set to their \
+             number, or with a shared store"
+        ),
+        (false, _) => tracing::info!(
+            fleet_size = size,
+            fleet_index = index_field,
+            decided_by = "alone",
+            "pacing: no shared store: this replica decides every slot alone, at 1/{size} of \
+             each site's rate"
+        ),
+    }
+    if size > 1 && index.is_none() {
+        tracing::warn!(
+            fleet_size = size,
+            "pacing: --fleet-index is not set: replicas deciding alone keep each site's rate \
+             together, but two of them may fetch within one interval of each other; give each \
+             replica its own index, 0 to {}",
+            size - 1
+        );
+    }
 }
 
 /// Where the API reference is served, and its OpenAPI document.

@@ -41,7 +41,7 @@ async fn a_stalled_log_reader_neither_stalls_requests_nor_probes() {
 }
 
 /// The JSON log lines robotsd writes to `stderr`, collected as they come.
-fn collect_lines(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<Value>>> {
+pub(crate) fn collect_lines(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<Value>>> {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&lines);
     std::thread::spawn(move || {

@@ -549,6 +549,8 @@ export interface components {
          * @example {
          *       "capped": false,
          *       "crawl_delay_line": 3,
+         *       "fleet_index": 1,
+         *       "fleet_size": 3,
          *       "interval_ms": 1000,
          *       "interval_source": "crawl_delay",
          *       "lane": "host:example.com",
@@ -569,6 +571,20 @@ export interface components {
              * @description The line of the group's `crawl-delay`, if it has one.
              */
             crawl_delay_line?: number | null;
+            /**
+             * Format: int32
+             * @description This replica's place among them (`--fleet-index`, `0..fleet_size`): alone, its slots
+             *     fall on its own phase of the interval, so that every gap at the site holds. Null when
+             *     not set: then only the rate holds.
+             */
+            fleet_index?: number | null;
+            /**
+             * Format: int32
+             * @description How many replicas this one counts itself among when it decides alone
+             *     (`--fleet-size`): alone, its slots are `fleet_size` intervals (and guard bands) apart,
+             *     so that the fleet together keeps the site's rate.
+             */
+            fleet_size: number;
             /**
              * Format: int64
              * @description The interval kept before this slot, in milliseconds, after any slowdown.
@@ -601,8 +617,9 @@ export interface components {
             /** @description The end of a `Retry-After` the site asked for (RFC 3339), while it lasts. */
             retry_after_until?: string | null;
             /**
-             * @description `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
-             *     no `--redis-url`, or the store is down).
+             * @description Who decided the slot: `fleet` (the shared store, for every replica) or `local` (this
+             *     replica alone: no store is configured, or it is down or refusing; then it keeps
+             *     1/`fleet_size` of the site's rate).
              */
             scope: components["schemas"]["Scope"];
             /**

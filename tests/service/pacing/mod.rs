@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::redis_server::{RedisCluster, RedisServer};
 use crate::support::{Robotsd, json_of, post_value};
 
+mod alone;
 mod lanes_and_reports;
 
 /// A loopback site that logs when each page request arrived; `/robots.txt` is `robots`, and the

@@ -1070,6 +1070,18 @@ class PaceJson(Struct):
     """
     The crawl-delay was longer than `--max-crawl-delay` and was capped to it.
     """
+    fleet_size: Annotated[
+        int,
+        Meta(
+            description="How many replicas this one counts itself among when it decides alone\n(`--fleet-size`): alone, its slots are `fleet_size` intervals (and guard bands) apart,\nso that the fleet together keeps the site's rate.",
+            ge=0,
+        ),
+    ]
+    """
+    How many replicas this one counts itself among when it decides alone
+    (`--fleet-size`): alone, its slots are `fleet_size` intervals (and guard bands) apart,
+    so that the fleet together keeps the site's rate.
+    """
     interval_ms: Annotated[
         int,
         Meta(
@@ -1129,12 +1141,13 @@ class PaceJson(Struct):
     scope: Annotated[
         Scope,
         Meta(
-            description="`fleet` (kept in the shared store for every replica) or `local` (this replica alone:\nno `--redis-url`, or the store is down)."
+            description="Who decided the slot: `fleet` (the shared store, for every replica) or `local` (this\nreplica alone: no store is configured, or it is down or refusing; then it keeps\n1/`fleet_size` of the site's rate)."
         ),
     ]
     """
-    `fleet` (kept in the shared store for every replica) or `local` (this replica alone:
-    no `--redis-url`, or the store is down).
+    Who decided the slot: `fleet` (the shared store, for every replica) or `local` (this
+    replica alone: no store is configured, or it is down or refusing; then it keeps
+    1/`fleet_size` of the site's rate).
     """
     slowdown: Annotated[
         float,
@@ -1169,6 +1182,22 @@ class PaceJson(Struct):
     ] = UNSET
     """
     The line of the group's `crawl-delay`, if it has one.
+    """
+    fleet_index: Union[
+        Annotated[
+            int,
+            Meta(
+                description="This replica's place among them (`--fleet-index`, `0..fleet_size`): alone, its slots\nfall on its own phase of the interval, so that every gap at the site holds. Null when\nnot set: then only the rate holds.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    This replica's place among them (`--fleet-index`, `0..fleet_size`): alone, its slots
+    fall on its own phase of the interval, so that every gap at the site holds. Null when
+    not set: then only the rate holds.
     """
     retry_after_until: Union[
         Annotated[
