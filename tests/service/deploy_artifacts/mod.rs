@@ -32,8 +32,9 @@ mod text;
 use promql::{check_promql, is_ident_char};
 use text::{alert_rules, template_labels, yaml_values};
 
-/// Labels Prometheus attaches to every series it scrapes.
-const TARGET_LABELS: [&str; 2] = ["job", "instance"];
+/// Labels Prometheus attaches to every series it scrapes (`namespace` from Kubernetes service
+/// discovery and the prometheus-operator, which the alert rules group by).
+const TARGET_LABELS: [&str; 3] = ["job", "instance", "namespace"];
 
 /// Series Prometheus itself makes for every target, which artefacts may also query.
 const SYNTHETIC_SERIES: [&str; 1] = ["up"];
