@@ -15,10 +15,17 @@ WORKLOAD_KINDS = ("Deployment", "StatefulSet")
 
 # (name, values over the required contact, kind, ROBOTSD_FLEET_SIZE, has ROBOTSD_FLEET_INDEX)
 FLEET_CASES = [
-    ("the documented default install (2 replicas, no store)", {}, "Deployment", "2", False),
-    ("autoscaling on: the autoscaler's maximum",
-     {"autoscaling": {"enabled": True, "minReplicas": 2, "maxReplicas": 7}}, "Deployment", "7",
+    # A Deployment's rollout runs old and new pods side by side: its surge counts.
+    ("the documented default install (2 replicas and a surge of 1, no store)", {}, "Deployment",
+     "3", False),
+    ("autoscaling on: the autoscaler's maximum and the surge",
+     {"autoscaling": {"enabled": True, "minReplicas": 2, "maxReplicas": 7}}, "Deployment", "8",
      False),
+    ("a surge in percent, rounded up as Kubernetes does",
+     {"replicaCount": 3, "strategy": {"rollingUpdate": {"maxSurge": "50%"}}}, "Deployment", "5",
+     False),
+    ("Recreate: the old pods stop before the new ones start",
+     {"strategy": {"type": "Recreate", "rollingUpdate": None}}, "Deployment", "2", False),
     ("a StatefulSet: the pod's ordinal as its index",
      {"workload": {"kind": "StatefulSet"}, "replicaCount": 3}, "StatefulSet", "3", True),
     ("a StatefulSet under the autoscaler",
@@ -27,7 +34,7 @@ FLEET_CASES = [
      "StatefulSet", "4", True),
     ("config.fleetSize above the replicas (more pods pace the same sites)",
      {"config": {"fleetSize": 5}}, "Deployment", "5", False),
-    ("replicaCount 0: still a size robotsd accepts", {"replicaCount": 0}, "Deployment", "1",
+    ("replicaCount 0: still a size robotsd accepts", {"replicaCount": 0}, "Deployment", "2",
      False),
 ]
 
@@ -64,6 +71,18 @@ def run_value(entry):
     return "<from secret>"
 
 
+def surge(merged, pods):
+    """The pods a Deployment's rollout adds beside the old ones (Kubernetes' default 25%,
+    rounded up); none for a StatefulSet or Recreate."""
+    strategy = merged.get("strategy") or {}
+    if merged["workload"]["kind"] == "StatefulSet" or strategy.get("type") == "Recreate":
+        return 0
+    given = str(((strategy.get("rollingUpdate") or {}).get("maxSurge")) or "25%")
+    if given.endswith("%"):
+        return -(-pods * int(given[:-1]) // 100)
+    return int(given)
+
+
 def selects(selector, labels):
     return bool(selector) and selector.items() <= labels.items()
 
@@ -81,9 +100,10 @@ def check_workload(merged, docs):
     if doc["kind"] != kind:
         problems.append(f"workload.kind {kind} rendered a {doc['kind']}")
 
-    # Fleet size: at least the most pods, exactly config.fleetSize when set.
+    # Fleet size: at least the most pods at once, exactly config.fleetSize when set.
     pods = max(1, merged["autoscaling"]["maxReplicas"] if merged["autoscaling"]["enabled"]
                else merged["replicaCount"])
+    pods += surge(merged, pods)
     size, index = fleet_env(doc)
     wanted = merged["config"].get("fleetSize") or pods
     if size != str(wanted):

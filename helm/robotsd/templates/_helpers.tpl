@@ -230,21 +230,35 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- end }}
 
 {{/*
-The most pods this release runs: replicaCount, or autoscaling.maxReplicas with the autoscaler
-on (at least 1).
+The most pods this release runs at once: replicaCount, or autoscaling.maxReplicas with the
+autoscaler on (at least 1), and, for a Deployment that rolls its pods, the rollout's surge
+(strategy.rollingUpdate.maxSurge, a number or a percentage rounded up as Kubernetes does; 25%
+when unset), since old and new pods pace alone side by side while it lasts. A StatefulSet
+replaces its pods one at a time, and Recreate stops the old ones first: no surge.
 */}}
 {{- define "robotsd.maxPods" -}}
-{{- $pods := .Values.replicaCount }}
+{{- $pods := .Values.replicaCount | int }}
 {{- if .Values.autoscaling.enabled }}
-{{- $pods = .Values.autoscaling.maxReplicas }}
+{{- $pods = .Values.autoscaling.maxReplicas | int }}
 {{- end }}
-{{- max 1 ($pods | int) }}
+{{- $pods = max 1 $pods }}
+{{- $surge := 0 }}
+{{- $strategy := .Values.strategy | default dict }}
+{{- if and (ne .Values.workload.kind "StatefulSet") (ne ($strategy.type | default "RollingUpdate") "Recreate") }}
+{{- $given := dig "rollingUpdate" "maxSurge" "25%" $strategy | toString }}
+{{- if hasSuffix "%" $given }}
+{{- $surge = div (add (mul $pods (trimSuffix "%" $given | int)) 99) 100 }}
+{{- else }}
+{{- $surge = $given | int }}
+{{- end }}
+{{- end }}
+{{- add $pods $surge }}
 {{- end }}
 
 {{/*
 --fleet-size and --fleet-index. Whenever a replica decides pacing slots alone (no store, or the
 store down) it keeps 1/fleet-size of a site's rate, so the size must be at least the pods that
-can do so at once: config.fleetSize, else the most pods this release runs. A StatefulSet pod's
+can do so at once: config.fleetSize, else the most pods this release runs at once. A StatefulSet pod's
 ordinal (the apps.kubernetes.io/pod-index label, set from Kubernetes 1.28) is its index, its own
 turn within each interval; a Deployment's pods have none, and robotsd then keeps the rate
 without the turns.
@@ -255,7 +269,7 @@ without the turns.
 {{- if not (kindIs "invalid" .Values.config.fleetSize) }}
 {{- $size = .Values.config.fleetSize | int }}
 {{- if lt $size $pods }}
-{{- fail (printf "config.fleetSize (%d) is below the %d pods this release can run (replicaCount, or autoscaling.maxReplicas): while they pace alone, a site would see more than its crawl-delay allows. Leave it null, or raise it" $size $pods) }}
+{{- fail (printf "config.fleetSize (%d) is below the %d pods this release can run at once (replicaCount, or autoscaling.maxReplicas, and a rollout's surge): while they pace alone, a site would see more than its crawl-delay allows. Leave it null, or raise it" $size $pods) }}
 {{- end }}
 {{- end }}
 - name: ROBOTSD_FLEET_SIZE
