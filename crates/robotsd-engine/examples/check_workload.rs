@@ -15,6 +15,9 @@ fn main() {
     let (body, path) = match which.as_str() {
         "adversarial" => common::adversarial(),
         "shifted" => common::adversarial_shifted(),
+        "repeated" => common::repeated_wildcard(),
+        "distinct" => common::distinct_wildcards(),
+        "late" => common::distinct_late_failures(),
         _ => (
             common::corpus_file(common::TYPICAL),
             "/products/processors/cortex-a/cortex-a78".into(),

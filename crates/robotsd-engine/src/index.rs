@@ -2,12 +2,21 @@
 //! "Precedence").
 //!
 //! Every rule has a literal prefix (its bytes before the first `*`, or before a final `$`), and it
-//! can only match paths that start with that prefix. The entries of a set are sorted by prefix,
-//! and each entry points `up` to the nearest earlier entry whose prefix is a prefix of its own.
-//! For a path, the greatest entry not above the path is found by binary search; every rule whose
-//! prefix is a prefix of the path lies on that entry's `up` chain (any string between such a
-//! prefix and the path in sort order starts with that prefix). Only those candidates are matched,
-//! so a check costs a binary search plus the few candidates, not the number of rules.
+//! can only match paths that start with that prefix. The entries of a set are sorted by prefix;
+//! entries of one prefix form a run, and each run points `up` to the nearest earlier run whose
+//! prefix is a prefix of its own. For a path, the greatest entry not above the path is found by
+//! binary search; every rule whose prefix is a prefix of the path lies in a run on that entry's
+//! `up` chain (any string between such a prefix and the path in sort order starts with that
+//! prefix). Only those candidates are matched, so a check costs a binary search plus the
+//! candidates, not the number of rules.
+//!
+//! A hostile file makes one run huge: 46,000 rules beginning `/*` all share the prefix `/`. Two
+//! things keep such a run cheap (the bound is in robotsd's docs/behaviour.md):
+//! - rules that match exactly the same paths (the same pattern, or an `index.htm` directory form
+//!   equal to a written `dir/$`) are indexed once, as the one of them that would decide: `allow`
+//!   over `disallow`, then the earliest line, as the reference reports;
+//! - a run is ordered by precedence and tried from its best member down, so its first match is
+//!   its answer, and a run none of whose members can beat the best match so far is not tried.
 //!
 //! Google's `index.htm` extension (an `allow: /d/index.html` also allows `/d/` exactly) is
 //! indexed as a second entry of the same rule with the pattern `/d/$`.
@@ -17,16 +26,36 @@ use std::cmp::Ordering;
 use super::data::RuleData;
 use super::pattern::{Shape, index_htm_directory, matches_tail};
 
-const NONE: u32 = u32::MAX;
+/// No enclosing run.
+const NONE: u32 = u32::MAX >> 1;
 const DERIVED: u32 = 1 << 31;
+/// Marks, in [`Entry::up`], the first (lowest-precedence) member of a run.
+const RUN_START: u32 = 1 << 31;
 
 /// One indexed rule (8 bytes).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
     /// Rule id, with [`DERIVED`] set for the `index.htm` directory form.
     rule: u32,
-    /// Position (within the set) of the next candidate to try, or [`NONE`].
+    /// Position (within the set) of the last member of the enclosing run, or [`NONE`]; with
+    /// [`RUN_START`] on the first member of its own run.
     up: u32,
+}
+
+impl Entry {
+    fn exit(self) -> u32 {
+        self.up & !RUN_START
+    }
+    fn starts_run(self) -> bool {
+        self.up & RUN_START != 0
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Candidates matched against a path on this thread, for tests that bound the work of a
+    /// check without timing it.
+    pub(crate) static MATCHED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// The sorted entries of one set of groups.
@@ -81,6 +110,25 @@ fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
             tail: &dir[star..],
             priority,
         },
+    }
+}
+
+/// An entry while the index is built.
+#[derive(Clone, Copy)]
+struct Keyed<'a> {
+    head: u64,
+    form: Form<'a>,
+    anchored: bool,
+    best: Best,
+}
+
+impl Keyed<'_> {
+    /// Orders entries of one prefix so that those matching exactly the same paths compare
+    /// equal: same length, shape, tail and anchoring means the same pattern.
+    fn same_paths_cmp(&self, other: &Keyed<'_>) -> Ordering {
+        (self.form.priority, self.form.shape as u8, self.anchored)
+            .cmp(&(other.form.priority, other.form.shape as u8, other.anchored))
+            .then_with(|| self.form.tail.cmp(other.form.tail))
     }
 }
 
@@ -194,40 +242,80 @@ impl RuleIndex {
         }
         // Sort on precomputed prefixes; the first eight bytes as a big-endian integer settle
         // most comparisons without touching the arena (a prefix never holds a NUL byte, so
-        // zero-padding orders a shorter prefix first, as slice order does).
-        let mut keyed: Vec<(u64, &[u8], Entry)> = entries
+        // zero-padding orders a shorter prefix first, as slice order does). Within a prefix,
+        // entries that match the same paths end up adjacent, the one that would decide last.
+        let mut keyed: Vec<Keyed<'_>> = entries
             .iter()
             .map(|&e| {
-                let prefix = form(e.rule, rules, arena).prefix;
+                let f = form(e.rule, rules, arena);
+                let rule = &rules[(e.rule & !DERIVED) as usize];
                 let mut head = [0u8; 8];
-                let n = prefix.len().min(8);
-                head[..n].copy_from_slice(&prefix[..n]);
-                (u64::from_be_bytes(head), prefix, e)
+                let n = f.prefix.len().min(8);
+                head[..n].copy_from_slice(&f.prefix[..n]);
+                Keyed {
+                    head: u64::from_be_bytes(head),
+                    form: f,
+                    anchored: anchored(e.rule, rule, arena),
+                    best: Best {
+                        priority: f.priority,
+                        allow: rule.is_allow(),
+                        line: rule.line(),
+                        rule: e.rule,
+                    },
+                }
             })
             .collect();
         keyed.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| a.1.cmp(b.1))
-                .then(a.2.rule.cmp(&b.2.rule))
+            a.head
+                .cmp(&b.head)
+                .then_with(|| a.form.prefix.cmp(b.form.prefix))
+                .then_with(|| a.same_paths_cmp(b))
+                .then_with(|| a.best.key().cmp(&b.best.key()))
         });
-        let set = &mut entries[..];
-        // `chain` holds positions whose prefixes each extend the previous one.
-        let mut chain: Vec<u32> = Vec::new();
-        for (i, &(_, prefix, entry)) in keyed.iter().enumerate() {
-            while let Some(&top) = chain.last() {
-                if prefix.starts_with(keyed[top as usize].1) {
-                    break;
-                }
-                chain.pop();
+        // Of entries matching the same paths (so of the same length), only the last can decide.
+        keyed.dedup_by(|later, kept| {
+            let same = kept.same_paths_cmp(later) == Ordering::Equal
+                && kept.form.prefix == later.form.prefix;
+            if same {
+                *kept = *later;
             }
-            set[i] = Entry {
-                rule: entry.rule,
-                up: chain.last().copied().unwrap_or(NONE),
+            same
+        });
+        // A run in precedence order, so that its walk from the top ends at its first match;
+        // deduplication left members of equal length ordered by pattern instead.
+        let mut from = 0;
+        while from < keyed.len() {
+            let prefix = keyed[from].form.prefix;
+            let to = from + keyed[from..].partition_point(|k| k.form.prefix == prefix);
+            keyed[from..to].sort_unstable_by_key(|k| k.best.key());
+            from = to;
+        }
+        entries.clear();
+        // `chain` holds the last member of each run whose prefix extends the previous one's.
+        let mut chain: Vec<u32> = Vec::new();
+        for (i, k) in keyed.iter().enumerate() {
+            let prefix = k.form.prefix;
+            let starts_run = i == 0 || keyed[i - 1].form.prefix != prefix;
+            if starts_run {
+                while let Some(&top) = chain.last() {
+                    if prefix.starts_with(keyed[top as usize].form.prefix) {
+                        break;
+                    }
+                    chain.pop();
+                }
+            }
+            let exit = match chain.last() {
+                Some(&top) if !starts_run => entries[top as usize].up & !RUN_START,
+                Some(&top) => top,
+                None => NONE,
             };
+            entries.push(Entry {
+                rule: k.best.rule,
+                up: exit | if starts_run { RUN_START } else { 0 },
+            });
             let i = u32::try_from(i).unwrap_or(NONE);
             match chain.last_mut() {
-                // Equal prefixes form a run; the chain keeps its last member.
-                Some(top) if keyed[*top as usize].1.len() == prefix.len() => *top = i,
+                Some(top) if !starts_run => *top = i,
                 _ => chain.push(i),
             }
         }
@@ -239,10 +327,11 @@ impl RuleIndex {
     /// The best matching rule for `path`, if any.
     pub(crate) fn best_match(&self, path: &[u8], rules: &[RuleData], arena: &[u8]) -> Option<Best> {
         let set = &*self.entries;
-        let after = set
-            .partition_point(|e| form(e.rule, rules, arena).prefix.cmp(path) != Ordering::Greater);
-        let mut i = after.checked_sub(1)?;
-        let top_prefix = form(set[i].rule, rules, arena).prefix;
+        let after =
+            set.partition_point(|e| prefix(e.rule, rules, arena).cmp(path) != Ordering::Greater);
+        // The last member of the greatest run not above the path.
+        let mut top = after.checked_sub(1)?;
+        let top_prefix = prefix(set[top].rule, rules, arena);
         let common = top_prefix
             .iter()
             .zip(path)
@@ -250,25 +339,41 @@ impl RuleIndex {
             .count();
         let mut best: Option<Best> = None;
         loop {
-            let entry = set[i];
-            let rule = &rules[(entry.rule & !DERIVED) as usize];
-            if prefix(entry.rule, rules, arena).len() <= common {
-                let f = form(entry.rule, rules, arena);
-                let candidate = Best {
-                    priority: f.priority,
-                    allow: rule.is_allow(),
-                    line: rule.line(),
-                    rule: entry.rule,
-                };
-                let better = best.is_none_or(|b| candidate.key() > b.key());
-                if better && matches_form(path, &f, anchored(entry.rule, rule, arena)) {
-                    best = Some(candidate);
+            let exit = set[top].exit();
+            // Every run on the chain has a prefix of `top_prefix`: it is a prefix of the path
+            // when it is no longer than what the two share.
+            if prefix(set[top].rule, rules, arena).len() <= common {
+                let mut i = top;
+                loop {
+                    let entry = set[i];
+                    let rule = &rules[(entry.rule & !DERIVED) as usize];
+                    let f = form(entry.rule, rules, arena);
+                    let candidate = Best {
+                        priority: f.priority,
+                        allow: rule.is_allow(),
+                        line: rule.line(),
+                        rule: entry.rule,
+                    };
+                    // The run descends in precedence: nothing below can beat the best either.
+                    if best.is_some_and(|b| candidate.key() <= b.key()) {
+                        break;
+                    }
+                    #[cfg(test)]
+                    MATCHED.with(|m| m.set(m.get() + 1));
+                    if matches_form(path, &f, anchored(entry.rule, rule, arena)) {
+                        best = Some(candidate);
+                        break;
+                    }
+                    if entry.starts_run() {
+                        break;
+                    }
+                    i -= 1;
                 }
             }
-            if entry.up == NONE {
+            if exit == NONE {
                 break;
             }
-            i = entry.up as usize;
+            top = exit as usize;
         }
         best
     }
@@ -279,5 +384,59 @@ fn matches_form(path: &[u8], f: &Form<'_>, anchored: bool) -> bool {
         Shape::Prefix => true,
         Shape::Exact => path.len() == f.prefix.len(),
         Shape::Wildcard => matches_tail(&path[f.prefix.len()..], f.tail, anchored),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MATCHED;
+    use crate::{Directive, RobotsTxt};
+
+    /// Candidates matched by one check of `path`, and its deciding (directive, line).
+    fn matched(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, u32)>) {
+        let before = MATCHED.with(|m| m.get());
+        let verdict = robots.check_path(&["FooBot"], path);
+        let rule = verdict.rule.map(|r| (r.directive(), r.line()));
+        (MATCHED.with(|m| m.get()) - before, rule)
+    }
+
+    #[test]
+    fn identical_rules_are_one_candidate_reported_at_their_first_line() {
+        // Issue 40's hostile file: every line the same pattern, beginning `/*`.
+        let mut body = String::from("user-agent: *\n");
+        body.push_str(&"allow:/*ab\n".repeat(46_454));
+        let robots = RobotsTxt::parse(body.as_bytes());
+        let long = format!("/{}", "a".repeat(999));
+        assert_eq!(matched(&robots, &long), (1, None));
+        let found = format!("{long}b");
+        assert_eq!(matched(&robots, &found), (1, Some((Directive::Allow, 2))));
+    }
+
+    #[test]
+    fn an_allow_hides_the_same_disallow_wherever_they_are() {
+        let mut body = String::from("user-agent: *\n");
+        body.push_str(&"disallow:/*ab\n".repeat(5_000));
+        body.push_str(&"allow:/*ab\n".repeat(5_000));
+        body.push_str("disallow:/\n");
+        let robots = RobotsTxt::parse(body.as_bytes());
+        // `/*ab` is tried once, as the allow of the first `allow` line; then `/` cannot win.
+        assert_eq!(matched(&robots, "/xab"), (1, Some((Directive::Allow, 5_002))));
+        assert_eq!(matched(&robots, "/xa"), (2, Some((Directive::Disallow, 10_002))));
+    }
+
+    #[test]
+    fn a_run_ends_at_its_first_match_and_weaker_runs_are_skipped() {
+        // Distinct patterns under the prefix `/`, the longest first; all match `/zz…`.
+        let mut body = String::from("user-agent: *\n");
+        for n in 0..5_000 {
+            body.push_str(&format!("disallow:/*{}\n", "z".repeat(n % 50 + 1) + &n.to_string()));
+        }
+        body.push_str("allow:/*z\n");
+        body.push_str("allow:/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n");
+        let robots = RobotsTxt::parse(body.as_bytes());
+        // The 66-byte allow beats every `/*z…n` (at most 58 bytes): one candidate for its run,
+        // and the run of `/` is not tried at all.
+        let path = format!("/{}", "z".repeat(70));
+        assert_eq!(matched(&robots, &path), (1, Some((Directive::Allow, 5_003))));
     }
 }

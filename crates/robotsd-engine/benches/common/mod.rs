@@ -59,3 +59,61 @@ pub fn adversarial_shifted() -> (Vec<u8>, String) {
     let path = format!("/{}", "xab".repeat(5_333));
     (body, path)
 }
+
+/// The length of the paths the many-rule adversarial files are checked against: a long URL,
+/// as a hostile tester sends (400 to 1,000 bytes).
+pub const LONG_PATH: usize = 1_000;
+
+/// Lines `line(0)`, `line(1)`, … under one `user-agent: *`, as many as fit the body limit.
+fn fill(mut line: impl FnMut(usize) -> String) -> Vec<u8> {
+    let mut body = b"user-agent: *\n".to_vec();
+    for n in 0.. {
+        let next = line(n);
+        if body.len() + next.len() > BODY_LIMIT {
+            break;
+        }
+        body.extend(next.as_bytes());
+    }
+    body
+}
+
+/// Many rules, one pattern: 46,000 lines of `allow:/*ab` (issue 40's hostile file), against a
+/// long path of `a`s where `ab` is never found.
+pub fn repeated_wildcard() -> (Vec<u8>, String) {
+    let body = fill(|_| "allow:/*ab\n".into());
+    (body, format!("/{}", "a".repeat(LONG_PATH - 1)))
+}
+
+/// Many distinct patterns that all begin `/*` and none of which matches: `/*x0`, `/*x1`, …
+/// against a long path of `x`s and digits, where every first byte is found everywhere.
+pub fn distinct_wildcards() -> (Vec<u8>, String) {
+    let body = fill(|n| format!("disallow:/*x{n}z\n"));
+    let mut path = String::from("/");
+    while path.len() < LONG_PATH {
+        path.push_str("x1x2x3x4x5x6x7x8x9x0");
+    }
+    path.truncate(LONG_PATH);
+    (body, path)
+}
+
+/// Many distinct patterns whose every segment is in the path, failing only at the last one:
+/// `/*<digits>*z*<digit>`, where the digits are cut from the path's first half and no digit
+/// follows its `z`s. A filter on the literals a pattern holds lets all of them through.
+pub fn distinct_late_failures() -> (Vec<u8>, String) {
+    // Pseudo-random digits (a fixed LCG), so that the path holds many distinct substrings.
+    let mut state: u32 = 40;
+    let digits: String = (0..LONG_PATH / 2)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            char::from(b'0' + ((state >> 16) % 10) as u8)
+        })
+        .collect();
+    let path = format!("/{digits}{}", "z".repeat(LONG_PATH - 1 - digits.len()));
+    let body = fill(|n| {
+        let (digit, rest) = (n % 10, n / 10);
+        let len = 4 + rest % 4;
+        let at = (rest / 4) % (digits.len() - 8);
+        format!("disallow:/*{}*z*{digit}\n", &digits[at..at + len])
+    });
+    (body, path)
+}
