@@ -1,5 +1,6 @@
 //! Engine benchmarks (BENCHMARKS.md): parse throughput on the corpus, and one check against an
-//! already parsed typical file, the 500 KiB file and the adversarial wildcard case.
+//! already parsed typical file, the 500 KiB file, the adversarial wildcard cases and the files of
+//! many wildcard rules.
 
 mod common;
 
@@ -100,6 +101,21 @@ fn check(c: &mut Criterion) {
     group.bench_function("adversarial_shifted", |b| {
         b.iter(|| black_box(shifted.check_path(black_box(&["FooBot"]), black_box(&path))).allowed)
     });
+    // Files of many rules beginning `/*` against a 1,000-byte path (issue 40, BENCHMARKS.md
+    // "The engine's worst case per check"): each check was milliseconds before.
+    group.sample_size(10);
+    for (name, (body, path)) in [
+        ("many_rules/repeated", common::repeated_wildcard()),
+        ("many_rules/distinct", common::distinct_wildcards()),
+        ("many_rules/late", common::distinct_late_failures()),
+    ] {
+        let robots = RobotsTxt::parse(&body);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(robots.check_path(black_box(&["FooBot"]), black_box(&path))).allowed
+            })
+        });
+    }
     group.finish();
 }
 

@@ -420,8 +420,14 @@ mod tests {
         body.push_str("disallow:/\n");
         let robots = RobotsTxt::parse(body.as_bytes());
         // `/*ab` is tried once, as the allow of the first `allow` line; then `/` cannot win.
-        assert_eq!(matched(&robots, "/xab"), (1, Some((Directive::Allow, 5_002))));
-        assert_eq!(matched(&robots, "/xa"), (2, Some((Directive::Disallow, 10_002))));
+        assert_eq!(
+            matched(&robots, "/xab"),
+            (1, Some((Directive::Allow, 5_002)))
+        );
+        assert_eq!(
+            matched(&robots, "/xa"),
+            (2, Some((Directive::Disallow, 10_002)))
+        );
     }
 
     #[test]
@@ -429,7 +435,10 @@ mod tests {
         // Distinct patterns under the prefix `/`, the longest first; all match `/zz…`.
         let mut body = String::from("user-agent: *\n");
         for n in 0..5_000 {
-            body.push_str(&format!("disallow:/*{}\n", "z".repeat(n % 50 + 1) + &n.to_string()));
+            body.push_str(&format!(
+                "disallow:/*{}\n",
+                "z".repeat(n % 50 + 1) + &n.to_string()
+            ));
         }
         body.push_str("allow:/*z\n");
         body.push_str("allow:/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n");
@@ -437,6 +446,9 @@ mod tests {
         // The 66-byte allow beats every `/*z…n` (at most 58 bytes): one candidate for its run,
         // and the run of `/` is not tried at all.
         let path = format!("/{}", "z".repeat(70));
-        assert_eq!(matched(&robots, &path), (1, Some((Directive::Allow, 5_003))));
+        assert_eq!(
+            matched(&robots, &path),
+            (1, Some((Directive::Allow, 5_003)))
+        );
     }
 }
