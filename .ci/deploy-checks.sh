@@ -468,10 +468,12 @@ def size(text):
 def memory_needed(config):
     """The memory limit robotsd needs with these settings (docs/deploy.md, "Memory"): 32 MiB
     to run, twice --cache-capacity (a full cache levels off there: allocator and map overhead,
-    BENCHMARKS.md), --pace-capacity, four times each document cache that is on (an RSL document
-    is charged a quarter to a third of what it holds resident), and a quarter more as headroom."""
+    BENCHMARKS.md), --pace-capacity, the request bodies in flight (--max-body-bytes-in-flight),
+    four times each document cache that is on (an RSL document is charged a quarter to a third
+    of what it holds resident), and a quarter more as headroom."""
     used = (32 * MIB + 2 * size(config.get("cacheCapacity") or "256MiB")
-            + size(config.get("paceCapacity") or "32MiB"))
+            + size(config.get("paceCapacity") or "32MiB")
+            + size(config.get("maxBodyBytesInFlight") or "32MiB"))
     if config.get("rsl"):
         used += 4 * size(config.get("rslCapacity") or "16MiB")
     if config.get("tdmrep"):
@@ -516,8 +518,8 @@ def check_promises(label, values, docs, monitor_api):
             problems.append(f"the full values leave settings unreachable: {missing}")
         # A tripwire: a new setting must reach the chart (values, schema, the full values here;
         # the fleet settings through chart_fleet_checks).
-        if len(config_envs()) != 67 or not set(fleet.FLEET_ENVS) <= set(config_envs()):
-            problems.append(f"src/config/ has {len(config_envs())} settings, expected 67 "
+        if len(config_envs()) != 68 or not set(fleet.FLEET_ENVS) <= set(config_envs()):
+            problems.append(f"src/config/ has {len(config_envs())} settings, expected 68 "
                             f"with {' and '.join(fleet.FLEET_ENVS)}")
 
     if label.startswith("sentinel"):

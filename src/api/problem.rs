@@ -57,10 +57,10 @@ pub enum EdgeProblems {
         content_type = "application/problem+json"
     )]
     HeadTooLarge(Problem),
-    /// 503 `overloaded` or `connection-limit`.
+    /// 503 `overloaded`, `bodies-in-flight` or `connection-limit`.
     #[response(
         status = 503,
-        description = "At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header.",
+        description = "At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header.",
         content_type = "application/problem+json"
     )]
     Unavailable(Problem),
@@ -215,6 +215,16 @@ pub enum ApiError {
         /// Seconds, sent as `Retry-After`.
         retry_after: u64,
     },
+    /// The request bodies being read and answered already hold the bytes robotsd allows for
+    /// them: try again shortly.
+    #[error(
+        "the request bodies in flight hold all of --max-body-bytes-in-flight; retry after \
+         {retry_after} s"
+    )]
+    BodiesInFlight {
+        /// Seconds, sent as `Retry-After`.
+        retry_after: u64,
+    },
     /// A batch item not answered by the batch's deadline.
     #[error("{}", if *fetching {
         "the batch's deadline came while this origin's robots.txt was being fetched; the fetch \
@@ -339,6 +349,11 @@ impl ApiError {
                 S::FORBIDDEN,
             ),
             ApiError::Overloaded { .. } => ("overloaded", "Overloaded", S::SERVICE_UNAVAILABLE),
+            ApiError::BodiesInFlight { .. } => (
+                "bodies-in-flight",
+                "Too many request bytes in flight",
+                S::SERVICE_UNAVAILABLE,
+            ),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
             ApiError::BatchDeadline { .. } => (
                 "batch-deadline",
@@ -413,6 +428,7 @@ impl IntoResponse for ApiError {
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
         if let ApiError::Overloaded { retry_after }
+        | ApiError::BodiesInFlight { retry_after }
         | ApiError::ConnectionLimit { retry_after }
         | ApiError::CacheFull { retry_after }
         | ApiError::RefreshTooSoon { retry_after } = self
@@ -469,6 +485,7 @@ mod tests {
             ApiError::RefreshTooSoon { retry_after: 1 },
             ApiError::RefreshNeedsTokens,
             ApiError::Overloaded { retry_after: 1 },
+            ApiError::BodiesInFlight { retry_after: 1 },
             ApiError::Timeout(1),
             ApiError::BatchDeadline { fetching: true },
             ApiError::NotFound("/x".into()),

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::values::KIB;
+use super::values::{KIB, MIB};
 use super::{ConfigError, parse_duration, parse_size};
 
 /// Where [`ConnectionLimits`] sits in [`super::Settings`], to name the flag of a field.
@@ -34,6 +34,10 @@ pub struct ConnectionLimits {
     pub max_header_bytes: usize,
     /// Most concurrent HTTP/2 streams on one connection (100).
     pub http2_max_streams: u32,
+    /// Most bytes of request bodies held at once, over every connection and stream (32 MiB):
+    /// a body that would take more is answered 503 with `Retry-After`, so that memory follows
+    /// from this number rather than from connections × streams × the body limit.
+    pub max_body_bytes_in_flight: usize,
 }
 
 impl Default for ConnectionLimits {
@@ -45,6 +49,7 @@ impl Default for ConnectionLimits {
             body_read_timeout: Duration::from_secs(10),
             max_header_bytes: 64 * KIB as usize,
             http2_max_streams: 100,
+            max_body_bytes_in_flight: 32 * MIB as usize,
         }
     }
 }
@@ -85,21 +90,38 @@ pub struct ConnectionArgs {
     #[arg(long, env = "ROBOTSD_HTTP2_MAX_STREAMS", default_value = "100")]
     #[arg(value_name = "N")]
     pub http2_max_streams: u32,
+
+    /// Most bytes of request bodies held at once, over all connections and HTTP/2 streams; a
+    /// body that would take more is answered 503 with Retry-After. Counted in the memory a
+    /// replica needs (docs/deploy.md); at least --max-page-bytes, so that one page fits.
+    #[arg(
+        long,
+        env = "ROBOTSD_MAX_BODY_BYTES_IN_FLIGHT",
+        default_value = "32MiB"
+    )]
+    #[arg(value_parser = parse_size, value_name = "BYTES")]
+    pub max_body_bytes_in_flight: u64,
 }
 
 impl ConnectionArgs {
-    /// The checked [`ConnectionLimits`]: nothing zero, a header size hyper can honour, and a
-    /// body deadline lowered to `request_timeout` if it is longer.
+    /// The checked [`ConnectionLimits`]: nothing zero, a header size hyper can honour, a body
+    /// deadline lowered to the request time limit if it is longer, and room in flight for the
+    /// largest body a request may send.
     pub(super) fn connection_limits(
         &self,
-        request_timeout: Duration,
+        limits: &super::Limits,
     ) -> Result<ConnectionLimits, ConfigError> {
+        let request_timeout = limits.request_timeout;
         for (field, zero) in [
             ("max_connections", self.max_connections == 0),
             ("header_read_timeout", self.header_read_timeout.is_zero()),
             ("idle_timeout", self.idle_timeout.is_zero()),
             ("body_read_timeout", self.body_read_timeout.is_zero()),
             ("http2_max_streams", self.http2_max_streams == 0),
+            (
+                "max_body_bytes_in_flight",
+                self.max_body_bytes_in_flight == 0,
+            ),
         ] {
             if zero {
                 return Err(ConfigError::zero(SECTION, field));
@@ -111,6 +133,20 @@ impl ConnectionArgs {
                 value: self.max_header_bytes,
                 min: MIN_HEADER_BYTES as u64,
             });
+        }
+        // A budget below the largest body would refuse that body however idle robotsd is.
+        for (field, max) in [
+            ("max_body_bytes", limits.max_body_bytes),
+            ("max_page_bytes", limits.max_page_bytes),
+        ] {
+            if max as u64 > self.max_body_bytes_in_flight {
+                return Err(ConfigError::Exceeds {
+                    flag: super::flag("limits", field),
+                    value: format!("{max} bytes"),
+                    limit_flag: super::flag(SECTION, "max_body_bytes_in_flight"),
+                    limit: format!("{} bytes", self.max_body_bytes_in_flight),
+                });
+            }
         }
         Ok(ConnectionLimits {
             max_connections: self.max_connections,
@@ -124,6 +160,11 @@ impl ConnectionArgs {
                 self.max_header_bytes,
             )?,
             http2_max_streams: self.http2_max_streams,
+            max_body_bytes_in_flight: ConfigError::to_usize(
+                SECTION,
+                "max_body_bytes_in_flight",
+                self.max_body_bytes_in_flight,
+            )?,
         })
     }
 }
@@ -146,6 +187,7 @@ mod tests {
             "--body-read-timeout=3s",
             "--max-header-bytes=16KiB",
             "--http2-max-streams=8",
+            "--max-body-bytes-in-flight=16MiB",
         ])
         .unwrap();
         assert_eq!(
@@ -157,7 +199,13 @@ mod tests {
                 body_read_timeout: Duration::from_secs(3),
                 max_header_bytes: 16 * 1024,
                 http2_max_streams: 8,
+                max_body_bytes_in_flight: 16 << 20,
             }
+        );
+        assert_eq!(
+            error_of(&["--max-body-bytes-in-flight=1MiB"]).to_string(),
+            "--max-page-bytes (4194304 bytes) must not exceed --max-body-bytes-in-flight \
+             (1048576 bytes)"
         );
     }
 

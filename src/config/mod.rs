@@ -113,7 +113,7 @@ impl ServeArgs {
             fetch,
             cache: self.cache.cache_config()?,
             destinations: self.network.destinations(),
-            connections: self.connections.connection_limits(limits.request_timeout)?,
+            connections: self.connections.connection_limits(&limits)?,
             limits,
             log: self.logging.log_settings()?,
             api_tokens: self.access.api_tokens()?,
@@ -193,7 +193,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 67] = [
+const FLAGS: [(&str, &str); 68] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -229,6 +229,10 @@ const FLAGS: [(&str, &str); 67] = [
     ("connections.body_read_timeout", "--body-read-timeout"),
     ("connections.max_header_bytes", "--max-header-bytes"),
     ("connections.http2_max_streams", "--http2-max-streams"),
+    (
+        "connections.max_body_bytes_in_flight",
+        "--max-body-bytes-in-flight",
+    ),
     ("log.format", "--log-format"),
     ("log.level", "--log-level"),
     ("log.access", "--access-log"),

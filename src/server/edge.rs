@@ -120,6 +120,11 @@ pub struct Guard {
     /// A body must be in within this of the head: it is read before a permit is taken, so a
     /// slow sender holds a connection, never one of the permits.
     pub body_time_limit: Duration,
+    /// One permit per byte of request body held, over every connection and HTTP/2 stream
+    /// (`--max-body-bytes-in-flight`): a body is charged as it arrives (its whole declared
+    /// length up front) until its request is answered, and one that finds too few is answered
+    /// 503, so that bodies in flight never hold more than this however many streams send them.
+    pub body_budget: Arc<Semaphore>,
     /// When set, a request without one of these bearer tokens is answered 401 before anything
     /// else is done for it.
     pub tokens: Option<crate::auth::TokenGate>,
@@ -310,11 +315,21 @@ where
     if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
         return (too_large.into_response(), None);
     }
+    // Held until the request is answered: the body's bytes live that long.
+    let mut held = BodyHold::default();
     let request = if request.body().is_end_stream() {
         request
     } else {
+        if let Some(length) = declared_length(&request)
+            && let Err(error) = held.grow(&guard.body_budget, length)
+        {
+            return (error.into_response(), None);
+        }
         let (parts, body) = request.into_parts();
-        let read = tokio::time::timeout(guard.body_time_limit, read_body(body, max_body_bytes));
+        let read = tokio::time::timeout(
+            guard.body_time_limit,
+            read_body(body, max_body_bytes, &guard.body_budget, &mut held),
+        );
         match read.await {
             Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
             Ok(Err(error)) => return (error.into_response(), None),
@@ -339,20 +354,57 @@ where
     }
 }
 
-/// The whole of `body`, if it is at most `max` bytes and arrives.
-async fn read_body(body: Body, max: usize) -> Result<Bytes, ApiError> {
+/// The whole of `body`, if it is at most `max` bytes, arrives, and finds room in `budget` as
+/// it does (`held` grows with it).
+async fn read_body(
+    body: Body,
+    max: usize,
+    budget: &Arc<Semaphore>,
+    held: &mut BodyHold,
+) -> Result<Bytes, ApiError> {
     let mut stream = body.into_data_stream();
     let mut read = BytesMut::new();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
             ApiError::InvalidBody(format!("the request body could not be read: {e}"))
         })?;
-        if read.len() + chunk.len() > max {
+        let len = read.len() + chunk.len();
+        if len > max {
             return Err(ApiError::BodyTooLarge { max });
         }
+        held.grow(budget, len as u64)?;
         read.extend_from_slice(&chunk);
     }
     Ok(read.freeze())
+}
+
+/// The bytes of the body budget one request holds.
+#[derive(Default)]
+struct BodyHold {
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl BodyHold {
+    /// Holds `bytes` in all, taking what is missing from `budget` without waiting: a body
+    /// that finds the budget spent is answered at once, so that a slow one never waits on
+    /// others' (and its connection on it).
+    fn grow(&mut self, budget: &Arc<Semaphore>, bytes: u64) -> Result<(), ApiError> {
+        let held = self.permit.as_ref().map_or(0, |p| p.num_permits() as u64);
+        if bytes <= held {
+            return Ok(());
+        }
+        let spent = ApiError::BodiesInFlight { retry_after: 1 };
+        // Bodies are at most a few MiB, far below u32::MAX; a larger count cannot fit anyway.
+        let more = u32::try_from(bytes - held).map_err(|_| spent.clone())?;
+        let permit = Arc::clone(budget)
+            .try_acquire_many_owned(more)
+            .map_err(|_| spent)?;
+        match &mut self.permit {
+            Some(held) => held.merge(permit),
+            None => self.permit = Some(permit),
+        }
+        Ok(())
+    }
 }
 
 /// The body length a request declares, if it declares one that parses.
@@ -459,6 +511,7 @@ mod tests {
                 max_body_bytes: 1024,
                 max_page_bytes: 4096,
                 body_time_limit: Duration::from_secs(1),
+                body_budget: Arc::new(Semaphore::new(1 << 20)),
                 tokens: None,
             },
             AccessLog::All,

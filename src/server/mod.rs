@@ -250,6 +250,13 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
         max_body_bytes: limits.max_body_bytes,
         max_page_bytes: limits.max_page_bytes,
         body_time_limit: state.connections.body_read_timeout,
+        body_budget: Arc::new(Semaphore::new(
+            // Past the semaphore's most permits is no bound worth keeping anyway.
+            state
+                .connections
+                .max_body_bytes_in_flight
+                .min(Semaphore::MAX_PERMITS),
+        )),
         tokens: state.api_tokens.clone(),
     };
     let (router, labels) = public_routes(&state, with_admin);
@@ -267,6 +274,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
         max_body_bytes: state.limits.max_body_bytes,
         max_page_bytes: state.limits.max_page_bytes,
         body_time_limit: state.connections.body_read_timeout,
+        body_budget: Arc::new(Semaphore::new(0)),
         tokens: None,
     };
     let labels = RouteLabels::new().exact(api::ADMIN_PATHS, false);

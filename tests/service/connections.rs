@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use futures_util::StreamExt as _;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -318,4 +319,153 @@ async fn http2_is_served_within_its_limits() {
         refused.as_ref().map_or(true, |r| r.status() == 431),
         "{refused:?}"
     );
+}
+
+/// Reads one whole response (its head, and as many body bytes as it declares) within 10 s.
+async fn read_response(stream: &mut TcpStream) -> Vec<u8> {
+    let mut read = Vec::new();
+    let whole = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut buf = [0u8; 8192];
+        loop {
+            let text = String::from_utf8_lossy(&read);
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse::<usize>().unwrap())
+                    })
+                    .unwrap_or(0);
+                if body.len() >= length {
+                    return;
+                }
+            }
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(
+        whole.is_ok(),
+        "no whole response: {:?}",
+        String::from_utf8_lossy(&read)
+    );
+    read
+}
+
+/// A body's head, declaring `length` bytes, and the first few of them.
+fn held_body(length: usize) -> Vec<u8> {
+    format!(
+        "POST /v1/evaluate HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+         content-length: {length}\r\n\r\n{{\"robots_txt\": \""
+    )
+    .into_bytes()
+}
+
+#[tokio::test]
+async fn bodies_in_flight_are_bounded_in_bytes_over_every_connection() {
+    let robotsd = Robotsd::start(
+        &[
+            "--max-body-bytes-in-flight=1MiB",
+            "--max-body-bytes=512KiB",
+            "--max-page-bytes=512KiB",
+            "--body-read-timeout=30s",
+        ],
+        false,
+    )
+    .await;
+    // Two bodies declaring 500,000 bytes each, held open: 1,000,000 of the 1,048,576 bytes.
+    let mut holding = Vec::new();
+    for _ in 0..2 {
+        let mut stream = connect(&robotsd).await;
+        stream.write_all(&held_body(500_000)).await.unwrap();
+        holding.push(stream);
+    }
+    // Any body that does not fit beside them is refused at once, before it is read.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut refused = connect(&robotsd).await;
+    refused.write_all(&held_body(100_000)).await.unwrap();
+    let response = read_response(&mut refused).await;
+    let (status, problem) = problem_of(&response);
+    assert_eq!(status, 503, "{problem}");
+    assert_eq!(problem["type"], "urn:robotsd:problem:bodies-in-flight");
+    assert!(
+        String::from_utf8_lossy(&response)
+            .to_ascii_lowercase()
+            .contains("retry-after: 1"),
+        "{}",
+        String::from_utf8_lossy(&response)
+    );
+    // A request without a body still goes through.
+    let livez = reqwest::get(robotsd.url("/v1/check?url=/&ua=a"))
+        .await
+        .unwrap();
+    assert_ne!(livez.status(), 503);
+    // Once the held bodies are gone, their bytes are free again.
+    drop(holding);
+    let body =
+        serde_json::json!({"robots_txt": "User-agent: *\nDisallow: /x\n", "ua": "a", "url": "/x"});
+    let client = reqwest::Client::new();
+    let mut answered = None;
+    for _ in 0..50 {
+        let response = client
+            .post(robotsd.url("/v1/evaluate"))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        if response.status() != 503 {
+            answered = Some(response.status());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(answered, Some(reqwest::StatusCode::OK));
+}
+
+/// HTTP/2 multiplies connections by their streams: one connection of many streams, each sending
+/// part of a body and holding the rest, is held to the same byte budget as everything else.
+#[tokio::test]
+async fn held_http2_bodies_stay_inside_the_byte_budget() {
+    let robotsd = Robotsd::start(
+        &[
+            "--max-body-bytes-in-flight=2MiB",
+            "--max-page-bytes=1MiB",
+            "--body-read-timeout=30s",
+        ],
+        false,
+    )
+    .await;
+    let client = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let before = resident_bytes(robotsd.pid());
+    // Ten streams of 600,000 bytes each, all sent but the last byte: 6 MB without a budget.
+    let chunk = bytes::Bytes::from(vec![b' '; 599_999]);
+    let streams = (0..10).map(|_| {
+        let first = futures_util::stream::once(futures_util::future::ready(
+            Ok::<_, std::io::Error>(chunk.clone()),
+        ));
+        let body = reqwest::Body::wrap_stream(first.chain(futures_util::stream::pending()));
+        let request = client
+            .post(robotsd.url("/v1/page"))
+            .header("content-type", "text/html")
+            .body(body)
+            .send();
+        tokio::time::timeout(Duration::from_secs(5), request)
+    });
+    let answers = futures_util::future::join_all(streams).await;
+    let refused = answers
+        .iter()
+        .filter(|a| matches!(a, Ok(Ok(r)) if r.status() == 503))
+        .count();
+    // At most three of 600,000 bytes fit in 2 MiB: the others were answered 503 at once.
+    assert!(refused >= 7, "{refused} of 10 refused: {answers:?}");
+    let grown = resident_bytes(robotsd.pid()).saturating_sub(before);
+    assert!(grown < 50 << 20, "resident memory grew {grown} bytes");
 }

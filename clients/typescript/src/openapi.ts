@@ -1591,7 +1591,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1713,7 +1713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1818,7 +1818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1923,7 +1923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2037,7 +2037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2131,7 +2131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2238,7 +2238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description At the concurrency limit (overloaded) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
             503: {
                 headers: {
                     [name: string]: unknown;
