@@ -164,7 +164,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "max-url-bytes" "max-user-agent-bytes" "max-batch" "max-body-bytes" "max-page-bytes" "request-timeout"
   "concurrency-limit" "batch-concurrency" "shutdown-grace"
   "max-connections" "header-read-timeout" "idle-timeout" "body-read-timeout" "max-header-bytes"
-  "http2-max-streams"
+  "http2-max-streams" "max-body-bytes-in-flight"
   "log-format" "log-level" "access-log"
   "redis-url" "redis-password-file" "redis-ca-file" "redis-client-cert" "redis-client-key"
   "redis-cluster" "redis-sentinel" "redis-sentinel-master" "redis-sentinel-password-file"
