@@ -14,8 +14,17 @@
 /// `group.agents` (and `group.lines`) of a check answer: the first this many `user-agent` lines.
 pub const MAX_GROUP_AGENTS: usize = 16;
 
-/// One `user-agent` value of `group.agents`, in JSON bytes.
+/// One `user-agent` value of `group.agents`, and one value or token of the agents an answer
+/// echoes (`agent.input`, `agent.tokens`), in JSON bytes.
 pub const MAX_AGENT_JSON_BYTES: usize = 256;
+
+/// `agent.input` and `agent.tokens` of a check answer: the first this many agents asked about.
+/// A request names at most `--max-agents` (32) of them, each value up to 1,024 bytes: echoed
+/// whole in each of a thousand items, they made the answer, and a batch's memory, grow with the
+/// request (a batch of 950 agents of 1,000 bytes answered 7.7 MB and took 1 GB resident). Eight
+/// values and tokens of 256 bytes are at most about 4.2 KiB an answer, so that a thousand
+/// answers of such agents still fit a batch's bound whole.
+pub const MAX_ECHOED_AGENTS: usize = 8;
 
 /// The deciding rule's `pattern`, in JSON bytes (a URL of 2,048 bytes is already longer than
 /// browsers and search engines keep).
@@ -43,7 +52,8 @@ pub const MAX_RSL_CONTENTS_JSON_BYTES: usize = 16 * 1024;
 pub const MAX_LICENSE_URL_JSON_BYTES: usize = 2_048;
 
 /// The whole of one check answer, beyond what the request itself sends and the answer echoes
-/// (its URL, as given and normalised, and its `ua` values with their tokens). The sum of the
+/// (its URL, as given and normalised, and the agents asked about, within their own bounds
+/// above: 8 values and tokens of 256 bytes, about 4.2 KiB at most). The sum of the
 /// bounds above and of the stored texts' bounds (a `final_url` of 4,096 bytes, an error of 256)
 /// stays under it; the service tests hold a check of a hostile file to it.
 pub const MAX_CHECK_ANSWER_BYTES: usize = 64 * 1024;

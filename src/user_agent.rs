@@ -50,6 +50,19 @@ pub fn agents_in(ua: &str) -> impl Iterator<Item = &str> {
 /// The longest `ua` value accepted, in bytes, after trimming.
 pub const MAX_USER_AGENT_BYTES: usize = 1024;
 
+/// The most names a `ua` value of [`MAX_USER_AGENT_BYTES`] can list (`a,b,…`: a name and a comma
+/// each), and so the highest `--max-agent-names` means anything.
+pub const MAX_AGENT_NAMES: usize = MAX_USER_AGENT_BYTES / 2;
+
+/// How many names `ua` lists, as [`agents_in`] splits it.
+pub fn names_in(ua: &str) -> usize {
+    // A value without a comma is one name (refused later if empty): the common case, one scan.
+    if !ua.contains(',') {
+        return 1;
+    }
+    agents_in(ua).count()
+}
+
 /// How much of a token-less value is echoed back in [`UserAgentError::NoToken`].
 const MAX_REPORTED_BYTES: usize = 64;
 

@@ -4,6 +4,8 @@
 
 mod batch_answer;
 mod batch_body;
+mod cost;
+mod evaluate;
 mod json;
 mod ops;
 mod pace;
@@ -30,16 +32,16 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::cache::Lookup;
-use crate::checker::{self, CheckOptions, Checker};
+use crate::checker::{self, CheckOptions, Checker, WorkMeter};
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use batch_answer::BatchWriter;
+use cost::check_agents;
 use json::JsonBody;
 pub use page::PAGE_PATH;
 use params::{View, check_params, query_pairs, required_url, view};
 use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
-use robotsd_engine::{PercentDecoding, RobotsTxt};
 use types::*;
 
 /// What every handler shares: one `Arc`, because axum clones the state for every request and
@@ -125,7 +127,7 @@ fn api_routes(max_page_bytes: usize) -> OpenApiRouter<AppState> {
         .routes(routes!(check_get, check_post))
         .routes(routes!(robots::robots_get))
         .routes(routes!(robots::robots_refresh))
-        .routes(routes!(evaluate_post))
+        .routes(routes!(evaluate::evaluate_post))
         .routes(routes!(pace::feedback_post))
         .merge(page)
 }
@@ -183,22 +185,6 @@ fn check_url_length(url: &str, limits: &Limits) -> Result<(), ApiError> {
     Ok(())
 }
 
-fn check_agents(agents: &[impl AsRef<str>], limits: &Limits) -> Result<(), ApiError> {
-    match agents
-        .iter()
-        .map(AsRef::as_ref)
-        .find(|ua| ua.len() > limits.max_user_agent_bytes)
-    {
-        Some(ua) => Err(ApiError::UserAgent(format!(
-            "a ua value of {} bytes exceeds the limit of {} bytes",
-            ua.len(),
-            limits.max_user_agent_bytes
-        ))),
-        None if agents.is_empty() => Err(ApiError::Missing("ua")),
-        None => Ok(()),
-    }
-}
-
 /// `{"allowed":…,"reason":…}`: a few bytes, written as they are.
 fn write_verdict(out: &mut Vec<u8>, answer: &checker::Answer) {
     let allowed: &[u8] = if answer.allowed { b"true" } else { b"false" };
@@ -228,17 +214,21 @@ fn observe(state: &AppState, answer: &checker::Answer, view: View) {
     }
 }
 
-/// One check, counted in the metrics.
+/// One check, counted in the metrics; its work charged to `meter`, if any, before it matches.
 async fn check_one(
     state: &AppState,
     url: &str,
     agents: &[impl AsRef<str>],
     options: CheckOptions,
     view: View,
+    meter: Option<&WorkMeter>,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
-    let answer = state.checker.check_with(url, agents, options).await?;
+    let answer = match meter {
+        None => state.checker.check_with(url, agents, options).await?,
+        Some(meter) => Box::pin(state.checker.check_metered(url, agents, options, meter)).await?,
+    };
     observe(state, &answer, view);
     Ok(answer)
 }
@@ -257,7 +247,7 @@ async fn check_one(
     ),
     responses(
         (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), and with `pace=true` the fetch slot.", body = CheckAnswer),
-        (status = 400, description = "Missing or invalid url or ua.", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Missing or invalid url or ua, or more agents than --max-agents (a check's names) and --max-agent-names (one value's) allow.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
         EdgeProblems,
     )
@@ -310,7 +300,7 @@ async fn check_answer(
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())
         .collect();
-    let answer = check_one(state, url, &agents, options, view).await?;
+    let answer = check_one(state, url, &agents, options, view, None).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
@@ -394,7 +384,7 @@ const PERCENT_DECODING_PARAM: &str = "How the URL and the rules compare: `google
     request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
     responses(
         (status = 200, description = "One answer or problem per item, in order.", body = BatchResponse),
-        (status = 400, description = "The body is not a batch.", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "The body is not a batch, or it names more agents than --max-agents (distinct names across the items, and each item's) and --max-agent-names allow.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
         BodyProblems,
         EdgeProblems,
@@ -421,18 +411,24 @@ async fn check_post(
         licenses: view == View::Full,
     };
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
-    let items: Vec<(String, Vec<String>)> = match request {
+    // The items of a `urls` batch share one list of agents, not a copy each.
+    let items: Vec<cost::Item> = match request {
         BatchRequest::Urls(UrlsBatch { ua, urls }) => {
-            let agents = ua.into_vec();
-            urls.into_iter().map(|url| (url, agents.clone())).collect()
+            let agents: Arc<[String]> = ua.into_vec().into();
+            urls.into_iter()
+                .map(|url| (url, Arc::clone(&agents)))
+                .collect()
         }
         BatchRequest::Checks(ChecksBatch { checks }) => checks
             .into_iter()
-            .map(|c| (c.url, c.ua.into_vec()))
+            .map(|c| (c.url, c.ua.into_vec().into()))
             .collect(),
     };
     let len = items.len();
     check_batch_len(len, &state.limits)?;
+    cost::check_batch(&state, &items).await?;
+    let meter = WorkMeter::new(state.limits.max_request_work);
+    let meter = &meter;
     let deadline = tokio::time::Instant::now() + batch_budget(state.limits.request_timeout);
     // Distinct origins are fetched concurrently, within a bound; checks of one origin share its
     // single fetch through the cache. `buffered` keeps the answers in request order. At the
@@ -443,11 +439,11 @@ async fn check_post(
             let state = state.clone();
             async move {
                 let checked = if tokio::time::Instant::now() >= deadline {
-                    check_held(&state, &url, &agents, options, view).await
+                    check_held(&state, &url, &agents, options, view, meter).await
                 } else {
                     tokio::time::timeout_at(
                         deadline,
-                        check_one(&state, &url, &agents, options, view),
+                        check_one(&state, &url, &agents, options, view, Some(meter)),
                     )
                     .await
                     .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
@@ -482,106 +478,15 @@ async fn check_held(
     agents: &[impl AsRef<str>],
     options: CheckOptions,
     view: View,
+    meter: &WorkMeter,
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state
         .checker
-        .check_held(url, agents, options)
+        .check_held(url, agents, options, Some(meter))
         .await?
         .ok_or(ApiError::BatchDeadline { fetching: false })?;
     observe(state, &answer, view);
     Ok(answer)
-}
-
-/// Checks URLs against a robots.txt given in the request: a tester that touches no network.
-#[utoipa::path(
-    post,
-    path = "/v1/evaluate",
-    tag = "check",
-    request_body = EvaluateRequest,
-    responses(
-        (status = 200, description = "One answer or problem per URL, in order (`robots` is null: nothing was fetched), and the parsed file when asked for.", body = EvaluateResponse),
-        (status = 400, description = "The body is not an evaluation request.", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
-        BodyProblems,
-        EdgeProblems,
-    )
-)]
-async fn evaluate_post(
-    State(state): State<AppState>,
-    body: JsonRequest,
-) -> Result<Response, ApiError> {
-    let request: EvaluateRequest = read_json(body, &state.limits)?;
-    let robots_txt = match (request.robots_txt, request.robots_txt_b64) {
-        (Some(text), None) => text.into_bytes(),
-        (None, Some(b64)) => {
-            use base64::Engine as _;
-            base64::engine::general_purpose::STANDARD
-                .decode(b64.trim())
-                .map_err(|e| {
-                    ApiError::InvalidBody(format!("robots_txt_b64 is not valid base64: {e}"))
-                })?
-        }
-        (Some(_), Some(_)) => {
-            return Err(ApiError::InvalidBody(
-                "give robots_txt or robots_txt_b64, not both".into(),
-            ));
-        }
-        (None, None) => {
-            return Err(ApiError::InvalidBody(
-                "missing robots_txt (or robots_txt_b64)".into(),
-            ));
-        }
-    };
-    let urls = match (request.url, request.urls) {
-        (Some(url), None) => vec![url],
-        (None, Some(urls)) => urls,
-        (Some(_), Some(_)) => {
-            return Err(ApiError::InvalidBody("give url or urls, not both".into()));
-        }
-        (None, None) => return Err(ApiError::Missing("url")),
-    };
-    check_batch_len(urls.len(), &state.limits)?;
-    let agents = request.ua.into_vec();
-    check_agents(&agents, &state.limits)?;
-    let tokens = checker::tokens(&agents).map_err(ApiError::from)?;
-    let decoding = request
-        .percent_decoding
-        .map_or(state.checker.percent_decoding(), PercentDecoding::from);
-    // Cut where a fetch cuts (Google reads 500 KiB), so that the tester answers as a fetched
-    // copy of this text would be answered.
-    let max = state.checker.cache().fetcher().config().max_body_bytes;
-    let cut_at_bytes = (robots_txt.len() > max).then_some(max);
-    let robots = RobotsTxt::parse(&robots_txt[..robots_txt.len().min(max)]);
-    let mut writer = BatchWriter::new(urls.len());
-    for url in &urls {
-        match evaluate_one(&robots, &tokens, url, decoding, &state.limits) {
-            Ok(answer) => writer.answer(&answer, false),
-            Err(error) => writer.error(&error.problem()),
-        }
-    }
-    let mut out = writer.close_results();
-    if request.include.is_some() {
-        out.extend_from_slice(br#","parsed":"#);
-        serde_json::to_writer(&mut out, &ParsedJson::from(&robots))
-            .map_err(|_| ApiError::Internal)?;
-    }
-    if let Some(cut) = cut_at_bytes {
-        out.extend_from_slice(br#","cut_at_bytes":"#);
-        out.extend_from_slice(cut.to_string().as_bytes());
-    }
-    out.push(b'}');
-    Ok(json::response(out))
-}
-
-fn evaluate_one(
-    robots: &RobotsTxt,
-    tokens: &[checker::AgentToken],
-    url: &str,
-    decoding: PercentDecoding,
-    limits: &Limits,
-) -> Result<checker::Answer, ApiError> {
-    check_url_length(url, limits)?;
-    Ok(Checker::evaluate(robots, tokens, url, decoding)?)
 }

@@ -149,6 +149,8 @@ pub(super) async fn feedback_post(
 ) -> Result<JsonBody<FeedbackResponse>, ApiError> {
     let request: FeedbackRequest = read_json(body, &state.limits)?;
     check_batch_len(request.reports.len(), &state.limits)?;
+    // A report names no agent and matches no rule: one unit of work each.
+    super::cost::check_work(request.reports.len(), 1, 1, &state.limits)?;
     let mut results = Vec::with_capacity(request.reports.len());
     for item in request.reports {
         results.push(match take_report(&state, item).await {

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use super::types::{CheckResponse, PreferenceValue, UserAgents};
 use super::{AppState, JsonBody, JsonRequest, check_one};
-use crate::checker::CheckOptions;
+use crate::checker::{CheckOptions, WorkMeter};
 use crate::page::{self, PageAnswer, PageInput, UsageOrigin};
 use robotsd_page::content_usage::HeaderUsage;
 use robotsd_page::directives::Ignored;
@@ -381,7 +381,7 @@ fn page_input(request: PageRequest) -> Result<PageInput, ApiError> {
     request_body = PageRequest,
     responses(
         (status = 200, description = "robots.txt's answer for the URL, and, when it allows the URL, the page's robots rules in force for the crawler (each with where it was written) and its AI-use statements combined with robots.txt's (docs/page.md).", body = PageResponse),
-        (status = 400, description = "Not a page: a missing or invalid url or ua, headers out of bounds, a document given twice or not base64.", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "Not a page: a missing or invalid url or ua (or more agents than --max-agents and --max-agent-names allow), headers out of bounds, a document given twice or not base64.", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination (for its robots.txt).", body = Problem, content_type = "application/problem+json"),
         BodyProblems,
@@ -407,7 +407,17 @@ pub(super) async fn page_post(
         pace: false,
         licenses: true,
     };
-    let check = check_one(&state, &url, &agents, options, super::View::Full).await?;
+    // One check, but its agents times its file's rules are charged before it matches.
+    let meter = WorkMeter::new(state.limits.max_request_work);
+    let check = check_one(
+        &state,
+        &url,
+        &agents,
+        options,
+        super::View::Full,
+        Some(&meter),
+    )
+    .await?;
     // The origin's file is the first layer of TDMRep: only for a page robots.txt allows (the
     // others are not read).
     let well_known = match (&state.tdmrep, check.allowed) {

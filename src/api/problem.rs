@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::checker::CheckError;
+use crate::checker::{CheckError, OverBudget};
 use crate::destination::DestinationError;
 use crate::origin::TargetError;
 
@@ -91,10 +91,10 @@ pub enum BodyProblems {
         content_type = "application/problem+json"
     )]
     BodyTimeout(Problem),
-    /// 413 `body-too-large` or `batch-too-large`.
+    /// 413 `body-too-large`, `batch-too-large` or `too-much-work`.
     #[response(
         status = 413,
-        description = "Too many items, or too large a body.",
+        description = "Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work).",
         content_type = "application/problem+json"
     )]
     TooLarge(Problem),
@@ -133,6 +133,19 @@ pub enum ApiError {
     /// given twice or not base64.
     #[error("{0}")]
     InvalidPage(String),
+    /// More agents than a request, a check or a `ua` value may name.
+    #[error("{}", agents_detail(*scope, *count, *max))]
+    TooManyAgents {
+        /// What names too many.
+        scope: AgentScope,
+        /// How many it names.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// The request asks for more work than one request may (`--max-request-work`).
+    #[error("{0}")]
+    TooMuchWork(OverBudget),
     /// A batch has more items than allowed.
     #[error("a batch may hold at most {max} items; this one has {len}")]
     BatchTooLarge {
@@ -264,6 +277,7 @@ impl From<CheckError> for ApiError {
             CheckError::TooSoon { retry_after } => ApiError::RefreshTooSoon {
                 retry_after: whole_seconds_up(retry_after),
             },
+            CheckError::OverBudget(over) => ApiError::TooMuchWork(over),
         }
     }
 }
@@ -298,6 +312,14 @@ impl ApiError {
                 "destination-not-allowed",
                 "Destination not allowed",
                 S::UNPROCESSABLE_ENTITY,
+            ),
+            ApiError::TooManyAgents { .. } => {
+                ("too-many-agents", "Too many agents", S::BAD_REQUEST)
+            }
+            ApiError::TooMuchWork(_) => (
+                "too-much-work",
+                "Too much work for one request",
+                S::PAYLOAD_TOO_LARGE,
             ),
             ApiError::BatchTooLarge { .. } => {
                 ("batch-too-large", "Batch too large", S::PAYLOAD_TOO_LARGE)
@@ -391,6 +413,33 @@ fn whole_seconds_up(duration: std::time::Duration) -> u64 {
     duration.as_secs() + u64::from(duration.subsec_nanos() > 0)
 }
 
+/// What names more agents than it may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentScope {
+    /// One `ua` value's comma list (`--max-agent-names`).
+    Value,
+    /// One check: the names of its `ua` values, repeats counted (`--max-agents`).
+    Check,
+    /// The whole request: distinct names across its items (`--max-agents`).
+    Request,
+}
+
+fn agents_detail(scope: AgentScope, count: usize, max: usize) -> String {
+    match scope {
+        AgentScope::Value => {
+            format!("a ua value lists {count} names; at most {max} (--max-agent-names)")
+        }
+        AgentScope::Check => format!(
+            "a check names {count} agents (the names of its ua values); at most {max} \
+             (--max-agents)"
+        ),
+        AgentScope::Request => format!(
+            "this request names {count} distinct agents across its items; at most {max} \
+             (--max-agents)"
+        ),
+    }
+}
+
 /// What is wrong with a query parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParameterProblem {
@@ -471,6 +520,15 @@ mod tests {
                 host: "x.example".into(),
             }),
             ApiError::BatchTooLarge { len: 2, max: 1 },
+            ApiError::TooManyAgents {
+                scope: AgentScope::Request,
+                count: 2,
+                max: 1,
+            },
+            ApiError::TooMuchWork(OverBudget {
+                asked: 2,
+                budget: 1,
+            }),
             ApiError::BodyTooLarge { max: 1 },
             ApiError::InvalidBody("x".into()),
             ApiError::InvalidReport("x".into()),

@@ -117,10 +117,42 @@ impl From<GroupInfo> for GroupJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"input": ["Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"], "tokens": ["Googlebot"]}))]
 pub struct AgentJson {
-    /// The `ua` values as given.
+    /// The `ua` values as given (a comma list's names apart): the first 8, each cut at 256
+    /// bytes of JSON.
     pub input: Vec<String>,
-    /// The product token used for each (parallel to `input`).
+    /// The product token used for each (parallel to `input`), each cut at 256 bytes of JSON.
     pub tokens: Vec<String>,
+    /// How many agents were asked about, when `input` shows fewer; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_total: Option<usize>,
+    /// `true` when `input` or `tokens` was cut to the answer's bounds; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<bool>,
+}
+
+impl AgentJson {
+    /// The agents of an answer, cut to the answer's bounds.
+    fn of(agents: Vec<crate::checker::AgentToken>) -> AgentJson {
+        use crate::bounds::{MAX_AGENT_JSON_BYTES, MAX_ECHOED_AGENTS, cut_owned};
+        let total = agents.len();
+        let mut truncated = total > MAX_ECHOED_AGENTS;
+        let (input, tokens) = agents
+            .into_iter()
+            .take(MAX_ECHOED_AGENTS)
+            .map(|agent| {
+                let (input, input_cut) = cut_owned(&agent.input, MAX_AGENT_JSON_BYTES);
+                let (token, token_cut) = cut_owned(&agent.token, MAX_AGENT_JSON_BYTES);
+                truncated |= input_cut || token_cut;
+                (input, token)
+            })
+            .unzip();
+        AgentJson {
+            input,
+            tokens,
+            input_total: (total > MAX_ECHOED_AGENTS).then_some(total),
+            truncated: truncated.then_some(true),
+        }
+    }
 }
 
 /// `y` (the use is allowed) or `n` (it is not), in both vocabularies (`Content-Signal`'s `yes`
@@ -336,7 +368,6 @@ pub struct CheckResponse {
 
 impl From<Answer> for CheckResponse {
     fn from(a: Answer) -> Self {
-        let (input, tokens) = a.agents.into_iter().map(|t| (t.input, t.token)).unzip();
         CheckResponse {
             allowed: a.allowed,
             verdict: if a.allowed {
@@ -347,7 +378,7 @@ impl From<Answer> for CheckResponse {
             reason: a.reason,
             url: a.url,
             robots_url: a.robots_url,
-            agent: AgentJson { input, tokens },
+            agent: AgentJson::of(a.agents),
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),
             crawl_delay: a.crawl_delay,

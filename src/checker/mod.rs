@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod usage;
+pub mod work;
 
 use std::sync::Arc;
 
@@ -25,6 +26,7 @@ pub use answer::{
     Reason, RuleInfo, Ruling, Source, interpret,
 };
 pub use usage::{UsageCut, UsageItem};
+pub use work::{OverBudget, WorkMeter};
 
 /// Why a check has no verdict.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,6 +58,9 @@ pub enum CheckError {
         /// How long until it may be fetched again.
         retry_after: std::time::Duration,
     },
+    /// The request's work would pass its budget with this check (`--max-request-work`).
+    #[error("{0}")]
+    OverBudget(#[from] OverBudget),
 }
 
 /// What robotsd holds for an origin: the answer of `/v1/robots`.
@@ -95,16 +100,20 @@ fn report(target: Target, snapshot: &Snapshot) -> Result<OriginReport, CheckErro
     })
 }
 
-/// The answer for `target` and `agents` from what the cache holds.
+/// The answer for `target` and `agents` from what the cache holds, its work charged to `meter`
+/// first, if any.
 fn answer_from(
     snapshot: &Snapshot,
     target: Target,
     agents: Vec<AgentToken>,
     decoding: PercentDecoding,
+    meter: Option<&WorkMeter>,
 ) -> Result<Answer, CheckError> {
-    let decided = interpret(snapshot)?
-        .ruling
-        .decide(&agents, target.path(), decoding);
+    let ruling = interpret(snapshot)?.ruling;
+    if let Some(meter) = meter {
+        meter.charge(work::cost(1, agents.len(), rules_of(ruling)))?;
+    }
+    let decided = ruling.decide(&agents, target.path(), decoding);
     let source = answer::source(snapshot);
     Ok(Answer {
         allowed: decided.allowed,
@@ -123,6 +132,14 @@ fn answer_from(
         rsl_total: 0,
         pace: Paced::NotAsked,
     })
+}
+
+/// The rules a check under `ruling` may match: none when no file decides.
+fn rules_of(ruling: Ruling<'_>) -> usize {
+    match ruling {
+        Ruling::Rules { robots, .. } => robots.indexed_rules(),
+        Ruling::AllowAll(_) | Ruling::DisallowAll(_) => 0,
+    }
 }
 
 /// The parsed robots.txt a snapshot answers from, when it names license documents.
@@ -291,6 +308,29 @@ impl Checker {
         user_agents: &[S],
         options: CheckOptions,
     ) -> Result<Answer, CheckError> {
+        self.check_charged(url, user_agents, options, None).await
+    }
+
+    /// [`Checker::check_with`], its work charged to `meter` before it matches: refused with
+    /// [`CheckError::OverBudget`] past the request's budget.
+    pub async fn check_metered<S: AsRef<str>>(
+        &self,
+        url: &str,
+        user_agents: &[S],
+        options: CheckOptions,
+        meter: &WorkMeter,
+    ) -> Result<Answer, CheckError> {
+        self.check_charged(url, user_agents, options, Some(meter))
+            .await
+    }
+
+    async fn check_charged<S: AsRef<str>>(
+        &self,
+        url: &str,
+        user_agents: &[S],
+        options: CheckOptions,
+        meter: Option<&WorkMeter>,
+    ) -> Result<Answer, CheckError> {
         let target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
@@ -309,7 +349,7 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+            let answer = answer_from(&snapshot, target, agents, options.decoding, meter)?;
             if licensed.is_none() && lane.is_none() {
                 return Ok(answer);
             }
@@ -341,6 +381,7 @@ impl Checker {
         url: &str,
         user_agents: &[S],
         options: CheckOptions,
+        meter: Option<&WorkMeter>,
     ) -> Result<Option<Answer>, CheckError> {
         let target = parse_target(url)?;
         let agents = tokens(user_agents)?;
@@ -355,13 +396,23 @@ impl Checker {
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
-        let answer = answer_from(&snapshot, target, agents, options.decoding)?;
+        let answer = answer_from(&snapshot, target, agents, options.decoding, meter)?;
         if licensed.is_none() && lane.is_none() {
             return Ok(Some(answer));
         }
         Ok(Some(
             Box::pin(self.complete(answer, licensed, lane, true)).await,
         ))
+    }
+
+    /// The rules a check of `url` would match now, when robotsd holds its origin's robots.txt
+    /// (none when no file decides); `None` when it holds nothing for it, or `url` is no URL.
+    /// Fetches nothing: a request's work is estimated with it before anything is done.
+    pub async fn held_rules(&self, url: &str) -> Option<usize> {
+        let target = parse_target(url).ok()?;
+        let snapshot = self.cache.peek(&target.origin).await?;
+        let ruling = interpret(&snapshot).ok()?.ruling;
+        Some(rules_of(ruling))
     }
 
     /// What robotsd holds for `url`'s origin now, fetching it if nothing is known.

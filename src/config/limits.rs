@@ -1,18 +1,19 @@
-//! The request limits: what one request may ask (URL and `ua` lengths, batch size, body size, time)
-//! and what the server takes on at once (requests in flight, fetches per batch, shutdown grace),
-//! checked into [`Limits`].
+//! The request limits: what one request may ask (URL and `ua` lengths, agents, batch size, body
+//! size, work, time) and what the server takes on at once (requests in flight, fetches per batch,
+//! shutdown grace), checked into [`Limits`].
 //!
 //! `--max-url-bytes` and `--max-user-agent-bytes` can only lower the built-in limits
 //! ([`MAX_URL_BYTES`], [`MAX_USER_AGENT_BYTES`]), which the parsers enforce whatever is
-//! configured, so a higher value would promise what the parsers refuse. `--shutdown-grace 0` is
-//! allowed: robotsd then exits without draining.
+//! configured, so a higher value would promise what the parsers refuse; `--max-agent-names` can
+//! only lower [`MAX_AGENT_NAMES`], the most names a value of that length can list.
+//! `--shutdown-grace 0` is allowed: robotsd then exits without draining.
 
 use std::time::Duration;
 
 use super::values::MIB;
 use super::{ConfigError, parse_duration, parse_size};
 use crate::origin::MAX_URL_BYTES;
-use crate::user_agent::MAX_USER_AGENT_BYTES;
+use crate::user_agent::{MAX_AGENT_NAMES, MAX_USER_AGENT_BYTES};
 
 /// Where [`Limits`] sits in [`super::Settings`], to name the flag of a field.
 const SECTION: &str = "limits";
@@ -24,6 +25,14 @@ pub struct Limits {
     pub max_url_bytes: usize,
     /// Longest `ua` value accepted, at most [`MAX_USER_AGENT_BYTES`] (1024).
     pub max_user_agent_bytes: usize,
+    /// Most agents one check names (its `ua` values' names, repeats counted), and most distinct
+    /// agents one request names (32).
+    pub max_agents: usize,
+    /// Most names one `ua` value lists (`A,B,C`), at most [`MAX_AGENT_NAMES`] (16).
+    pub max_agent_names: usize,
+    /// The work one request may ask before any of it is done: items × agents × rules to match
+    /// (50,000,000; `docs/behaviour.md`, "What one request may cost").
+    pub max_request_work: u64,
     /// Most checks in one batch request (1000).
     pub max_batch: usize,
     /// Largest request body accepted (1 MiB).
@@ -45,6 +54,9 @@ impl Default for Limits {
         Limits {
             max_url_bytes: MAX_URL_BYTES,
             max_user_agent_bytes: MAX_USER_AGENT_BYTES,
+            max_agents: 32,
+            max_agent_names: 16,
+            max_request_work: 50_000_000,
             max_batch: 1000,
             max_body_bytes: MIB as usize,
             max_page_bytes: 4 * MIB as usize,
@@ -70,6 +82,24 @@ pub struct LimitArgs {
     #[arg(default_value_t = MAX_USER_AGENT_BYTES as u64)]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
     pub max_user_agent_bytes: u64,
+
+    /// Most agents one check may name (the names of its `ua` values, repeats counted), and most
+    /// distinct agents one request may name across its items.
+    #[arg(long, env = "ROBOTSD_MAX_AGENTS", default_value = "32")]
+    #[arg(value_name = "N")]
+    pub max_agents: usize,
+
+    /// Most names one `ua` value may list (`MyBot,MyBot-Image`); can only lower the built-in
+    /// limit of 512 (a value of 1024 bytes lists at most that many).
+    #[arg(long, env = "ROBOTSD_MAX_AGENT_NAMES", default_value = "16")]
+    #[arg(value_name = "N")]
+    pub max_agent_names: u64,
+
+    /// The work one request may ask, counted before any is done: items × agents × rules to
+    /// match (the rules of the robots.txt when robotsd holds it); past it, 413 too-much-work.
+    #[arg(long, env = "ROBOTSD_MAX_REQUEST_WORK", default_value = "50000000")]
+    #[arg(value_name = "N")]
+    pub max_request_work: u64,
 
     /// Most checks in one batch request.
     #[arg(long, env = "ROBOTSD_MAX_BATCH", default_value = "1000")]
@@ -119,7 +149,10 @@ impl LimitArgs {
             self.max_user_agent_bytes,
             MAX_USER_AGENT_BYTES,
         )?;
+        let max_agent_names = built_in("max_agent_names", self.max_agent_names, MAX_AGENT_NAMES)?;
         for (field, zero) in [
+            ("max_agents", self.max_agents == 0),
+            ("max_request_work", self.max_request_work == 0),
             ("max_batch", self.max_batch == 0),
             ("max_body_bytes", self.max_body_bytes == 0),
             ("max_page_bytes", self.max_page_bytes == 0),
@@ -134,6 +167,9 @@ impl LimitArgs {
         Ok(Limits {
             max_url_bytes,
             max_user_agent_bytes,
+            max_agents: self.max_agents,
+            max_agent_names,
+            max_request_work: self.max_request_work,
             max_batch: self.max_batch,
             max_body_bytes: ConfigError::to_usize(SECTION, "max_body_bytes", self.max_body_bytes)?,
             max_page_bytes: ConfigError::to_usize(SECTION, "max_page_bytes", self.max_page_bytes)?,
@@ -175,6 +211,7 @@ mod tests {
                 2048,
                 1024,
             ),
+            ("--max-agent-names=513", "--max-agent-names", 513, 512),
         ] {
             let err = error_of(&[arg]);
             assert!(
@@ -187,8 +224,14 @@ mod tests {
             error_of(&["--max-url-bytes=8193"]).to_string(),
             "--max-url-bytes (8193) is above the built-in limit of 8192; it can only be lowered"
         );
-        let s = settings(&["--max-url-bytes=8KiB", "--max-user-agent-bytes=1KiB"]).unwrap();
+        let s = settings(&[
+            "--max-url-bytes=8KiB",
+            "--max-user-agent-bytes=1KiB",
+            "--max-agent-names=512",
+        ])
+        .unwrap();
         assert_eq!(s.limits.max_url_bytes, MAX_URL_BYTES);
         assert_eq!(s.limits.max_user_agent_bytes, MAX_USER_AGENT_BYTES);
+        assert_eq!(s.limits.max_agent_names, MAX_AGENT_NAMES);
     }
 }

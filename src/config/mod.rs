@@ -193,7 +193,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 68] = [
+const FLAGS: [(&str, &str); 71] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -216,6 +216,9 @@ const FLAGS: [(&str, &str); 68] = [
     ("cache.policy.retry_max", "--retry-max"),
     ("limits.max_url_bytes", "--max-url-bytes"),
     ("limits.max_user_agent_bytes", "--max-user-agent-bytes"),
+    ("limits.max_agents", "--max-agents"),
+    ("limits.max_agent_names", "--max-agent-names"),
+    ("limits.max_request_work", "--max-request-work"),
     ("limits.max_batch", "--max-batch"),
     ("limits.max_body_bytes", "--max-body-bytes"),
     ("limits.max_page_bytes", "--max-page-bytes"),

@@ -72,6 +72,9 @@ fn defaults_are_the_documented_numbers() {
     assert!(!s.destinations.allows_private_networks());
     assert_eq!(s.limits.max_url_bytes, 8192);
     assert_eq!(s.limits.max_user_agent_bytes, 1024);
+    assert_eq!(s.limits.max_agents, 32);
+    assert_eq!(s.limits.max_agent_names, 16);
+    assert_eq!(s.limits.max_request_work, 50_000_000);
     assert_eq!(s.limits.max_batch, 1000);
     assert_eq!(s.limits.max_body_bytes, 1024 * 1024);
     assert_eq!(s.limits.request_timeout, Duration::from_secs(30));
@@ -108,6 +111,9 @@ fn flags_set_every_field() {
         "--max-user-agent-bytes=512",
         "--max-batch=10",
         "--max-body-bytes=64KiB",
+        "--max-agents=4",
+        "--max-agent-names=2",
+        "--max-request-work=1000",
         "--max-page-bytes=8MiB",
         "--request-timeout=1m",
         "--concurrency-limit=8",
@@ -153,6 +159,9 @@ fn flags_set_every_field() {
         Limits {
             max_url_bytes: 4096,
             max_user_agent_bytes: 512,
+            max_agents: 4,
+            max_agent_names: 2,
+            max_request_work: 1000,
             max_batch: 10,
             max_body_bytes: 64 * 1024,
             max_page_bytes: 8 * 1024 * 1024,
@@ -182,6 +191,9 @@ fn zero_limits_are_refused() {
         ("--cache-capacity", "0"),
         ("--max-url-bytes", "0"),
         ("--max-user-agent-bytes", "0"),
+        ("--max-agents", "0"),
+        ("--max-agent-names", "0"),
+        ("--max-request-work", "0"),
         ("--max-batch", "0"),
         ("--max-body-bytes", "0"),
         ("--max-page-bytes", "0"),

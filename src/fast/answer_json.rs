@@ -11,6 +11,7 @@
 
 use std::time::SystemTime;
 
+use crate::bounds;
 use crate::cache::Lookup;
 use crate::checker::{Answer, Paced, Source, UsageItem};
 use crate::pacing::answer::PaceJson;
@@ -30,10 +31,14 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
     out.extend_from_slice(br#","robots_url":"#);
     string(out, &answer.robots_url);
     out.extend_from_slice(br#","agent":{"input":["#);
-    list(out, answer.agents.iter().map(|a| a.input.as_str()));
+    let shown = &answer.agents[..answer.agents.len().min(bounds::MAX_ECHOED_AGENTS)];
+    let mut cut = echoed(out, shown.iter().map(|a| a.input.as_str()));
     out.extend_from_slice(br#"],"tokens":["#);
-    list(out, answer.agents.iter().map(|a| a.token.as_str()));
-    out.extend_from_slice(br#"]},"rule":"#);
+    cut |= echoed(out, shown.iter().map(|a| a.token.as_str()));
+    out.push(b']');
+    total(out, br#","input_total":"#, shown.len(), answer.agents.len());
+    truncated(out, cut || shown.len() < answer.agents.len());
+    out.extend_from_slice(br#"},"rule":"#);
     match &answer.rule {
         Some(rule) => {
             out.extend_from_slice(match rule.directive {
@@ -278,6 +283,25 @@ pub(super) fn optional<T>(
         Some(value) => write(out, value),
         None => out.extend_from_slice(b"null"),
     }
+}
+
+/// A list of the agents asked about, each cut at [`bounds::MAX_AGENT_JSON_BYTES`]; whether any
+/// was cut.
+fn echoed<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) -> bool {
+    let mut cut = false;
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match bounds::cut_json(item, bounds::MAX_AGENT_JSON_BYTES) {
+            Some(part) => {
+                cut = true;
+                string(out, part);
+            }
+            None => string(out, item),
+        }
+    }
+    cut
 }
 
 pub(super) fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {

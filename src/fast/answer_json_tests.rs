@@ -75,7 +75,14 @@ fn full() -> Answer {
                 input: "Other".into(),
                 token: "Other".into(),
             },
-        ],
+        ]
+        .into_iter()
+        // Past the echo's bounds: one value too long, and more agents than it shows.
+        .chain((0..16).map(|i| AgentToken {
+            input: format!("Bot{i}/1.0 \"{}\"", "é".repeat(i * 40)),
+            token: format!("Bot{}", "x".repeat(i * 100)),
+        }))
+        .collect(),
         rule: Some(RuleInfo {
             directive: Directive::Disallow,
             pattern: "/private".into(),
@@ -195,6 +202,29 @@ fn every_field_set() {
     assert_same(&full());
 }
 
+/// The agents asked about are echoed within their bounds: the first 8, values and tokens cut.
+#[test]
+fn the_agents_echoed_are_cut_and_counted() {
+    let answer = full();
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    let written: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let agent = &written["agent"];
+    assert_eq!(agent["input"].as_array().unwrap().len(), 8, "{agent}");
+    assert_eq!(agent["tokens"].as_array().unwrap().len(), 8, "{agent}");
+    assert_eq!(agent["input_total"], 18);
+    assert_eq!(agent["truncated"], true);
+    for text in agent["input"].as_array().unwrap() {
+        let json = serde_json::to_string(text).unwrap();
+        assert!(
+            json.len() <= crate::bounds::MAX_AGENT_JSON_BYTES + 2,
+            "{json}"
+        );
+    }
+    let long = agent["tokens"][7].as_str().unwrap();
+    assert!(long.starts_with("Bot") && long.len() == 256, "{long}");
+}
+
 /// Preferences that were all left out (labels over their bound) still show as their totals.
 #[test]
 fn preferences_all_cut_still_show_as_their_totals() {
@@ -216,6 +246,7 @@ fn preferences_all_cut_still_show_as_their_totals() {
 fn an_answer_within_its_bounds_says_nothing_of_them() {
     let mut answer = full();
     answer.rule.as_mut().unwrap().truncated = false;
+    answer.agents.truncate(2);
     let group = answer.group.as_mut().unwrap();
     group.truncated = false;
     group.agents_total = group.agents.len();
