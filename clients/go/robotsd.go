@@ -73,8 +73,15 @@ type Group struct {
 
 // Agent is the user agents asked about, and the product token robotsd used for each.
 type Agent struct {
-	Input  []string `json:"input"`
+	// Input is the values as given, a comma list's names apart: the first 8, each cut at 256
+	// bytes of JSON.
+	Input []string `json:"input"`
+	// Tokens is the product token used for each (parallel to Input).
 	Tokens []string `json:"tokens"`
+	// InputTotal counts the agents asked about when Input shows fewer (0 otherwise).
+	InputTotal int `json:"input_total,omitempty"`
+	// Truncated is true when Input or Tokens was cut to the answer's bounds.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Preference is one category's AI usage preference: "y" or "n", and the line that set it.

@@ -184,10 +184,17 @@ export interface components {
          *     }
          */
         AgentJson: {
-            /** @description The `ua` values as given. */
+            /**
+             * @description The `ua` values as given (a comma list's names apart): the first 8, each cut at 256
+             *     bytes of JSON.
+             */
             input: string[];
-            /** @description The product token used for each (parallel to `input`). */
+            /** @description How many agents were asked about, when `input` shows fewer; absent otherwise. */
+            input_total?: number | null;
+            /** @description The product token used for each (parallel to `input`), each cut at 256 bytes of JSON. */
             tokens: string[];
+            /** @description `true` when `input` or `tokens` was cut to the answer's bounds; absent otherwise. */
+            truncated?: boolean | null;
         };
         /** @description A `user-agent` line. */
         AgentLineJson: {
@@ -1546,7 +1553,7 @@ export interface operations {
                     "application/json": components["schemas"]["CheckAnswer"];
                 };
             };
-            /** @description Missing or invalid url or ua. */
+            /** @description Missing or invalid url or ua, or more agents than --max-agents (a check's names) and --max-agent-names (one value's) allow. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1650,7 +1657,7 @@ export interface operations {
                     "application/json": components["schemas"]["BatchResponse"];
                 };
             };
-            /** @description The body is not a batch. */
+            /** @description The body is not a batch, or it names more agents than --max-agents (distinct names across the items, and each item's) and --max-agent-names allow. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1677,7 +1684,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many items, or too large a body. */
+            /** @description Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1755,7 +1762,7 @@ export interface operations {
                     "application/json": components["schemas"]["EvaluateResponse"];
                 };
             };
-            /** @description The body is not an evaluation request. */
+            /** @description The body is not an evaluation request, or it names more agents than --max-agents and --max-agent-names allow. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1782,7 +1789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many items, or too large a body. */
+            /** @description Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1887,7 +1894,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many items, or too large a body. */
+            /** @description Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1965,7 +1972,7 @@ export interface operations {
                     "application/json": components["schemas"]["PageResponse"];
                 };
             };
-            /** @description Not a page: a missing or invalid url or ua, headers out of bounds, a document given twice or not base64. */
+            /** @description Not a page: a missing or invalid url or ua (or more agents than --max-agents and --max-agent-names allow), headers out of bounds, a document given twice or not base64. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +1999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many items, or too large a body. */
+            /** @description Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work). */
             413: {
                 headers: {
                     [name: string]: unknown;

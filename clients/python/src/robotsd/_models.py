@@ -13,16 +13,51 @@ class AgentJson(Struct):
     The agents asked about.
     """
 
-    input: Annotated[list[str], Meta(description="The `ua` values as given.")]
+    input: Annotated[
+        list[str],
+        Meta(
+            description="The `ua` values as given (a comma list's names apart): the first 8, each cut at 256\nbytes of JSON."
+        ),
+    ]
     """
-    The `ua` values as given.
+    The `ua` values as given (a comma list's names apart): the first 8, each cut at 256
+    bytes of JSON.
     """
     tokens: Annotated[
         list[str],
-        Meta(description="The product token used for each (parallel to `input`)."),
+        Meta(
+            description="The product token used for each (parallel to `input`), each cut at 256 bytes of JSON."
+        ),
     ]
     """
-    The product token used for each (parallel to `input`).
+    The product token used for each (parallel to `input`), each cut at 256 bytes of JSON.
+    """
+    input_total: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How many agents were asked about, when `input` shows fewer; absent otherwise.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How many agents were asked about, when `input` shows fewer; absent otherwise.
+    """
+    truncated: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true` when `input` or `tokens` was cut to the answer's bounds; absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true` when `input` or `tokens` was cut to the answer's bounds; absent otherwise.
     """
 
 
