@@ -163,8 +163,11 @@ async fn replicas_share_an_origin_through_a_redis_that_requires_tls_and_client_c
         redis.file("client.pem"),
         redis.file("client.key"),
     );
+    // A TLS handshake on a busy machine can take longer than the default store time limit.
     let args = [
         "--allow-private-networks",
+        "--store-timeout",
+        "2s",
         "--redis-url",
         &url,
         "--redis-ca-file",
