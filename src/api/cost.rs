@@ -140,15 +140,27 @@ async fn estimate(state: &AppState, items: &[Item], names: &[usize]) -> u64 {
     let mut total = 0u64;
     let mut last: Option<(&str, usize)> = None;
     for ((url, _), &names) in items.iter().zip(names) {
-        let origin = origin_part(url);
         let rules = match last {
-            Some((previous, rules)) if previous == origin => rules,
-            _ => state.checker.held_rules(url).await.unwrap_or(1),
+            // A prefix compare: this runs for every item of every batch.
+            Some((origin, rules)) if same_origin(url, origin) => rules,
+            _ => {
+                let rules = state.checker.held_rules(url).await.unwrap_or(1);
+                last = Some((origin_part(url), rules));
+                rules
+            }
         };
-        last = Some((origin, rules));
         total = total.saturating_add(cost(1, names, rules));
     }
     total
+}
+
+/// Whether `url` is of `origin`, as [`origin_part`] cuts it.
+fn same_origin(url: &str, origin: &str) -> bool {
+    url.starts_with(origin)
+        && matches!(
+            url.as_bytes().get(origin.len()),
+            None | Some(b'/' | b'?' | b'#')
+        )
 }
 
 /// The scheme and authority of `url` as written (`https://example.com:8443`), to tell items of
@@ -254,6 +266,10 @@ mod tests {
         assert_eq!(origin_part("http://a.example?x"), "http://a.example");
         assert_eq!(origin_part("http://a.example"), "http://a.example");
         assert_eq!(origin_part("/relative"), "");
+        assert!(same_origin("https://a.example/x", "https://a.example"));
+        assert!(same_origin("https://a.example", "https://a.example"));
+        assert!(!same_origin("https://a.example.net/x", "https://a.example"));
+        assert!(!same_origin("https://b.example/x", "https://a.example"));
     }
 
     #[test]

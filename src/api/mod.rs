@@ -225,10 +225,10 @@ async fn check_one(
 ) -> Result<checker::Answer, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
-    let answer = match meter {
-        None => state.checker.check_with(url, agents, options).await?,
-        Some(meter) => Box::pin(state.checker.check_metered(url, agents, options, meter)).await?,
-    };
+    let answer = state
+        .checker
+        .check_metered(url, agents, options, meter)
+        .await?;
     observe(state, &answer, view);
     Ok(answer)
 }

@@ -308,23 +308,12 @@ impl Checker {
         user_agents: &[S],
         options: CheckOptions,
     ) -> Result<Answer, CheckError> {
-        self.check_charged(url, user_agents, options, None).await
+        self.check_metered(url, user_agents, options, None).await
     }
 
-    /// [`Checker::check_with`], its work charged to `meter` before it matches: refused with
-    /// [`CheckError::OverBudget`] past the request's budget.
+    /// [`Checker::check_with`], its work charged to `meter`, if any, before it matches: refused
+    /// with [`CheckError::OverBudget`] past the request's budget.
     pub async fn check_metered<S: AsRef<str>>(
-        &self,
-        url: &str,
-        user_agents: &[S],
-        options: CheckOptions,
-        meter: &WorkMeter,
-    ) -> Result<Answer, CheckError> {
-        self.check_charged(url, user_agents, options, Some(meter))
-            .await
-    }
-
-    async fn check_charged<S: AsRef<str>>(
         &self,
         url: &str,
         user_agents: &[S],
