@@ -27,11 +27,11 @@ use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
 use axum::http::Method;
 use axum::response::{IntoResponse, Response};
-use bytes::{Bytes, BytesMut};
-use futures_util::{FutureExt as _, StreamExt as _};
+use futures_util::FutureExt as _;
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
+use super::body::{BodyHold, declared_length, read_body};
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
@@ -352,71 +352,6 @@ where
             (problem.into_response(), None)
         }
     }
-}
-
-/// The whole of `body`, if it is at most `max` bytes, arrives, and finds room in `budget` as
-/// it does (`held` grows with it).
-async fn read_body(
-    body: Body,
-    max: usize,
-    budget: &Arc<Semaphore>,
-    held: &mut BodyHold,
-) -> Result<Bytes, ApiError> {
-    let mut stream = body.into_data_stream();
-    let mut read = BytesMut::new();
-    while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::InvalidBody(format!("the request body could not be read: {e}"))
-        })?;
-        let len = read.len() + chunk.len();
-        if len > max {
-            return Err(ApiError::BodyTooLarge { max });
-        }
-        held.grow(budget, len as u64)?;
-        read.extend_from_slice(&chunk);
-    }
-    Ok(read.freeze())
-}
-
-/// The bytes of the body budget one request holds.
-#[derive(Default)]
-struct BodyHold {
-    permit: Option<tokio::sync::OwnedSemaphorePermit>,
-}
-
-impl BodyHold {
-    /// Holds `bytes` in all, taking what is missing from `budget` without waiting: a body
-    /// that finds the budget spent is answered at once, so that a slow one never waits on
-    /// others' (and its connection on it).
-    fn grow(&mut self, budget: &Arc<Semaphore>, bytes: u64) -> Result<(), ApiError> {
-        let held = self.permit.as_ref().map_or(0, |p| p.num_permits() as u64);
-        if bytes <= held {
-            return Ok(());
-        }
-        let spent = ApiError::BodiesInFlight { retry_after: 1 };
-        // Bodies are at most a few MiB, far below u32::MAX; a larger count cannot fit anyway.
-        let more = u32::try_from(bytes - held).map_err(|_| spent.clone())?;
-        let permit = Arc::clone(budget)
-            .try_acquire_many_owned(more)
-            .map_err(|_| spent)?;
-        match &mut self.permit {
-            Some(held) => held.merge(permit),
-            None => self.permit = Some(permit),
-        }
-        Ok(())
-    }
-}
-
-/// The body length a request declares, if it declares one that parses.
-fn declared_length(request: &Request) -> Option<u64> {
-    request
-        .headers()
-        .get(axum::http::header::CONTENT_LENGTH)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
 }
 
 /// What the log line and the metrics say of an answered request.

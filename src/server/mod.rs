@@ -4,6 +4,7 @@
 //! shutdown: `/readyz` turns 503, no new connections are accepted, and requests in flight drain
 //! within a bound. [`run`] takes bound listeners so tests can bind `127.0.0.1:0`.
 
+mod body;
 mod compression;
 mod connection;
 mod edge;
