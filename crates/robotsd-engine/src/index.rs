@@ -25,12 +25,18 @@ use std::cmp::Ordering;
 
 use super::data::RuleData;
 use super::pattern::{Shape, index_htm_directory, matches_tail};
+use super::sieve::{self, Item, Member, Sieve};
 
 /// No enclosing run.
-const NONE: u32 = u32::MAX >> 1;
+const NONE: u32 = u32::MAX >> 2;
 const DERIVED: u32 = 1 << 31;
 /// Marks, in [`Entry::up`], the first (lowest-precedence) member of a run.
 const RUN_START: u32 = 1 << 31;
+/// Marks, in [`Entry::up`], a member the run's [`Sieve`] decides instead of the walk.
+const SIEVED: u32 = 1 << 30;
+/// Runs with at least this many wildcard members are decided by a [`Sieve`]: below it, trying
+/// each member costs less than a pass over the path.
+pub(crate) const SIEVE_RUN: usize = 16;
 
 /// One indexed rule (8 bytes).
 #[derive(Debug, Clone, Copy)]
@@ -44,10 +50,13 @@ pub(crate) struct Entry {
 
 impl Entry {
     fn exit(self) -> u32 {
-        self.up & !RUN_START
+        self.up & !(RUN_START | SIEVED)
     }
     fn starts_run(self) -> bool {
         self.up & RUN_START != 0
+    }
+    fn sieved(self) -> bool {
+        self.up & SIEVED != 0
     }
 }
 
@@ -62,6 +71,8 @@ thread_local! {
 #[derive(Debug, Clone)]
 pub(crate) struct RuleIndex {
     entries: Box<[Entry]>,
+    /// The wildcard members of the large runs, decided together.
+    sieve: Option<Box<Sieve>>,
 }
 
 /// A candidate's pattern as matched: literal prefix, shape, and what follows the prefix.
@@ -180,6 +191,20 @@ impl Best {
         (self.priority, self.allow, std::cmp::Reverse(self.line))
     }
 
+    /// [`Best::key`] as one integer, as the sieve ranks members.
+    fn rank(&self) -> u64 {
+        sieve::rank(self.priority, self.allow, self.line)
+    }
+
+    fn of_member(member: Member) -> Best {
+        Best {
+            priority: (member.rank >> 32) as u32,
+            allow: member.rank & (1 << 31) != 0,
+            line: 0x7FFF_FFFF - (member.rank & 0x7FFF_FFFF) as u32,
+            rule: member.rule,
+        }
+    }
+
     /// Whether the rule id names the `index.htm` directory form.
     pub(crate) fn is_derived(&self) -> bool {
         self.rule & DERIVED != 0
@@ -211,6 +236,42 @@ impl RuleIndex {
             .filter(|r| r.pattern_len > 0)
             .map(|r| 1 + usize::from(r.has_index_htm_form(arena)))
             .sum()
+    }
+
+    /// Heap bytes the sieve of `rule_ids` may take, at most: charged before the index is built,
+    /// as the sieve is built with it. Nothing unless the rules could make a sieved run.
+    pub(crate) fn sieve_bound(
+        rule_ids: impl Iterator<Item = u32>,
+        rules: &[RuleData],
+        arena: &[u8],
+    ) -> usize {
+        let (mut count, mut tail_bytes) = (0, 0);
+        for id in rule_ids {
+            let rule = rules[id as usize];
+            if rule.pattern_len == 0 {
+                continue;
+            }
+            let forms = [
+                Some(id),
+                rule.has_index_htm_form(arena).then_some(id | DERIVED),
+            ];
+            for f in forms.into_iter().flatten().map(|e| form(e, rules, arena)) {
+                if f.shape == Shape::Wildcard {
+                    count += 1;
+                    tail_bytes += f.tail.len();
+                }
+            }
+        }
+        if count < SIEVE_RUN {
+            return 0;
+        }
+        sieve::heap_bound(count, tail_bytes)
+    }
+
+    /// Heap bytes of the sieve, once built.
+    #[cfg(test)]
+    pub(crate) fn sieve_heap_size(&self) -> usize {
+        self.sieve.as_ref().map_or(0, |s| s.heap_size())
     }
 
     /// Heap bytes of an index of `entry_count` entries.
@@ -283,13 +344,49 @@ impl RuleIndex {
         });
         // A run in precedence order, so that its walk from the top ends at its first match;
         // deduplication left members of equal length ordered by pattern instead.
+        // A run of many wildcard members hands them to the sieve: they go below the others,
+        // which the walk still tries in precedence order, and stops at the first sieved one.
+        let mut sieved = vec![false; keyed.len()];
+        let mut walk_ends = vec![false; keyed.len()];
+        let mut items = Vec::new();
+        let mut runs = Vec::new();
         let mut from = 0;
         while from < keyed.len() {
             let prefix = keyed[from].form.prefix;
             let to = from + keyed[from..].partition_point(|k| k.form.prefix == prefix);
-            keyed[from..to].sort_unstable_by_key(|k| k.best.key());
+            let run = &mut keyed[from..to];
+            let wild = run
+                .iter()
+                .filter(|k| k.form.shape == Shape::Wildcard)
+                .count();
+            if wild >= SIEVE_RUN {
+                run.sort_unstable_by_key(|k| (k.form.shape != Shape::Wildcard, k.best.key()));
+                let top = u32::try_from(to - 1).unwrap_or(NONE);
+                runs.push(top);
+                // The walk of the run ends below its last member that is not sieved.
+                if from + wild < to {
+                    walk_ends[from + wild] = true;
+                }
+                for (i, k) in run[..wild].iter().enumerate() {
+                    sieved[from + i] = true;
+                    let (segments, anchored) = sieve::segments(k.form.tail, k.anchored);
+                    items.push(Item {
+                        member: Member {
+                            rank: k.best.rank(),
+                            rule: k.best.rule,
+                            prefix_len: u32::try_from(prefix.len()).unwrap_or(NONE),
+                            run: top,
+                        },
+                        segments,
+                        anchored,
+                    });
+                }
+            } else {
+                run.sort_unstable_by_key(|k| k.best.key());
+            }
             from = to;
         }
+        let sieve = (!runs.is_empty()).then(|| Box::new(Sieve::build(items, runs)));
         entries.clear();
         // `chain` holds the last member of each run whose prefix extends the previous one's.
         let mut chain: Vec<u32> = Vec::new();
@@ -305,13 +402,19 @@ impl RuleIndex {
                 }
             }
             let exit = match chain.last() {
-                Some(&top) if !starts_run => entries[top as usize].up & !RUN_START,
+                Some(&top) if !starts_run => entries[top as usize].exit(),
                 Some(&top) => top,
                 None => NONE,
             };
             entries.push(Entry {
                 rule: k.best.rule,
-                up: exit | if starts_run { RUN_START } else { 0 },
+                up: exit
+                    | if starts_run || walk_ends[i] {
+                        RUN_START
+                    } else {
+                        0
+                    }
+                    | if sieved[i] { SIEVED } else { 0 },
             });
             let i = u32::try_from(i).unwrap_or(NONE);
             match chain.last_mut() {
@@ -321,6 +424,7 @@ impl RuleIndex {
         }
         RuleIndex {
             entries: entries.into_boxed_slice(),
+            sieve,
         }
     }
 
@@ -338,13 +442,22 @@ impl RuleIndex {
             .take_while(|(a, b)| a == b)
             .count();
         let mut best: Option<Best> = None;
+        // The sieved runs on the chain (their last members' positions); empty, and so never
+        // allocated, for a file without a sieve.
+        let mut sieved_runs: Vec<u32> = Vec::new();
         loop {
             let exit = set[top].exit();
             // Every run on the chain has a prefix of `top_prefix`: it is a prefix of the path
             // when it is no longer than what the two share.
             if prefix(set[top].rule, rules, arena).len() <= common {
+                let run = u32::try_from(top).unwrap_or(NONE);
+                if self.sieve.as_ref().is_some_and(|s| s.decides(run)) {
+                    sieved_runs.push(run);
+                }
+                // A sieved run's walk ends at its lowest member that is not sieved (marked as a
+                // run's start), so only a run of nothing else needs this test.
                 let mut i = top;
-                loop {
+                while !set[top].sieved() {
                     let entry = set[i];
                     let rule = &rules[(entry.rule & !DERIVED) as usize];
                     let f = form(entry.rule, rules, arena);
@@ -375,6 +488,14 @@ impl RuleIndex {
             }
             top = exit as usize;
         }
+        if let Some(sieve) = self.sieve.as_ref().filter(|_| !sieved_runs.is_empty()) {
+            // The chain was walked from its longest prefix down: reversed, it ascends.
+            sieved_runs.reverse();
+            let floor = best.map_or(0, |b| b.rank());
+            if let Some(member) = sieve.best(path, &sieved_runs, floor) {
+                best = Some(Best::of_member(member));
+            }
+        }
         best
     }
 }
@@ -388,67 +509,4 @@ fn matches_form(path: &[u8], f: &Form<'_>, anchored: bool) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::MATCHED;
-    use crate::{Directive, RobotsTxt};
-
-    /// Candidates matched by one check of `path`, and its deciding (directive, line).
-    fn matched(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, u32)>) {
-        let before = MATCHED.with(|m| m.get());
-        let verdict = robots.check_path(&["FooBot"], path);
-        let rule = verdict.rule.map(|r| (r.directive(), r.line()));
-        (MATCHED.with(|m| m.get()) - before, rule)
-    }
-
-    #[test]
-    fn identical_rules_are_one_candidate_reported_at_their_first_line() {
-        // Issue 40's hostile file: every line the same pattern, beginning `/*`.
-        let mut body = String::from("user-agent: *\n");
-        body.push_str(&"allow:/*ab\n".repeat(46_454));
-        let robots = RobotsTxt::parse(body.as_bytes());
-        let long = format!("/{}", "a".repeat(999));
-        assert_eq!(matched(&robots, &long), (1, None));
-        let found = format!("{long}b");
-        assert_eq!(matched(&robots, &found), (1, Some((Directive::Allow, 2))));
-    }
-
-    #[test]
-    fn an_allow_hides_the_same_disallow_wherever_they_are() {
-        let mut body = String::from("user-agent: *\n");
-        body.push_str(&"disallow:/*ab\n".repeat(5_000));
-        body.push_str(&"allow:/*ab\n".repeat(5_000));
-        body.push_str("disallow:/\n");
-        let robots = RobotsTxt::parse(body.as_bytes());
-        // `/*ab` is tried once, as the allow of the first `allow` line; then `/` cannot win.
-        assert_eq!(
-            matched(&robots, "/xab"),
-            (1, Some((Directive::Allow, 5_002)))
-        );
-        assert_eq!(
-            matched(&robots, "/xa"),
-            (2, Some((Directive::Disallow, 10_002)))
-        );
-    }
-
-    #[test]
-    fn a_run_ends_at_its_first_match_and_weaker_runs_are_skipped() {
-        // Distinct patterns under the prefix `/`, the longest first; all match `/zz…`.
-        let mut body = String::from("user-agent: *\n");
-        for n in 0..5_000 {
-            body.push_str(&format!(
-                "disallow:/*{}\n",
-                "z".repeat(n % 50 + 1) + &n.to_string()
-            ));
-        }
-        body.push_str("allow:/*z\n");
-        body.push_str("allow:/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n");
-        let robots = RobotsTxt::parse(body.as_bytes());
-        // The 66-byte allow beats every `/*z…n` (at most 58 bytes): one candidate for its run,
-        // and the run of `/` is not tried at all.
-        let path = format!("/{}", "z".repeat(70));
-        assert_eq!(
-            matched(&robots, &path),
-            (1, Some((Directive::Allow, 5_003)))
-        );
-    }
-}
+mod tests;

@@ -27,7 +27,8 @@
 //!
 //! Inside, the layers import downward only, and no two files import each other: the parsed
 //! file's data (`data`: spans, rules, groups, diagnostics) and the pattern and percent-encoding
-//! rules (`pattern`, `percent`) at the bottom; the rule index (`index`), the parse's scratch
+//! rules (`pattern`, `percent`) at the bottom; the sieve that decides a large run's wildcard rules
+//! together (`sieve`) and the rule index above it (`index`), the parse's scratch
 //! space (`scratch`) and the usage lines' builder and terms (`usage::lines`, `usage::terms`)
 //! built on them; the parse and the core check (`robots_txt`) above those; and the readers of a
 //! parsed file (`verdict`, `preferences` (the usage answers), `license`, the RFC mode's
@@ -51,6 +52,7 @@ mod percent;
 mod preferences;
 mod robots_txt;
 mod scratch;
+mod sieve;
 pub mod tokenizer;
 mod url_path;
 mod usage;

@@ -1,6 +1,7 @@
 //! Property tests of the rule index on the files that stress it (issue 40): many rules sharing a
 //! prefix (`/*…`), repeated patterns under both directives, equal-length rivals, Google's
-//! `index.htm` extension, and several groups merged. The verdict, the deciding rule (pattern,
+//! `index.htm` extension, several groups merged, and runs of many distinct wildcard patterns
+//! (decided by the index's sieve) whose literals share prefixes and occur out of order. The verdict, the deciding rule (pattern,
 //! line, directive) and whether it matched as a directory must be exactly those of a
 //! straightforward matcher that tries every rule (SEMANTICS.md §1 "Precedence").
 
@@ -133,8 +134,54 @@ fn render(groups: &[Vec<(bool, String)>]) -> (String, Vec<(bool, u32, String)>) 
     (body, applying)
 }
 
+/// A pattern for the sieve (runs of at least 16 wildcard rules): a short literal prefix, then
+/// segments of a small alphabet between `*`s, so that literals share prefixes, occur in the
+/// path out of order, and end anchored or not.
+fn sieved_pattern() -> impl Strategy<Value = String> {
+    let prefix = prop::sample::select(vec!["/", "/", "/", "/a", "/ab", "/b/"]);
+    let segment = prop::collection::vec(prop::sample::select(&b"ab/c"[..]), 0..5)
+        .prop_map(|b| String::from_utf8(b).expect("ASCII"));
+    let segments = prop::collection::vec(segment, 1..5);
+    (prefix, segments, prop::bool::weighted(0.3)).prop_map(|(prefix, segments, anchored)| {
+        let mut pattern = String::from(prefix);
+        for segment in segments {
+            pattern.push('*');
+            pattern.push_str(&segment);
+        }
+        if anchored {
+            pattern.push('$');
+        }
+        pattern
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// Many distinct wildcard rules, decided by the sieve, against long paths.
+    #[test]
+    fn sieved_runs_decide_as_trying_every_rule(
+        rules in prop::collection::vec(
+            (any::<bool>(), prop_oneof![6 => sieved_pattern(), 1 => pattern()]),
+            16..300,
+        ),
+        paths in prop::collection::vec(
+            prop::collection::vec(prop::sample::select(&b"abc/"[..]), 0..120)
+                .prop_map(|b| format!("/{}", String::from_utf8(b).expect("ASCII"))),
+            1..8,
+        ),
+    ) {
+        let (body, applying) = render(&[rules]);
+        let robots = RobotsTxt::parse(body.as_bytes());
+        for path in &paths {
+            let got = robots.check_path(&["FooBot"], path).rule.map(|r| {
+                (r.directive() == Directive::Allow, r.line(), r.pattern().into_owned(),
+                 r.matched_as_directory())
+            });
+            prop_assert_eq!(&got, &naive_best(&applying, path.as_bytes()),
+                "robots.txt:\n{}\npath {:?}", body, path);
+        }
+    }
 
     #[test]
     fn the_index_decides_as_trying_every_rule(

@@ -52,6 +52,8 @@ pub(crate) struct SetData {
     pub(crate) groups: (u32, u32),
     /// Entries the index will hold, for [`RobotsTxt::heap_size`] to charge before it is built.
     pub(crate) entry_count: u32,
+    /// Heap bytes the index's sieve may take, charged the same way.
+    pub(crate) sieve_bound: u32,
     pub(crate) index: OnceLock<RuleIndex>,
 }
 
@@ -373,9 +375,11 @@ impl Builder {
                         let (x, y) = self.s.groups[g as usize].rules;
                         x..y
                     });
+                let rules = &self.s.rules;
                 SetData {
                     groups: (a, b),
-                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, &self.s.rules, arena)),
+                    sieve_bound: to_u32(RuleIndex::sieve_bound(rule_ids.clone(), rules, arena)),
+                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, rules, arena)),
                     index: OnceLock::new(),
                 }
             })
@@ -433,7 +437,7 @@ impl RobotsTxt {
     fn index_heap_size(&self) -> usize {
         self.sets
             .iter()
-            .map(|s| RuleIndex::heap_size(s.entry_count as usize))
+            .map(|s| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
             .sum()
     }
 

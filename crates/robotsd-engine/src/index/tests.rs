@@ -1,0 +1,178 @@
+//! The index's bounds on a check's work, counted rather than timed: candidates matched one by
+//! one and the sieve's nodes and members looked at, on the hostile files of issue 40.
+
+use super::MATCHED;
+use crate::sieve::TOUCHED;
+use crate::{Directive, RobotsTxt};
+
+/// Candidates matched by one check of `path`, and its deciding (directive, line).
+fn matched(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, u32)>) {
+    let before = MATCHED.with(|m| m.get());
+    let verdict = robots.check_path(&["FooBot"], path);
+    let rule = verdict.rule.map(|r| (r.directive(), r.line()));
+    (MATCHED.with(|m| m.get()) - before, rule)
+}
+
+/// The work of one check of `path`: candidates matched one by one, plus the sieve's trie
+/// nodes and members looked at; and its deciding (directive, line).
+fn work(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, u32)>) {
+    let before = TOUCHED.with(|t| t.get());
+    let (matched, rule) = matched(robots, path);
+    (matched + TOUCHED.with(|t| t.get()) - before, rule)
+}
+
+/// A body of `user-agent: *` and `line(0)`, `line(1)`, … up to 512,000 bytes.
+fn filled(line: impl Fn(usize) -> String) -> RobotsTxt {
+    let mut body = String::from("user-agent: *\n");
+    for n in 0.. {
+        let next = line(n);
+        if body.len() + next.len() > 512_000 {
+            break;
+        }
+        body.push_str(&next);
+    }
+    RobotsTxt::parse(body.as_bytes())
+}
+
+/// Pseudo-random digits, so that a path holds many distinct substrings.
+fn digits(n: usize, seed: u32) -> String {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            char::from(b'0' + ((state >> 16) % 10) as u8)
+        })
+        .collect()
+}
+
+#[test]
+fn distinct_patterns_that_never_match_cost_what_occurs_in_the_path() {
+    // Issue 40: tens of thousands of distinct `/*…` patterns, none of which matches. Each
+    // was matched against the whole path (27,000 candidates a check).
+    let robots = filled(|n| format!("disallow:/*x{n}z\n"));
+    let path = format!("/{}", "x1x2x3x4x5x6x7x8x9x0".repeat(50));
+    let (spent, rule) = work(&robots, &path);
+    assert_eq!(rule, None);
+    assert!(spent <= 16, "{spent}");
+    // Literals sharing one long common prefix, all but their last byte in the path.
+    let shared = "q".repeat(40);
+    let robots = filled(|n| format!("allow:/*{shared}{n}$\n"));
+    let path = format!("/{}{}", shared.repeat(20), "x");
+    assert!(work_of(&robots, &path) <= 16);
+}
+
+fn work_of(robots: &RobotsTxt, path: &str) -> u64 {
+    work(robots, path).0
+}
+
+#[test]
+fn patterns_whose_every_literal_occurs_but_in_the_wrong_order_share_their_work() {
+    // `/*<digits>*z*<digit>`: every literal occurs, but no digit follows a `z`.
+    let head = digits(500, 40);
+    let path = format!("/{head}{}", "z".repeat(499));
+    let robots = filled(|n| {
+        let (digit, rest) = (n % 10, n / 10);
+        let at = (rest / 4) % (head.len() - 8);
+        format!("disallow:/*{}*z*{digit}\n", &head[at..at + 4 + rest % 4])
+    });
+    let (spent, rule) = work(&robots, &path);
+    assert_eq!(rule, None);
+    assert!(spent <= 64, "{spent}");
+    // Anchored, with many `*`: `/*<digits>*<digits>*z$` where the path ends in `y`.
+    let robots = filled(|n| {
+        let at = n % (head.len() - 12);
+        format!(
+            "disallow:/*{}*{}*z$\n",
+            &head[at..at + 3],
+            &head[at + 5..at + 8]
+        )
+    });
+    let (spent, rule) = work(&robots, &format!("{path}y"));
+    assert_eq!(rule, None);
+    assert!(spent <= 16, "{spent}");
+}
+
+#[test]
+fn the_sieve_finds_the_one_pattern_that_matches_among_many() {
+    let head = digits(600, 7);
+    let robots = filled(|n| format!("disallow:/*{n}*q\n"));
+    // `…17…q`: every pattern whose number occurs before the `q` matches; the longest wins,
+    // then the first line.
+    let path = format!("/{head}q");
+    let verdict = robots.check_path(&["FooBot"], &path);
+    let rule = verdict.rule.expect("a pattern matches");
+    let longest = (0..40_000)
+        .filter(|n| head.contains(&n.to_string()))
+        .max_by_key(|n| (n.to_string().len(), std::cmp::Reverse(*n)))
+        .expect("some number occurs");
+    assert_eq!(rule.pattern(), format!("/*{longest}*q"));
+}
+
+#[test]
+fn the_sieve_is_charged_before_it_is_built() {
+    for robots in [
+        filled(|n| format!("disallow:/*x{n}z\n")),
+        filled(|n| format!("allow:/a*{n}*b{}$\n", n % 7)),
+        filled(|n| format!("disallow:/*{}\n", "*a".repeat(n % 300 + 1))),
+    ] {
+        let charged = robots.heap_size();
+        robots.check_path(&["FooBot"], "/x");
+        let set = &robots.sets[robots.global_set.expect("a * group") as usize];
+        let index = set.index.get().expect("built");
+        assert!(index.sieve_heap_size() > 0);
+        assert!(index.sieve_heap_size() <= set.sieve_bound as usize);
+        assert_eq!(robots.heap_size(), charged);
+    }
+}
+
+#[test]
+fn identical_rules_are_one_candidate_reported_at_their_first_line() {
+    // Issue 40's hostile file: every line the same pattern, beginning `/*`.
+    let mut body = String::from("user-agent: *\n");
+    body.push_str(&"allow:/*ab\n".repeat(46_454));
+    let robots = RobotsTxt::parse(body.as_bytes());
+    let long = format!("/{}", "a".repeat(999));
+    assert_eq!(matched(&robots, &long), (1, None));
+    let found = format!("{long}b");
+    assert_eq!(matched(&robots, &found), (1, Some((Directive::Allow, 2))));
+}
+
+#[test]
+fn an_allow_hides_the_same_disallow_wherever_they_are() {
+    let mut body = String::from("user-agent: *\n");
+    body.push_str(&"disallow:/*ab\n".repeat(5_000));
+    body.push_str(&"allow:/*ab\n".repeat(5_000));
+    body.push_str("disallow:/\n");
+    let robots = RobotsTxt::parse(body.as_bytes());
+    // `/*ab` is tried once, as the allow of the first `allow` line; then `/` cannot win.
+    assert_eq!(
+        matched(&robots, "/xab"),
+        (1, Some((Directive::Allow, 5_002)))
+    );
+    assert_eq!(
+        matched(&robots, "/xa"),
+        (2, Some((Directive::Disallow, 10_002)))
+    );
+}
+
+#[test]
+fn a_run_ends_at_its_first_match_and_weaker_runs_are_skipped() {
+    // Distinct patterns under the prefix `/`, the longest first; all match `/zz…`.
+    let mut body = String::from("user-agent: *\n");
+    for n in 0..5_000 {
+        body.push_str(&format!(
+            "disallow:/*{}\n",
+            "z".repeat(n % 50 + 1) + &n.to_string()
+        ));
+    }
+    body.push_str("allow:/*z\n");
+    body.push_str("allow:/zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz\n");
+    let robots = RobotsTxt::parse(body.as_bytes());
+    // The 66-byte allow beats every `/*z…n` (at most 58 bytes): one candidate for its run,
+    // and the run of `/` is not tried at all.
+    let path = format!("/{}", "z".repeat(70));
+    assert_eq!(
+        matched(&robots, &path),
+        (1, Some((Directive::Allow, 5_003)))
+    );
+}
