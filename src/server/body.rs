@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::Request;
+use axum::http::{HeaderValue, Version, header};
+use axum::response::{IntoResponse as _, Response};
 use bytes::{Bytes, BytesMut};
 use futures_util::StreamExt as _;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -64,6 +66,22 @@ impl BodyHold {
         }
         Ok(())
     }
+}
+
+/// The answer to a request whose body was not read whole (refused from its declared length, or
+/// past the limit, the budget or the time as it arrived): the rest of the body cannot be told
+/// from a next request, so the connection closes after the answer, and over HTTP/1 the answer
+/// says so (`Connection: close`, RFC 9112 §9.6). Without it, a client that had sent the whole
+/// body took the connection as kept alive, and its next request failed on it (found by the
+/// request fuzzer). An HTTP/2 stream ends alone and takes no such header.
+pub(super) fn unread(error: ApiError, version: Version) -> Response {
+    let mut response = error.into_response();
+    if version <= Version::HTTP_11 {
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
 }
 
 /// The body length a request declares, if it declares one that parses.

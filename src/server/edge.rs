@@ -31,7 +31,7 @@ use futures_util::FutureExt as _;
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
-use super::body::{BodyHold, declared_length, read_body};
+use super::body::{BodyHold, declared_length, read_body, unread};
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
@@ -312,8 +312,9 @@ where
     let too_large = ApiError::BodyTooLarge {
         max: max_body_bytes,
     };
+    let version = request.version();
     if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
-        return (too_large.into_response(), None);
+        return (unread(too_large, version), None);
     }
     // Held until the request is answered: the body's bytes live that long.
     let mut held = BodyHold::default();
@@ -323,7 +324,7 @@ where
         if let Some(length) = declared_length(&request)
             && let Err(error) = held.grow(&guard.body_budget, length)
         {
-            return (error.into_response(), None);
+            return (unread(error, version), None);
         }
         let (parts, body) = request.into_parts();
         let read = tokio::time::timeout(
@@ -332,10 +333,10 @@ where
         );
         match read.await {
             Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
-            Ok(Err(error)) => return (error.into_response(), None),
+            Ok(Err(error)) => return (unread(error, version), None),
             Err(_) => {
                 let problem = ApiError::BodyTimeout(guard.body_time_limit.as_secs().max(1));
-                return (problem.into_response(), None);
+                return (unread(problem, version), None);
             }
         }
     };
