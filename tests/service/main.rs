@@ -2,7 +2,7 @@
 //! file): each module is what used to be its own `tests/*.rs`. Run one part with
 //! `cargo test --test service api::` (or `bounds::`, `cache_pressure::`, `cli::`, `cluster_failover::`, `connections::`,
 //! `deploy_artifacts::`, `fetch_cache::`, `fleet::`, `fleet_processes::`, `logging::`, `long_redirects::`, `page::`, `pacing::`, `percent_decoding::`,
-//! `redis_tls::`, `request_bounds::`, `rsl::`, `ssrf::`, `store_refusals::`, `tester::`, `usage::`).
+//! `redis_tls::`, `request_bounds::`, `request_fuzz::`, `rsl::`, `ssrf::`, `store_refusals::`, `tester::`, `usage::`).
 
 mod api;
 mod bounds;
@@ -23,6 +23,7 @@ mod redis_sentinel;
 mod redis_server;
 mod redis_tls;
 mod request_bounds;
+mod request_fuzz;
 mod rsl;
 mod ssrf;
 mod store_refusals;
