@@ -7,7 +7,7 @@ mod common;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use robotsd_engine::{RobotsTxt, tokenizer};
+use robotsd_engine::{PercentDecoding, RobotsTxt, tokenizer};
 
 fn parse(c: &mut Criterion) {
     let corpus = common::corpus();
@@ -116,6 +116,15 @@ fn check(c: &mut Criterion) {
             })
         });
     }
+    // The RFC 9309 mode on such a file with one pattern its form changes: the mode's own path.
+    let (body, path) = common::distinct_wildcards_rfc();
+    let robots = RobotsTxt::parse(&body);
+    group.bench_function("many_rules/distinct_rfc9309", |b| {
+        b.iter(|| {
+            let path = black_box(path.as_str());
+            black_box(robots.check_path_with(&["FooBot"], path, PercentDecoding::Rfc9309)).allowed
+        })
+    });
     group.finish();
 }
 

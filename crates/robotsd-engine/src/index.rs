@@ -16,7 +16,9 @@
 //!   equal to a written `dir/$`) are indexed once, as the one of them that would decide: `allow`
 //!   over `disallow`, then the earliest line, as the reference reports;
 //! - a run is ordered by precedence and tried from its best member down, so its first match is
-//!   its answer, and a run none of whose members can beat the best match so far is not tried.
+//!   its answer, and a run none of whose members can beat the best match so far is not tried;
+//! - a run of many wildcard members (distinct patterns none of which may match) hands them to a
+//!   [`Sieve`], which decides them together in one pass over the path.
 //!
 //! Google's `index.htm` extension (an `allow: /d/index.html` also allows `/d/` exactly) is
 //! indexed as a second entry of the same rule with the pattern `/d/$`.
@@ -430,6 +432,19 @@ impl RuleIndex {
 
     /// The best matching rule for `path`, if any.
     pub(crate) fn best_match(&self, path: &[u8], rules: &[RuleData], arena: &[u8]) -> Option<Best> {
+        // Two copies of the walk, so that a file without a sieve (nearly all) pays nothing for it.
+        match self.sieve {
+            None => self.walk::<false>(path, rules, arena),
+            Some(_) => self.walk::<true>(path, rules, arena),
+        }
+    }
+
+    fn walk<const SIEVED: bool>(
+        &self,
+        path: &[u8],
+        rules: &[RuleData],
+        arena: &[u8],
+    ) -> Option<Best> {
         let set = &*self.entries;
         let after =
             set.partition_point(|e| prefix(e.rule, rules, arena).cmp(path) != Ordering::Greater);
@@ -451,13 +466,13 @@ impl RuleIndex {
             // when it is no longer than what the two share.
             if prefix(set[top].rule, rules, arena).len() <= common {
                 let run = u32::try_from(top).unwrap_or(NONE);
-                if self.sieve.as_ref().is_some_and(|s| s.decides(run)) {
+                if SIEVED && self.sieve.as_ref().is_some_and(|s| s.decides(run)) {
                     sieved_runs.push(run);
                 }
                 // A sieved run's walk ends at its lowest member that is not sieved (marked as a
                 // run's start), so only a run of nothing else needs this test.
                 let mut i = top;
-                while !set[top].sieved() {
+                while !(SIEVED && set[top].sieved()) {
                     let entry = set[i];
                     let rule = &rules[(entry.rule & !DERIVED) as usize];
                     let f = form(entry.rule, rules, arena);
@@ -488,7 +503,11 @@ impl RuleIndex {
             }
             top = exit as usize;
         }
-        if let Some(sieve) = self.sieve.as_ref().filter(|_| !sieved_runs.is_empty()) {
+        if let Some(sieve) = self
+            .sieve
+            .as_ref()
+            .filter(|_| SIEVED && !sieved_runs.is_empty())
+        {
             // The chain was walked from its longest prefix down: reversed, it ascends.
             sieved_runs.reverse();
             let floor = best.map_or(0, |b| b.rank());

@@ -117,3 +117,19 @@ pub fn distinct_late_failures() -> (Vec<u8>, String) {
     });
     (body, path)
 }
+
+/// `distinct` with one pattern that RFC 9309's form changes (`/%41`), checked with
+/// `PercentDecoding::Rfc9309`: a file where the RFC mode cannot use the rule index.
+pub fn distinct_wildcards_rfc() -> (Vec<u8>, String) {
+    let (mut body, path) = distinct_wildcards();
+    let cut = body.len() - 40;
+    let end = cut
+        + body[cut..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .expect("a line")
+        + 1;
+    body.truncate(end);
+    body.extend(b"disallow:/%41\n");
+    (body, path)
+}
