@@ -22,6 +22,9 @@
 //!
 //! Google's `index.htm` extension (an `allow: /d/index.html` also allows `/d/` exactly) is
 //! indexed as a second entry of the same rule with the pattern `/d/$`.
+//!
+//! The RFC 9309 mode indexes the RFC forms of a set's patterns the same way (`robots_txt::rfc`):
+//! rules whose pattern there is another, ranked by [`Lengths`] instead of their bytes.
 
 use std::cmp::Ordering;
 
@@ -77,6 +80,35 @@ pub(crate) struct RuleIndex {
     sieve: Option<Box<Sieve>>,
 }
 
+/// How long a rule counts for precedence (SEMANTICS.md §1 "Precedence"): the bytes of its
+/// pattern in Google's mode; in the RFC 9309 mode, where a character may be encoded only to
+/// compare it, the octets as written (`percent::rfc_pattern`). A type parameter rather than a
+/// table looked up at run time, so that Google's mode pays nothing for the other.
+pub(crate) trait Lengths: Copy {
+    /// The precedence length of rule `id`, whose data is `rule`.
+    fn priority(self, id: u32, rule: RuleData) -> u32;
+}
+
+/// Every rule counts its pattern's bytes (Google's mode, and the RFC forms when no character is
+/// encoded only to compare it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PatternBytes;
+
+impl Lengths for PatternBytes {
+    #[inline(always)]
+    fn priority(self, _id: u32, rule: RuleData) -> u32 {
+        u32::from(rule.pattern_len)
+    }
+}
+
+/// A length per rule id; an empty table means [`PatternBytes`].
+impl Lengths for &[u16] {
+    #[inline]
+    fn priority(self, id: u32, rule: RuleData) -> u32 {
+        u32::from(self.get(id as usize).copied().unwrap_or(rule.pattern_len))
+    }
+}
+
 /// A candidate's pattern as matched: literal prefix, shape, and what follows the prefix.
 #[derive(Clone, Copy)]
 struct Form<'a> {
@@ -87,7 +119,12 @@ struct Form<'a> {
     priority: u32,
 }
 
-fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
+fn form<'a>(
+    entry_rule: u32,
+    rules: &[RuleData],
+    arena: &'a [u8],
+    lengths: impl Lengths,
+) -> Form<'a> {
     let rule = rules[(entry_rule & !DERIVED) as usize];
     let pattern = rule.pattern(arena);
     if entry_rule & DERIVED == 0 {
@@ -104,7 +141,7 @@ fn form<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> Form<'a> {
             prefix: &pattern[..prefix_len],
             shape,
             tail,
-            priority: u32::from(rule.pattern_len),
+            priority: lengths.priority(entry_rule, rule),
         };
     }
     // The directory form `dir/$`: exact, or anchored wildcard when `dir/` holds a `*`.
@@ -153,7 +190,7 @@ fn prefix<'a>(entry_rule: u32, rules: &[RuleData], arena: &'a [u8]) -> &'a [u8] 
         let start = rule.start as usize;
         &arena[start..start + usize::from(rule.prefix_len)]
     } else {
-        form(entry_rule, rules, arena).prefix
+        form(entry_rule, rules, arena, PatternBytes).prefix
     }
 }
 
@@ -172,23 +209,6 @@ pub(crate) struct Best {
 }
 
 impl Best {
-    /// A candidate found outside an index (the RFC 9309 mode's linear scan); `derived` for the
-    /// `index.htm` directory form.
-    pub(crate) fn new(
-        pattern_len: usize,
-        allow: bool,
-        line: u32,
-        rule: u32,
-        derived: bool,
-    ) -> Best {
-        Best {
-            priority: u32::try_from(pattern_len).unwrap_or(u32::MAX),
-            allow,
-            line,
-            rule: if derived { rule | DERIVED } else { rule },
-        }
-    }
-
     fn key(&self) -> (u32, bool, std::cmp::Reverse<u32>) {
         (self.priority, self.allow, std::cmp::Reverse(self.line))
     }
@@ -257,7 +277,11 @@ impl RuleIndex {
                 Some(id),
                 rule.has_index_htm_form(arena).then_some(id | DERIVED),
             ];
-            for f in forms.into_iter().flatten().map(|e| form(e, rules, arena)) {
+            for f in forms
+                .into_iter()
+                .flatten()
+                .map(|e| form(e, rules, arena, PatternBytes))
+            {
                 if f.shape == Shape::Wildcard {
                     count += 1;
                     tail_bytes += f.tail.len();
@@ -281,12 +305,14 @@ impl RuleIndex {
         entry_count * std::mem::size_of::<Entry>()
     }
 
-    /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out).
+    /// Indexes `rule_ids` (rules with an empty pattern decide nothing and are left out), ranked
+    /// by `lengths`.
     pub(crate) fn build(
         rule_ids: impl Iterator<Item = u32>,
         entry_count: usize,
         rules: &[RuleData],
         arena: &[u8],
+        lengths: impl Lengths,
     ) -> RuleIndex {
         // Sized exactly: the index lives as long as the parsed file, so no slack and no regrowth.
         let mut entries = Vec::with_capacity(entry_count);
@@ -310,7 +336,7 @@ impl RuleIndex {
         let mut keyed: Vec<Keyed<'_>> = entries
             .iter()
             .map(|&e| {
-                let f = form(e.rule, rules, arena);
+                let f = form(e.rule, rules, arena, lengths);
                 let rule = &rules[(e.rule & !DERIVED) as usize];
                 let mut head = [0u8; 8];
                 let n = f.prefix.len().min(8);
@@ -430,12 +456,19 @@ impl RuleIndex {
         }
     }
 
-    /// The best matching rule for `path`, if any.
-    pub(crate) fn best_match(&self, path: &[u8], rules: &[RuleData], arena: &[u8]) -> Option<Best> {
+    /// The best matching rule for `path`, if any; `rules`, `arena` and `lengths` are those the
+    /// index was built from.
+    pub(crate) fn best_match(
+        &self,
+        path: &[u8],
+        rules: &[RuleData],
+        arena: &[u8],
+        lengths: impl Lengths,
+    ) -> Option<Best> {
         // Two copies of the walk, so that a file without a sieve (nearly all) pays nothing for it.
         match self.sieve {
-            None => self.walk::<false>(path, rules, arena),
-            Some(_) => self.walk::<true>(path, rules, arena),
+            None => self.walk::<false>(path, rules, arena, lengths),
+            Some(_) => self.walk::<true>(path, rules, arena, lengths),
         }
     }
 
@@ -444,6 +477,7 @@ impl RuleIndex {
         path: &[u8],
         rules: &[RuleData],
         arena: &[u8],
+        lengths: impl Lengths,
     ) -> Option<Best> {
         let set = &*self.entries;
         let after =
@@ -475,7 +509,7 @@ impl RuleIndex {
                 while !(SIEVED && set[top].sieved()) {
                     let entry = set[i];
                     let rule = &rules[(entry.rule & !DERIVED) as usize];
-                    let f = form(entry.rule, rules, arena);
+                    let f = form(entry.rule, rules, arena, lengths);
                     let candidate = Best {
                         priority: f.priority,
                         allow: rule.is_allow(),

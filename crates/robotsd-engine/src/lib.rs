@@ -30,9 +30,10 @@
 //! rules (`pattern`, `percent`) at the bottom; the sieve that decides a large run's wildcard rules
 //! together (`sieve`) and the rule index above it (`index`), the parse's scratch
 //! space (`scratch`) and the usage lines' builder and terms (`usage::lines`, `usage::terms`)
-//! built on them; the parse and the core check (`robots_txt`) above those; and the readers of a
-//! parsed file (`verdict`, `preferences` (the usage answers), `license`, the RFC mode's
-//! `robots_txt::rfc`) on top. The same holds between modules: no two import each other.
+//! built on them; the parse and the core check (`robots_txt`, with the RFC mode's forms and
+//! indexes in `robots_txt::rfc`) above those; and the readers of a parsed file (`verdict`,
+//! `preferences` (the usage answers), `license`) on top. The same holds between modules: no two
+//! import each other.
 //!
 //! Deviations from the reference, all deliberate and documented in `docs/engine.md`: a matching
 //! empty `allow:`/`disallow:` value is not reported as the deciding rule (it decides nothing), and

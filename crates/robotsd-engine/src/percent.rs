@@ -18,10 +18,10 @@
 //! Google's reference decodes nothing, and that stays the default: [`PercentDecoding::Google`].
 //!
 //! The parsed file keeps Google's form of each pattern. In the RFC mode the path is brought to the
-//! RFC form, and when no pattern of the file changes in the RFC form (nearly every file) Google's
-//! form *is* the RFC form, so the same rule index answers. Otherwise the set's rules are tried one
-//! by one in their RFC form: linear in the rules, for the rare file and the caller who asked for
-//! it, and nothing is kept.
+//! RFC form, and when no pattern of a set of groups changes in the RFC form (nearly every file)
+//! Google's form *is* the RFC form, so the same rule index answers. Otherwise the parse kept the
+//! changed patterns' RFC forms, and the set has a rule index of its own over them
+//! (`robots_txt::rfc`), with the same bound on a check's work.
 
 use std::borrow::Cow;
 

@@ -23,6 +23,9 @@ pub(crate) struct Scratch {
     pub(crate) crawl_delays: Vec<(u32, CrawlDelay)>,
     /// Sparse, by rule id: the rules whose written value differs from the pattern.
     pub(crate) rewritten: Vec<(u32, u32)>,
+    /// Sparse, by rule id: the rules whose pattern changes in RFC 9309's form, each with that
+    /// form (in the arena) and its length for precedence.
+    pub(crate) rfc_forms: Vec<(u32, RuleData, u16)>,
     pub(crate) diagnostics: Vec<DiagnosticData>,
     /// Where each distinct pattern is in the arena.
     pub(crate) patterns: PatternTable,
@@ -134,6 +137,7 @@ impl Scratch {
         self.licenses.clear();
         self.crawl_delays.clear();
         self.rewritten.clear();
+        self.rfc_forms.clear();
         self.diagnostics.clear();
         self.patterns.reset();
     }
@@ -148,6 +152,7 @@ impl Scratch {
             + self.licenses.capacity() * size_of::<(Span, u32)>()
             + self.crawl_delays.capacity() * size_of::<(u32, CrawlDelay)>()
             + self.rewritten.capacity() * size_of::<(u32, u32)>()
+            + self.rfc_forms.capacity() * size_of::<(u32, RuleData, u16)>()
             + self.patterns.capacity_bytes()
             + self.diagnostics.capacity() * size_of::<DiagnosticData>()
     }

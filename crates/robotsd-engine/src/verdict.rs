@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 
 use super::diagnostics::{Diagnostic, ParseStats};
-use super::index::{Best, RuleIndex};
+use super::index::{Best, PatternBytes};
 use super::percent::{PercentDecoding, Side, rfc_form};
 use super::preferences::{Usage, UsageEntry, UsageLine};
 use super::robots_txt::{CrawlDelay, Directive, RobotsTxt, cmp_ignore_ascii_case};
@@ -306,13 +306,8 @@ impl RobotsTxt {
     }
 
     fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
-        let set = &self.sets[set as usize];
-        set.index
-            .get_or_init(|| {
-                let count = set.entry_count as usize;
-                RuleIndex::build(self.set_rule_ids(set), count, &self.rules, &self.arena)
-            })
-            .best_match(path, &self.rules, &self.arena)
+        self.set_index(set)
+            .best_match(path, &self.rules, &self.arena, PatternBytes)
     }
 
     /// May any of `agents` fetch `url`? The path, params and query are taken from `url` as the
@@ -355,12 +350,7 @@ impl RobotsTxt {
             PercentDecoding::Google => self.check_path(agents, path),
             PercentDecoding::Rfc9309 => {
                 let path = rfc_form(path.as_bytes(), Side::Url);
-                if self.rfc_needs_scan() {
-                    self.decide(agents, &path, RobotsTxt::best_in_set_rfc)
-                } else {
-                    // Every pattern's Google form is its RFC form: the index answers.
-                    self.decide(agents, &path, RobotsTxt::best_in_set)
-                }
+                self.decide(agents, &path, RobotsTxt::best_in_set_rfc)
             }
         }
     }

@@ -2,8 +2,9 @@
 //! one and the sieve's nodes and members looked at, on the hostile files of issue 40.
 
 use super::MATCHED;
+use crate::pattern::WHOLE;
 use crate::sieve::TOUCHED;
-use crate::{Directive, RobotsTxt};
+use crate::{Directive, PercentDecoding, RobotsTxt};
 
 /// Candidates matched by one check of `path`, and its deciding (directive, line).
 fn matched(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, u32)>) {
@@ -175,4 +176,89 @@ fn a_run_ends_at_its_first_match_and_weaker_runs_are_skipped() {
         matched(&robots, &path),
         (1, Some((Directive::Allow, 5_003)))
     );
+}
+
+/// The work of one check of `path` in the RFC 9309 mode, as [`work`] counts it plus the whole
+/// patterns matched one by one (what trying every rule's RFC form costs), and its deciding
+/// (directive, pattern as written).
+fn rfc_work(robots: &RobotsTxt, path: &str) -> (u64, Option<(Directive, String)>) {
+    let counters =
+        || MATCHED.with(|m| m.get()) + TOUCHED.with(|t| t.get()) + WHOLE.with(|w| w.get());
+    let before = counters();
+    let verdict = robots.check_path_with(&["FooBot"], path, PercentDecoding::Rfc9309);
+    let rule = verdict
+        .rule
+        .map(|r| (r.directive(), r.pattern().into_owned()));
+    (counters() - before, rule)
+}
+
+/// `filled(line)`, its last lines given up for `last` (a pattern that changes in the RFC form).
+fn filled_with_last(line: impl Fn(usize) -> String, last: &str) -> RobotsTxt {
+    let mut body = String::from("user-agent: *\n");
+    for n in 0.. {
+        let next = line(n);
+        if body.len() + next.len() + last.len() > 512_000 {
+            break;
+        }
+        body.push_str(&next);
+    }
+    body.push_str(last);
+    RobotsTxt::parse(body.as_bytes())
+}
+
+#[test]
+fn the_rfc_mode_is_bounded_as_googles_when_a_pattern_changes_in_its_form() {
+    // One `%41` (`A` in the RFC form) among 27,000 distinct `/*x<n>z`: the RFC mode tried every
+    // rule's RFC form (27,000 whole patterns a check, 86 M instructions).
+    let robots = filled_with_last(|n| format!("disallow:/*x{n}z\n"), "disallow:/%41\n");
+    let path = format!("/{}", "x1x2x3x4x5x6x7x8x9x0".repeat(50));
+    let (spent, rule) = rfc_work(&robots, &path);
+    assert_eq!(rule, None);
+    assert!(spent <= 16, "{spent}");
+    // The changed rule decides through the index of the RFC forms, and is found.
+    let (spent, rule) = rfc_work(&robots, &format!("/%41{path}"));
+    assert_eq!(rule, Some((Directive::Disallow, "/%41".into())));
+    assert!(spent <= 16, "{spent}");
+    // Every segment but the last in the path, the changed patterns among the sieved ones.
+    let head = digits(500, 40);
+    let path = format!("/{head}{}", "z".repeat(499));
+    let robots = filled_with_last(
+        |n| {
+            let (digit, rest) = (n % 10, n / 10);
+            let at = (rest / 4) % (head.len() - 8);
+            let escaped = if n % 100 == 0 { "%7A" } else { "z" };
+            format!(
+                "disallow:/*{}*{escaped}*{digit}\n",
+                &head[at..at + 4 + rest % 4]
+            )
+        },
+        "allow:/*%2A$\n",
+    );
+    let (spent, rule) = rfc_work(&robots, &path);
+    assert_eq!(rule, None);
+    assert!(spent <= 64, "{spent}");
+}
+
+#[test]
+fn the_rfc_forms_are_charged_before_their_index_is_built() {
+    for robots in [
+        filled_with_last(|n| format!("disallow:/*x{n}z\n"), "disallow:/%41\n"),
+        filled_with_last(
+            |n| format!("allow:/a*%{:02X}*b$\n", n % 256),
+            "allow:/*?q=a:b\n",
+        ),
+    ] {
+        let charged = robots.heap_size();
+        let global = robots.global_set.expect("a * group");
+        robots.check_path(&["FooBot"], "/x");
+        assert_eq!(robots.rfc_index_built(global), None);
+        robots.check_path_with(&["FooBot"], "/x", PercentDecoding::Rfc9309);
+        let (sieve, bound) = robots.rfc_index_built(global).expect("built");
+        assert!(sieve > 0);
+        assert!(sieve <= bound, "{sieve} > {bound}");
+        assert_eq!(robots.heap_size(), charged);
+    }
+    // Without a changed pattern there is nothing more to charge or build.
+    let plain = filled(|n| format!("disallow:/*x{n}z\n"));
+    assert!(plain.rfc.is_none());
 }

@@ -13,6 +13,7 @@ mod rfc;
 mod sets;
 mod values;
 
+use rfc::RfcForms;
 use sets::SetInterner;
 pub(crate) use sets::cmp_ignore_ascii_case;
 use values::scan_value;
@@ -24,7 +25,7 @@ use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
 };
 use super::escape::{escape_into, needs_escaping};
-use super::index::RuleIndex;
+use super::index::{PatternBytes, RuleIndex};
 use super::pattern;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
@@ -90,9 +91,8 @@ pub struct RobotsTxt {
     /// value's length; it is stored right after the pattern.
     pub(crate) rewritten: Box<[(u32, u32)]>,
     pub(crate) diagnostics: Box<[DiagnosticData]>,
-    /// Whether some pattern's RFC 9309 form differs from Google's (see [`crate::percent`]):
-    /// worked out on the first check in that mode, so that parsing never pays for it.
-    pub(crate) rfc_rewritten: std::sync::OnceLock<bool>,
+    /// The RFC 9309 forms of the patterns, when some differ from Google's (see `rfc`).
+    pub(crate) rfc: Option<Box<RfcForms>>,
     /// The `Content-Usage` / `Content-Signal` lines, when there are any.
     pub(crate) usage: Option<Box<UsageTables>>,
     pub(crate) stats: super::diagnostics::ParseStats,
@@ -277,6 +277,7 @@ impl Builder {
             let id = to_u32(self.s.rules.len());
             self.s.rewritten.push((id, to_u32(written.len())));
         }
+        let maybe_rfc = scan.maybe_escaped || scan.dollar_or_query;
         // Lines are at most 16,663 bytes and escaping at most triples them, so these fit.
         self.s.rules.push(RuleData {
             start,
@@ -284,6 +285,7 @@ impl Builder {
             pattern_len: u16::try_from(pattern_len).unwrap_or(u16::MAX),
             prefix_len: u16::try_from(prefix_len).unwrap_or(u16::MAX),
         });
+        self.keep_rfc_form(maybe_rfc);
     }
 
     /// Stores a pattern once per file: sites repeat the same rules for many crawlers, and a
@@ -385,6 +387,14 @@ impl Builder {
             })
             .collect();
         let set_groups = interner.set_groups;
+        let rfc = RfcForms::build(
+            &self.s.rfc_forms,
+            &self.s.rules,
+            arena,
+            &sets,
+            &set_groups,
+            &self.s.groups,
+        );
 
         RobotsTxt {
             arena: Box::from(&self.s.arena[..]),
@@ -400,7 +410,7 @@ impl Builder {
             crawl_delays: Box::from(&self.s.crawl_delays[..]),
             rewritten: Box::from(&self.s.rewritten[..]),
             diagnostics: Box::from(&self.s.diagnostics[..]),
-            rfc_rewritten: std::sync::OnceLock::new(),
+            rfc,
             usage: self.usage.finish(),
             stats: self.stats,
         }
@@ -439,6 +449,16 @@ impl RobotsTxt {
             .iter()
             .map(|s| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
             .sum()
+    }
+
+    /// The rule index of a set, built on its first check.
+    pub(crate) fn set_index(&self, set: u32) -> &RuleIndex {
+        let set = &self.sets[set as usize];
+        set.index.get_or_init(|| {
+            let count = set.entry_count as usize;
+            let ids = self.set_rule_ids(set);
+            RuleIndex::build(ids, count, &self.rules, &self.arena, PatternBytes)
+        })
     }
 
     /// The rule ids of a set's groups, in file order.
@@ -481,13 +501,14 @@ impl RobotsTxt {
             + size_of_val(&*self.rewritten)
             + size_of_val(&*self.diagnostics)
             + self.usage.as_ref().map_or(0, |u| u.heap_size())
+            + self.rfc.as_ref().map_or(0, |r| r.heap_size())
     }
 }
 
 impl RobotsTxt {
     /// Heap bytes by part, for tuning (`examples/memory_breakdown.rs`).
     #[doc(hidden)]
-    pub fn heap_breakdown(&self) -> [(&'static str, usize); 16] {
+    pub fn heap_breakdown(&self) -> [(&'static str, usize); 18] {
         use std::mem::size_of_val;
         [
             ("arena", size_of_val(&*self.arena)),
@@ -497,6 +518,16 @@ impl RobotsTxt {
             ("sets", size_of_val(&*self.sets)),
             ("set_groups", size_of_val(&*self.set_groups)),
             ("index (once built)", self.index_heap_size()),
+            (
+                "index of RFC 9309 forms (once built)",
+                self.rfc.as_ref().map_or(0, |r| r.index_heap_size()),
+            ),
+            (
+                "RFC 9309 forms: rules, lengths, sets",
+                self.rfc
+                    .as_ref()
+                    .map_or(0, |r| r.heap_size() - r.index_heap_size()),
+            ),
             ("agent_keys", size_of_val(&*self.agent_keys)),
             ("sitemaps", size_of_val(&*self.sitemaps)),
             ("crawl_delays", size_of_val(&*self.crawl_delays)),
