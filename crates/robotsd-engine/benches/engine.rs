@@ -116,15 +116,26 @@ fn check(c: &mut Criterion) {
             })
         });
     }
-    // The RFC 9309 mode on such a file with one pattern its form changes: the mode's own path.
-    let (body, path) = common::distinct_wildcards_rfc();
-    let robots = RobotsTxt::parse(&body);
-    group.bench_function("many_rules/distinct_rfc9309", |b| {
-        b.iter(|| {
-            let path = black_box(path.as_str());
-            black_box(robots.check_path_with(&["FooBot"], path, PercentDecoding::Rfc9309)).allowed
-        })
-    });
+    // The RFC 9309 mode on such files with one pattern its form changes: the index of RFC forms.
+    for (name, (body, path)) in [
+        (
+            "many_rules/distinct_rfc9309",
+            common::distinct_wildcards_rfc(),
+        ),
+        (
+            "many_rules/late_rfc9309",
+            common::distinct_late_failures_rfc(),
+        ),
+    ] {
+        let robots = RobotsTxt::parse(&body);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let path = black_box(path.as_str());
+                let verdict = robots.check_path_with(&["FooBot"], path, PercentDecoding::Rfc9309);
+                black_box(verdict).allowed
+            })
+        });
+    }
     group.finish();
 }
 

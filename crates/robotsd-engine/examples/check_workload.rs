@@ -19,15 +19,16 @@ fn main() {
         "distinct" => common::distinct_wildcards(),
         "late" => common::distinct_late_failures(),
         "rfc" => common::distinct_wildcards_rfc(),
+        "rfc-late" => common::distinct_late_failures_rfc(),
         _ => (
             common::corpus_file(common::TYPICAL),
             "/products/processors/cortex-a/cortex-a78".into(),
         ),
     };
     let robots = RobotsTxt::parse(&body);
-    // The Google mode through `check_path`, as before the RFC file was added, so that its
-    // figures compare with older ones.
-    let rfc = which == "rfc";
+    // The Google mode through `check_path`, as before the RFC files were added, so that its
+    // figures compare with older ones; `typical-rfc` is the typical file in the RFC mode.
+    let rfc = matches!(which.as_str(), "rfc" | "rfc-late" | "typical-rfc");
     let mut allowed = 0;
     for _ in 0..rounds {
         let path = std::hint::black_box(path.as_str());

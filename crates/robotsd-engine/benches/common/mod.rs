@@ -119,9 +119,18 @@ pub fn distinct_late_failures() -> (Vec<u8>, String) {
 }
 
 /// `distinct` with one pattern that RFC 9309's form changes (`/%41`), checked with
-/// `PercentDecoding::Rfc9309`: a file where the RFC mode cannot use the rule index.
+/// `PercentDecoding::Rfc9309`: a file where the RFC mode needs an index of the RFC forms.
 pub fn distinct_wildcards_rfc() -> (Vec<u8>, String) {
-    let (mut body, path) = distinct_wildcards();
+    with_rfc_pattern(distinct_wildcards())
+}
+
+/// `late` with one pattern that RFC 9309's form changes, as [`distinct_wildcards_rfc`].
+pub fn distinct_late_failures_rfc() -> (Vec<u8>, String) {
+    with_rfc_pattern(distinct_late_failures())
+}
+
+/// A filled body whose last line is replaced by `disallow:/%41` (`/A` in the RFC form).
+fn with_rfc_pattern((mut body, path): (Vec<u8>, String)) -> (Vec<u8>, String) {
     let cut = body.len() - 40;
     let end = cut
         + body[cut..]
