@@ -356,6 +356,10 @@ impl RobotsTxt {
     }
 
     /// The verdict for `path`, with `best_in_set` finding each set's best rule.
+    // `#[inline]`: with one Google-mode caller left, the compiler stopped inlining it into a
+    // crate's `check_path` (63 instructions more a check on a two-line file); asked to, the
+    // typical check costs 766 instead of 814, and `check_path_with` 805 instead of 825.
+    #[inline]
     fn decide<S: AsRef<str>>(
         &self,
         agents: &[S],
