@@ -14,7 +14,8 @@
 //! - [`pacing`]: politeness for the whole fleet: slots handed out in the store, or locally
 //!   while it is down.
 //! - [`checker`]: URL + agents → answer, joining the above; [`bounds`]: the bounds every
-//!   answer keeps, whatever the file behind it holds.
+//!   answer keeps, whatever the file behind it holds; [`compute`]: the threads a request's
+//!   heavier matching runs on, off the async workers.
 //! - [`api`], [`server`], [`metrics`], [`config`]: the HTTP service; [`ui`]: the tester page it
 //!   serves at `/`.
 //! - [`fast`]: the hot path's hand-written replacements for library code, each held to its
@@ -30,6 +31,7 @@ pub mod cache;
 pub mod checker;
 pub mod cli;
 pub mod clock;
+pub mod compute;
 pub mod config;
 pub mod destination;
 pub mod documents;

@@ -432,8 +432,9 @@ async fn check_post(
     let deadline = tokio::time::Instant::now() + batch_budget(state.limits.request_timeout);
     // Distinct origins are fetched concurrently, within a bound; checks of one origin share its
     // single fetch through the cache. `buffered` keeps the answers in request order. At the
-    // deadline, what is still being fetched gets a problem in its slot (the fetch goes on), and
-    // what was not started yet is answered only if robotsd holds its robots.txt already.
+    // deadline, what is still being fetched or matched gets a problem in its slot (a fetch goes
+    // on), and what was not started yet is answered only if robotsd holds its robots.txt already
+    // and matching it is a moment's work.
     let results = futures_util::stream::iter(items)
         .map(|(url, agents)| {
             let state = state.clone();
@@ -441,12 +442,18 @@ async fn check_post(
                 let checked = if tokio::time::Instant::now() >= deadline {
                     check_held(&state, &url, &agents, options, view, meter).await
                 } else {
-                    tokio::time::timeout_at(
+                    match tokio::time::timeout_at(
                         deadline,
                         check_one(&state, &url, &agents, options, view, Some(meter)),
                     )
                     .await
-                    .unwrap_or(Err(ApiError::BatchDeadline { fetching: true }))
+                    {
+                        Ok(checked) => checked,
+                        // Cut while fetching, or while matching a file now held.
+                        Err(_) => Err(ApiError::BatchDeadline {
+                            fetching: state.checker.held_rules(&url).await.is_none(),
+                        }),
+                    }
                 };
                 checked.map_err(|error| error.problem())
             }
@@ -455,18 +462,29 @@ async fn check_post(
     // Each answer is written as it comes, in order, and dropped.
     let mut writer = BatchWriter::new(len);
     futures_util::pin_mut!(results);
+    let mut worked = 0;
     while let Some(checked) = results.next().await {
         match checked {
             Ok(answer) => writer.answer(&answer, view == View::Verdict),
             Err(problem) => writer.error(&problem),
         }
+        // Matches within the inline bound run here, and answers ready at once never give the
+        // worker back: after a few of them, it is given back once.
+        if meter.charged() - worked > YIELD_AFTER_WORK {
+            worked = meter.charged();
+            tokio::task::yield_now().await;
+        }
     }
     Ok(json::response(writer.finish()))
 }
 
+/// The work a batch does on an async worker before it gives the worker back: a few checks of
+/// the inline bound's size, a few milliseconds at worst.
+const YIELD_AFTER_WORK: u64 = 4 * crate::compute::INLINE_WORK;
+
 /// How long a batch may take: the request time limit, less a margin for writing the answer
 /// (a tenth of it, at most 2 s), so that the batch answers before the edge's 504 would.
-fn batch_budget(request_timeout: std::time::Duration) -> std::time::Duration {
+pub(super) fn batch_budget(request_timeout: std::time::Duration) -> std::time::Duration {
     let margin = (request_timeout / 10).min(std::time::Duration::from_secs(2));
     request_timeout.saturating_sub(margin)
 }

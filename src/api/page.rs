@@ -14,6 +14,7 @@ use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use super::types::{CheckResponse, PreferenceValue, UserAgents};
 use super::{AppState, JsonBody, JsonRequest, check_one};
 use crate::checker::{CheckOptions, WorkMeter};
+use crate::compute::Stop;
 use crate::page::{self, PageAnswer, PageInput, UsageOrigin};
 use robotsd_page::content_usage::HeaderUsage;
 use robotsd_page::directives::Ignored;
@@ -427,15 +428,21 @@ pub(super) async fn page_post(
         },
         _ => None,
     };
-    // The page is read on a blocking thread: up to 2 MiB of HTML is milliseconds of work.
-    let (answer, check) = tokio::task::spawn_blocking(move || {
-        (
-            page::answer(&check, &input, well_known),
-            (check, input.document_cut, input.encoding),
-        )
-    })
-    .await
-    .map_err(|_| ApiError::Internal)?;
+    // The page is read on the compute threads: up to 2 MiB of HTML is milliseconds of work.
+    let (answer, check) = state
+        .checker
+        .compute()
+        .offload(Stop::at(None), move |_| {
+            (
+                page::answer(&check, &input, well_known),
+                (check, input.document_cut, input.encoding),
+            )
+        })
+        .await
+        .map_err(|error| {
+            tracing::error!(%error, "a page's reading panicked on the compute threads");
+            ApiError::Internal
+        })?;
     let (check, document_cut, encoding) = check;
     let PageAnswer {
         robots,

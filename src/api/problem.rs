@@ -243,13 +243,17 @@ pub enum ApiError {
         "the batch's deadline came while this origin's robots.txt was being fetched; the fetch \
          goes on, so asking again shortly answers from it"
     } else {
-        "the batch's deadline came before this item was reached, and robotsd does not hold its \
-         origin's robots.txt; ask again"
+        "the batch's deadline came before this item was reached, and it could not be answered \
+         at once: robotsd does not hold its origin's robots.txt, or matching it is more than a \
+         moment's work; ask again"
     })]
     BatchDeadline {
         /// Its origin's fetch had started (and goes on).
         fetching: bool,
     },
+    /// An item of a request not matched by the request's deadline.
+    #[error("the request's deadline came before this item was matched; ask again with fewer items")]
+    MatchDeadline,
     /// The request took longer than the server's limit.
     #[error("the request did not complete within {0} s")]
     Timeout(u64),
@@ -278,6 +282,10 @@ impl From<CheckError> for ApiError {
                 retry_after: whole_seconds_up(retry_after),
             },
             CheckError::OverBudget(over) => ApiError::TooMuchWork(over),
+            CheckError::Compute(error) => {
+                tracing::error!(%error, "a check's match panicked on the compute threads");
+                ApiError::Internal
+            }
         }
     }
 }
@@ -377,7 +385,7 @@ impl ApiError {
                 S::SERVICE_UNAVAILABLE,
             ),
             ApiError::Timeout(_) => ("timeout", "Request timed out", S::GATEWAY_TIMEOUT),
-            ApiError::BatchDeadline { .. } => (
+            ApiError::BatchDeadline { .. } | ApiError::MatchDeadline => (
                 "batch-deadline",
                 "Not answered by the batch's deadline",
                 S::GATEWAY_TIMEOUT,

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use robotsd_engine::{PercentDecoding, RobotsTxt};
 
 use crate::cache::{Found, KeptBody, OriginCache, Snapshot};
+use crate::compute::{Compute, ComputeError, Stop};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target};
 use crate::pace_policy::PaceConfig;
@@ -61,6 +62,9 @@ pub enum CheckError {
     /// The request's work would pass its budget with this check (`--max-request-work`).
     #[error("{0}")]
     OverBudget(#[from] OverBudget),
+    /// The match, sent to the compute threads, failed there.
+    #[error("{0}")]
+    Compute(#[from] ComputeError),
 }
 
 /// What robotsd holds for an origin: the answer of `/v1/robots`.
@@ -100,22 +104,17 @@ fn report(target: Target, snapshot: &Snapshot) -> Result<OriginReport, CheckErro
     })
 }
 
-/// The answer for `target` and `agents` from what the cache holds, its work charged to `meter`
-/// first, if any.
+/// The answer for `target` and `agents` under `ruling`, from what `snapshot` holds.
 fn answer_from(
     snapshot: &Snapshot,
+    ruling: Ruling<'_>,
     target: Target,
     agents: Vec<AgentToken>,
     decoding: PercentDecoding,
-    meter: Option<&WorkMeter>,
-) -> Result<Answer, CheckError> {
-    let ruling = interpret(snapshot)?.ruling;
-    if let Some(meter) = meter {
-        meter.charge(work::cost(1, agents.len(), rules_of(ruling)))?;
-    }
+) -> Answer {
     let decided = ruling.decide(&agents, target.path(), decoding);
     let source = answer::source(snapshot);
-    Ok(Answer {
+    Answer {
         allowed: decided.allowed,
         reason: decided.reason,
         robots_url: target.origin.robots_url_string(),
@@ -131,7 +130,38 @@ fn answer_from(
         rsl: Vec::new(),
         rsl_total: 0,
         pace: Paced::NotAsked,
-    })
+    }
+}
+
+/// A check's match: made already, or to be made off the async workers.
+enum Matched {
+    /// The answer, matched where it was asked.
+    Now(Answer),
+    /// The snapshot, target, agents and decoding to match on the compute threads.
+    Off(Snapshot, Target, Vec<AgentToken>, PercentDecoding),
+}
+
+/// Sizes a check's match, charges it to `meter`, if any, and matches it now when it is a
+/// moment's work for `compute`: else it is left for [`Checker::finish`] to send away.
+fn match_or_defer(
+    compute: &Compute,
+    snapshot: Snapshot,
+    target: Target,
+    agents: Vec<AgentToken>,
+    decoding: PercentDecoding,
+    meter: Option<&WorkMeter>,
+) -> Result<Matched, CheckError> {
+    let ruling = interpret(&snapshot)?.ruling;
+    let work = work::cost(1, agents.len(), rules_of(ruling));
+    if let Some(meter) = meter {
+        meter.charge(work)?;
+    }
+    if compute.inline(work) {
+        return Ok(Matched::Now(answer_from(
+            &snapshot, ruling, target, agents, decoding,
+        )));
+    }
+    Ok(Matched::Off(snapshot, target, agents, decoding))
 }
 
 /// The rules a check under `ruling` may match: none when no file decides.
@@ -165,6 +195,8 @@ pub struct Checker {
     pacer: Pacer,
     /// RSL license terms, with `--rsl`.
     licenses: Option<Licenses>,
+    /// Where matches too large for an async worker run.
+    compute: Compute,
 }
 
 /// How a check is answered besides its URL and agents.
@@ -199,6 +231,7 @@ impl Checker {
             percent_decoding: PercentDecoding::Google,
             pacer,
             licenses: None,
+            compute: Compute::default(),
         }
     }
 
@@ -240,6 +273,17 @@ impl Checker {
     pub fn with_pacer(mut self, pacer: Pacer) -> Checker {
         self.pacer = pacer;
         self
+    }
+
+    /// This checker matching on `compute`'s threads what is more than a moment's work.
+    pub fn with_compute(mut self, compute: Compute) -> Checker {
+        self.compute = compute;
+        self
+    }
+
+    /// The compute threads.
+    pub fn compute(&self) -> &Compute {
+        &self.compute
     }
 
     /// The pacer.
@@ -338,13 +382,47 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            let answer = answer_from(&snapshot, target, agents, options.decoding, meter)?;
-            if licensed.is_none() && lane.is_none() {
-                return Ok(answer);
+            let matched = match_or_defer(
+                &self.compute,
+                snapshot,
+                target,
+                agents,
+                options.decoding,
+                meter,
+            )?;
+            match matched {
+                Matched::Now(answer) if licensed.is_none() && lane.is_none() => {
+                    return Ok(answer);
+                }
+                matched => Box::pin(self.finish(matched, licensed, lane, false)),
             }
-            Box::pin(self.complete(answer, licensed, lane, false))
         };
-        Ok(completing.await)
+        completing.await
+    }
+
+    /// A check's answer, matched on the compute threads if it was not yet, with its license
+    /// reports and fetch slot when asked for.
+    async fn finish(
+        &self,
+        matched: Matched,
+        licensed: Option<(Arc<RobotsTxt>, Target)>,
+        lane: Option<String>,
+        held_only: bool,
+    ) -> Result<Answer, CheckError> {
+        let answer = match matched {
+            Matched::Now(answer) => answer,
+            Matched::Off(snapshot, target, agents, decoding) => {
+                self.compute
+                    .offload(Stop::at(None), move |_| {
+                        let ruling = interpret(&snapshot)?.ruling;
+                        Ok::<_, CheckError>(answer_from(
+                            &snapshot, ruling, target, agents, decoding,
+                        ))
+                    })
+                    .await??
+            }
+        };
+        Ok(self.complete(answer, licensed, lane, held_only).await)
     }
 
     /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for
@@ -363,8 +441,8 @@ impl Checker {
         answer
     }
 
-    /// [`Checker::check_with`] if it can be answered without waiting for a fetch: `Ok(None)`
-    /// when the origin's robots.txt is not held.
+    /// [`Checker::check_with`] if it can be answered at once: `Ok(None)` when the origin's
+    /// robots.txt is not held, or matching it is work for the compute threads.
     pub async fn check_held<S: AsRef<str>>(
         &self,
         url: &str,
@@ -385,7 +463,18 @@ impl Checker {
             .licenses
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
-        let answer = answer_from(&snapshot, target, agents, options.decoding, meter)?;
+        // Only what is answered at once: a match for the compute threads is not.
+        let answer = match match_or_defer(
+            &self.compute,
+            snapshot,
+            target,
+            agents,
+            options.decoding,
+            meter,
+        )? {
+            Matched::Now(answer) => answer,
+            Matched::Off(..) => return Ok(None),
+        };
         if licensed.is_none() && lane.is_none() {
             return Ok(Some(answer));
         }

@@ -51,6 +51,11 @@ impl WorkMeter {
         }
     }
 
+    /// The work charged so far.
+    pub fn charged(&self) -> u64 {
+        self.charged.load(Ordering::Relaxed)
+    }
+
     /// Charges `work`; past the budget, nothing is charged and the error says how much was asked.
     pub fn charge(&self, work: u64) -> Result<(), OverBudget> {
         let mut charged = self.charged.load(Ordering::Relaxed);

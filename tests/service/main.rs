@@ -9,6 +9,7 @@ mod bounds;
 mod cache_pressure;
 mod cli;
 mod connections;
+mod cpu_work;
 mod deploy_artifacts;
 mod failover;
 mod fetch_cache;
