@@ -38,6 +38,17 @@ pub struct ConnectionLimits {
     /// a body that would take more is answered 503 with `Retry-After`, so that memory follows
     /// from this number rather than from connections × streams × the body limit.
     pub max_body_bytes_in_flight: usize,
+    /// Most bytes of request bodies one HTTP/2 connection's streams hold together, within
+    /// `max_body_bytes_in_flight`: a quarter of it, and at least the largest body a request
+    /// may send (8 MiB with the defaults). Derived, not set: so that one connection's
+    /// streams cannot take the whole budget from every other client.
+    pub http2_body_bytes_per_connection: usize,
+}
+
+/// The share of the bodies in flight one HTTP/2 connection may hold: a quarter, and at least
+/// the largest body (`largest_body`), never more than the whole.
+pub fn http2_connection_share(in_flight: usize, largest_body: usize) -> usize {
+    (in_flight / 4).max(largest_body).min(in_flight)
 }
 
 impl Default for ConnectionLimits {
@@ -50,6 +61,7 @@ impl Default for ConnectionLimits {
             max_header_bytes: 64 * KIB as usize,
             http2_max_streams: 100,
             max_body_bytes_in_flight: 32 * MIB as usize,
+            http2_body_bytes_per_connection: 8 * MIB as usize,
         }
     }
 }
@@ -148,6 +160,12 @@ impl ConnectionArgs {
                 });
             }
         }
+        let in_flight = ConfigError::to_usize(
+            SECTION,
+            "max_body_bytes_in_flight",
+            self.max_body_bytes_in_flight,
+        )?;
+        let largest_body = limits.max_body_bytes.max(limits.max_page_bytes);
         Ok(ConnectionLimits {
             max_connections: self.max_connections,
             header_read_timeout: self.header_read_timeout,
@@ -160,11 +178,8 @@ impl ConnectionArgs {
                 self.max_header_bytes,
             )?,
             http2_max_streams: self.http2_max_streams,
-            max_body_bytes_in_flight: ConfigError::to_usize(
-                SECTION,
-                "max_body_bytes_in_flight",
-                self.max_body_bytes_in_flight,
-            )?,
+            max_body_bytes_in_flight: in_flight,
+            http2_body_bytes_per_connection: http2_connection_share(in_flight, largest_body),
         })
     }
 }
@@ -200,8 +215,17 @@ mod tests {
                 max_header_bytes: 16 * 1024,
                 http2_max_streams: 8,
                 max_body_bytes_in_flight: 16 << 20,
+                // A quarter of 16 MiB is below the 4 MiB page limit.
+                http2_body_bytes_per_connection: 4 << 20,
             }
         );
+        assert_eq!(
+            settings(&[]).unwrap().connections,
+            ConnectionLimits::default()
+        );
+        assert_eq!(http2_connection_share(100, 10), 25);
+        assert_eq!(http2_connection_share(100, 60), 60);
+        assert_eq!(http2_connection_share(100, 200), 100);
         assert_eq!(
             error_of(&["--max-body-bytes-in-flight=1MiB"]).to_string(),
             "--max-page-bytes (4194304 bytes) must not exceed --max-body-bytes-in-flight \

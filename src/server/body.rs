@@ -15,12 +15,26 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::api::problem::ApiError;
 
-/// The whole of `body`, if it is at most `max` bytes, arrives, and finds room in `budget` as
+/// The share of the body budget an HTTP/2 connection's streams hold together
+/// (`ConnectionLimits::http2_body_bytes_per_connection`), put on each of its requests by the
+/// listener. HTTP/1 carries one request at a time, so its connections need none.
+#[derive(Clone)]
+pub(crate) struct ConnectionBodies(pub(crate) Arc<Semaphore>);
+
+/// The budgets a body's bytes are taken from: the server's, and its connection's share, if any.
+pub(super) struct Budgets<'a> {
+    /// Every body in flight (`--max-body-bytes-in-flight`).
+    pub(super) server: &'a Arc<Semaphore>,
+    /// The bodies of one HTTP/2 connection's streams.
+    pub(super) connection: Option<&'a Arc<Semaphore>>,
+}
+
+/// The whole of `body`, if it is at most `max` bytes, arrives, and finds room in `budgets` as
 /// it does (`held` grows with it).
 pub(super) async fn read_body(
     body: Body,
     max: usize,
-    budget: &Arc<Semaphore>,
+    budgets: &Budgets<'_>,
     held: &mut BodyHold,
 ) -> Result<Bytes, ApiError> {
     let mut stream = body.into_data_stream();
@@ -33,39 +47,52 @@ pub(super) async fn read_body(
         if len > max {
             return Err(ApiError::BodyTooLarge { max });
         }
-        held.grow(budget, len as u64)?;
+        held.grow(budgets, len as u64)?;
         read.extend_from_slice(&chunk);
     }
     Ok(read.freeze())
 }
 
-/// The bytes of the body budget one request holds.
+/// The bytes of the body budgets one request holds.
 #[derive(Default)]
 pub(super) struct BodyHold {
-    permit: Option<OwnedSemaphorePermit>,
+    server: Option<OwnedSemaphorePermit>,
+    connection: Option<OwnedSemaphorePermit>,
 }
 
 impl BodyHold {
-    /// Holds `bytes` in all, taking what is missing from `budget` without waiting: a body
-    /// that finds the budget spent is answered at once, so that a slow one never waits on
-    /// others' (and its connection on it).
-    pub(super) fn grow(&mut self, budget: &Arc<Semaphore>, bytes: u64) -> Result<(), ApiError> {
-        let held = self.permit.as_ref().map_or(0, |p| p.num_permits() as u64);
-        if bytes <= held {
-            return Ok(());
+    /// Holds `bytes` in all, taking what is missing from each budget without waiting: a body
+    /// that finds one spent is answered at once, so that a slow one never waits on others'
+    /// (and its connection on it).
+    pub(super) fn grow(&mut self, budgets: &Budgets<'_>, bytes: u64) -> Result<(), ApiError> {
+        if let Some(connection) = budgets.connection {
+            take(&mut self.connection, connection, bytes)?;
         }
-        let spent = ApiError::BodiesInFlight { retry_after: 1 };
-        // Bodies are at most a few MiB, far below u32::MAX; a larger count cannot fit anyway.
-        let more = u32::try_from(bytes - held).map_err(|_| spent.clone())?;
-        let permit = Arc::clone(budget)
-            .try_acquire_many_owned(more)
-            .map_err(|_| spent)?;
-        match &mut self.permit {
-            Some(held) => held.merge(permit),
-            None => self.permit = Some(permit),
-        }
-        Ok(())
+        take(&mut self.server, budgets.server, bytes)
     }
+}
+
+/// Grows `held` to `bytes` permits of `budget`, or fails with nothing more taken.
+fn take(
+    held: &mut Option<OwnedSemaphorePermit>,
+    budget: &Arc<Semaphore>,
+    bytes: u64,
+) -> Result<(), ApiError> {
+    let have = held.as_ref().map_or(0, |p| p.num_permits() as u64);
+    if bytes <= have {
+        return Ok(());
+    }
+    let spent = ApiError::BodiesInFlight { retry_after: 1 };
+    // Bodies are at most a few MiB, far below u32::MAX; a larger count cannot fit anyway.
+    let more = u32::try_from(bytes - have).map_err(|_| spent.clone())?;
+    let permit = Arc::clone(budget)
+        .try_acquire_many_owned(more)
+        .map_err(|_| spent)?;
+    match held {
+        Some(held) => held.merge(permit),
+        None => *held = Some(permit),
+    }
+    Ok(())
 }
 
 /// The answer to a request whose body was not read whole (refused from its declared length, or

@@ -31,7 +31,7 @@ use futures_util::FutureExt as _;
 use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
-use super::body::{BodyHold, declared_length, read_body, unread};
+use super::body::{BodyHold, Budgets, ConnectionBodies, declared_length, read_body, unread};
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
@@ -321,15 +321,20 @@ where
     let request = if request.body().is_end_stream() {
         request
     } else {
+        let connection = request.extensions().get::<ConnectionBodies>().cloned();
+        let budgets = Budgets {
+            server: &guard.body_budget,
+            connection: connection.as_ref().map(|c| &c.0),
+        };
         if let Some(length) = declared_length(&request)
-            && let Err(error) = held.grow(&guard.body_budget, length)
+            && let Err(error) = held.grow(&budgets, length)
         {
             return (unread(error, version), None);
         }
         let (parts, body) = request.into_parts();
         let read = tokio::time::timeout(
             guard.body_time_limit,
-            read_body(body, max_body_bytes, &guard.body_budget, &mut held),
+            read_body(body, max_body_bytes, &budgets, &mut held),
         );
         match read.await {
             Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),

@@ -24,6 +24,8 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
+
+use super::body::ConnectionBodies;
 use tower::ServiceExt as _;
 
 use super::App;
@@ -146,11 +148,21 @@ pub async fn serve<A: App>(
         let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity), errors));
         let service = {
             let (app, activity) = (app.clone(), Arc::clone(&activity));
+            // Made once per connection; only HTTP/2 requests carry it, so HTTP/1's cost nothing.
+            let bodies = ConnectionBodies(Arc::new(Semaphore::new(
+                limits
+                    .http2_body_bytes_per_connection
+                    .min(Semaphore::MAX_PERMITS),
+            )));
             hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                 let busy = activity.begin();
                 let app = app.clone();
+                let mut request = request.map(Body::new);
+                if request.version() == hyper::Version::HTTP_2 {
+                    request.extensions_mut().insert(bodies.clone());
+                }
                 async move {
-                    let response = app.oneshot(request.map(Body::new)).await;
+                    let response = app.oneshot(request).await;
                     drop(busy);
                     response
                 }
