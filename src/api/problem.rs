@@ -407,13 +407,31 @@ impl ApiError {
             kind: format!("urn:robotsd:problem:{slug}"),
             title: title.to_string(),
             status: status.as_u16(),
-            detail: self.to_string(),
+            detail: cut(self.to_string()),
             parameter: match self {
-                ApiError::Parameter { name, .. } => Some(name.clone()),
+                ApiError::Parameter { name, .. } => Some(cut(name.clone())),
                 _ => None,
             },
         }
     }
+}
+
+/// The most bytes of a problem's `detail` (and `parameter`): a message may quote what the
+/// request sent (a JSON parser's error quotes the string it refused), and a 900 KB body must
+/// not come back as a 900 KB problem.
+pub const MAX_DETAIL_BYTES: usize = 1024;
+
+/// `text` cut at [`MAX_DETAIL_BYTES`], at a character boundary, with `…` where it was cut.
+fn cut(mut text: String) -> String {
+    if text.len() > MAX_DETAIL_BYTES {
+        let mut end = MAX_DETAIL_BYTES - '…'.len_utf8();
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
 }
 
 /// Rounded up: a client retrying on time must find the origin fetchable.
@@ -505,6 +523,21 @@ impl IntoResponse for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_problem_quotes_at_most_a_kibibyte_of_what_was_sent() {
+        let long = format!("invalid type: string \"{}\"", "é".repeat(100_000));
+        let problem = ApiError::InvalidBody(long).problem();
+        assert!(
+            problem.detail.len() <= MAX_DETAIL_BYTES,
+            "{}",
+            problem.detail.len()
+        );
+        assert!(problem.detail.starts_with("invalid type: string \"é"));
+        assert!(problem.detail.ends_with('…'));
+        let short = ApiError::InvalidBody("missing field `ua`".into()).problem();
+        assert_eq!(short.detail, "missing field `ua`");
+    }
 
     #[test]
     fn every_class_has_a_distinct_type() {
