@@ -141,27 +141,21 @@ enum Matched {
     Off(Snapshot, Target, Vec<AgentToken>, PercentDecoding),
 }
 
-/// Sizes a check's match, charges it to `meter`, if any, and matches it now when it is a
-/// moment's work for `compute`: else it is left for [`Checker::finish`] to send away.
-fn match_or_defer(
+/// Sizes a check of `agents` agents under what `snapshot` holds and charges it to `meter`, if
+/// any: the ruling to match it under now, when it is a moment's work for `compute`; `None` when
+/// the match is for the compute threads.
+fn sized<'a>(
     compute: &Compute,
-    snapshot: Snapshot,
-    target: Target,
-    agents: Vec<AgentToken>,
-    decoding: PercentDecoding,
+    snapshot: &'a Snapshot,
+    agents: usize,
     meter: Option<&WorkMeter>,
-) -> Result<Matched, CheckError> {
-    let ruling = interpret(&snapshot)?.ruling;
-    let work = work::cost(1, agents.len(), rules_of(ruling));
+) -> Result<Option<Ruling<'a>>, CheckError> {
+    let ruling = interpret(snapshot)?.ruling;
+    let work = work::cost(1, agents, rules_of(ruling));
     if let Some(meter) = meter {
         meter.charge(work)?;
     }
-    if compute.inline(work) {
-        return Ok(Matched::Now(answer_from(
-            &snapshot, ruling, target, agents, decoding,
-        )));
-    }
-    Ok(Matched::Off(snapshot, target, agents, decoding))
+    Ok(compute.inline(work).then_some(ruling))
 }
 
 /// The rules a check under `ruling` may match: none when no file decides.
@@ -382,20 +376,17 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            let matched = match_or_defer(
-                &self.compute,
-                snapshot,
-                target,
-                agents,
-                options.decoding,
-                meter,
-            )?;
-            match matched {
-                Matched::Now(answer) if licensed.is_none() && lane.is_none() => {
-                    return Ok(answer);
+            let matched = match sized(&self.compute, &snapshot, agents.len(), meter)? {
+                Some(ruling) => {
+                    let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
+                    if licensed.is_none() && lane.is_none() {
+                        return Ok(answer);
+                    }
+                    Matched::Now(answer)
                 }
-                matched => Box::pin(self.finish(matched, licensed, lane, false)),
-            }
+                None => Matched::Off(snapshot, target, agents, options.decoding),
+            };
+            Box::pin(self.finish(matched, licensed, lane, false))
         };
         completing.await
     }
@@ -464,17 +455,10 @@ impl Checker {
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
         // Only what is answered at once: a match for the compute threads is not.
-        let answer = match match_or_defer(
-            &self.compute,
-            snapshot,
-            target,
-            agents,
-            options.decoding,
-            meter,
-        )? {
-            Matched::Now(answer) => answer,
-            Matched::Off(..) => return Ok(None),
+        let Some(ruling) = sized(&self.compute, &snapshot, agents.len(), meter)? else {
+            return Ok(None);
         };
+        let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
         if licensed.is_none() && lane.is_none() {
             return Ok(Some(answer));
         }
