@@ -449,9 +449,10 @@ async fn check_post(
                     .await
                     {
                         Ok(checked) => checked,
-                        // Cut while fetching, or while matching a file now held.
+                        // Cut while fetching, or while matching a file now held. Boxed: an
+                        // item's future stays as small as it was, since each is moved about.
                         Err(_) => Err(ApiError::BatchDeadline {
-                            fetching: state.checker.held_rules(&url).await.is_none(),
+                            fetching: Box::pin(state.checker.held_rules(&url)).await.is_none(),
                         }),
                     }
                 };

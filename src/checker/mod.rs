@@ -402,15 +402,14 @@ impl Checker {
     ) -> Result<Answer, CheckError> {
         let answer = match matched {
             Matched::Now(answer) => answer,
+            // Boxed: a check that asks for a slot or licenses, and matched where it was asked,
+            // moves this future about, and should not carry the hand-off's state in it.
             Matched::Off(snapshot, target, agents, decoding) => {
-                self.compute
-                    .offload(Stop::at(None), move |_| {
-                        let ruling = interpret(&snapshot)?.ruling;
-                        Ok::<_, CheckError>(answer_from(
-                            &snapshot, ruling, target, agents, decoding,
-                        ))
-                    })
-                    .await??
+                Box::pin(self.compute.offload(Stop::at(None), move |_| {
+                    let ruling = interpret(&snapshot)?.ruling;
+                    Ok::<_, CheckError>(answer_from(&snapshot, ruling, target, agents, decoding))
+                }))
+                .await??
             }
         };
         Ok(self.complete(answer, licensed, lane, held_only).await)
