@@ -260,14 +260,15 @@ impl RuleIndex {
             .sum()
     }
 
-    /// Heap bytes the sieve of `rule_ids` may take, at most: charged before the index is built,
-    /// as the sieve is built with it. Nothing unless the rules could make a sieved run.
+    /// Heap bytes the sieve of `rule_ids` will take (see [`sieve::heap_of`]): charged before
+    /// the index is built, as the sieve is built with it. Nothing unless the rules make a sieved
+    /// run.
     pub(crate) fn sieve_bound(
         rule_ids: impl Iterator<Item = u32>,
         rules: &[RuleData],
         arena: &[u8],
     ) -> usize {
-        let (mut count, mut tail_bytes) = (0, 0);
+        let mut wild = Vec::new();
         for id in rule_ids {
             let rule = rules[id as usize];
             if rule.pattern_len == 0 {
@@ -277,21 +278,21 @@ impl RuleIndex {
                 Some(id),
                 rule.has_index_htm_form(arena).then_some(id | DERIVED),
             ];
-            for f in forms
-                .into_iter()
-                .flatten()
-                .map(|e| form(e, rules, arena, PatternBytes))
-            {
+            for e in forms.into_iter().flatten() {
+                let f = form(e, rules, arena, PatternBytes);
                 if f.shape == Shape::Wildcard {
-                    count += 1;
-                    tail_bytes += f.tail.len();
+                    wild.push(sieve::Planned {
+                        prefix: f.prefix,
+                        tail: f.tail,
+                        anchored: anchored(e, &rule, arena),
+                    });
                 }
             }
         }
-        if count < SIEVE_RUN {
+        if wild.len() < SIEVE_RUN {
             return 0;
         }
-        sieve::heap_bound(count, tail_bytes)
+        sieve::heap_of(&wild, SIEVE_RUN)
     }
 
     /// Heap bytes of the sieve, once built.
@@ -390,7 +391,11 @@ impl RuleIndex {
             if wild >= SIEVE_RUN {
                 run.sort_unstable_by_key(|k| (k.form.shape != Shape::Wildcard, k.best.key()));
                 let top = u32::try_from(to - 1).unwrap_or(NONE);
-                runs.push(top);
+                let ordinal = u32::try_from(runs.len()).unwrap_or(NONE);
+                runs.push(sieve::Run {
+                    top,
+                    prefix_len: u32::try_from(prefix.len()).unwrap_or(NONE),
+                });
                 // The walk of the run ends below its last member that is not sieved.
                 if from + wild < to {
                     walk_ends[from + wild] = true;
@@ -402,8 +407,7 @@ impl RuleIndex {
                         member: Member {
                             rank: k.best.rank(),
                             rule: k.best.rule,
-                            prefix_len: u32::try_from(prefix.len()).unwrap_or(NONE),
-                            run: top,
+                            run: ordinal,
                         },
                         segments,
                         anchored,

@@ -21,23 +21,31 @@
 //! A subtree whose best rule cannot beat the match found so far is not entered.
 
 use std::cell::RefCell;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// No such state, node or segment.
 const NONE: u32 = u32::MAX;
 
-/// A rule decided by the sieve, as the index ranks it (see [`rank`]).
+/// A rule decided by the sieve, as the index ranks it (see [`rank`]): 16 bytes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Member {
     /// Precedence: greater wins.
     pub(crate) rank: u64,
     /// The index's rule id (with its derived flag).
     pub(crate) rule: u32,
-    /// Its literal prefix's length: the path must have its tail start there or later.
-    pub(crate) prefix_len: u32,
-    /// The run it belongs to (the index position of the run's last member): it is a candidate
-    /// only when that run is on the path's chain.
+    /// The run it belongs to, as a position in the sieve's [`Run`]s: it is a candidate only
+    /// when that run is on the path's chain.
     pub(crate) run: u32,
+}
+
+/// A run whose wildcard members the sieve decides.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Run {
+    /// The index position of the run's last member, as the path's chain names runs.
+    pub(crate) top: u32,
+    /// The run's literal prefix's length: a member's tail must start there or later.
+    pub(crate) prefix_len: u32,
 }
 
 /// Orders rules as the index does (longest pattern, then `allow`, then the earliest line) in one
@@ -49,33 +57,35 @@ pub(crate) fn rank(priority: u32, allow: bool, line: u32) -> u64 {
 }
 
 /// A node of the trie of tails read from the right: the sequence of its own segment followed by
-/// its parent's.
+/// its parent's (16 bytes: the trie is most of a sieve).
 #[derive(Debug, Clone, Copy)]
 struct Node {
     segment: u32,
-    /// Children in `children`, members in `members` (best first).
-    children: (u32, u32),
-    members: (u32, u32),
-    /// The best rank in the subtree.
-    best: u64,
+    /// Its first child in `children` and first member in `members` (best first); the next
+    /// node's are where its own end.
+    children: u32,
+    members: u32,
+    /// The member of the subtree with the best rank (every subtree ends in members).
+    best: u32,
 }
 
 /// The sieve of one set's large runs.
 #[derive(Debug, Clone)]
 pub(crate) struct Sieve {
     automaton: Automaton,
-    /// Segment bytes, and each segment's range of them.
+    /// Segment bytes; segment `s` is `bytes[offsets[s]..offsets[s + 1]]`.
     bytes: Box<[u8]>,
-    segments: Box<[(u32, u32)]>,
+    offsets: Box<[u32]>,
     /// By segment: the trie's first-level nodes ending with it, unanchored and anchored.
     roots: Box<[(u32, u32)]>,
+    /// The trie, and one node more that ends the last one's ranges.
     nodes: Box<[Node]>,
     children: Box<[u32]>,
     members: Box<[Member]>,
     /// Members whose tail is all `*`: they match whatever follows their prefix.
     bare: Box<[Member]>,
-    /// The runs whose wildcard members the sieve decides, ascending.
-    runs: Box<[u32]>,
+    /// The runs whose wildcard members the sieve decides, ascending by `top`.
+    runs: Box<[Run]>,
 }
 
 #[cfg(test)]
@@ -104,13 +114,144 @@ pub(crate) fn segments(tail: &[u8], anchored: bool) -> (Vec<&[u8]>, bool) {
     (parts, anchored)
 }
 
-/// Heap bytes of a sieve over `rules` wildcard rules whose tails hold `tail_bytes` bytes, at
-/// most: charged before it is built, so that a parsed file's weight never grows.
-pub(crate) fn heap_bound(rules: usize, tail_bytes: usize) -> usize {
-    // Per tail byte at most: a segment byte, an automaton state (16) and its edge (5), a
-    // segment's range and roots (16), a trie node (32) and a child (4); per rule a member (24)
-    // and a run (4); the root's table and one more edge start.
-    2048 + tail_bytes * (1 + 21 + 16 + 32 + 4) + rules * (24 + 4)
+/// A wildcard form as the index sees it before building: its literal prefix (its run), its tail
+/// from the first `*`, and whether it is anchored with `$`.
+pub(crate) struct Planned<'a> {
+    pub(crate) prefix: &'a [u8],
+    pub(crate) tail: &'a [u8],
+    pub(crate) anchored: bool,
+}
+
+/// Heap bytes of the sieve the index builds of `forms` (the wildcard forms of one set), counted
+/// without building it, so that a parsed file is charged what its sieve will hold before a check
+/// builds it. Exact, except that forms the index keeps once (the same pattern on two lines) are
+/// counted each time: the figure never falls short. Sorting rather than hashing, and sorting
+/// integers where it can, since every parse of a file of many wildcard rules pays for it.
+pub(crate) fn heap_of(forms: &[Planned<'_>], min_run: usize) -> usize {
+    // Runs: the forms by prefix (a prefix never holds a NUL byte, so zero-padded heads order
+    // as the prefixes do).
+    let mut by_prefix: Vec<(u64, u32)> = (0..forms.len())
+        .map(|i| (head(forms[i].prefix.iter().copied()), i as u32))
+        .collect();
+    by_prefix.sort_unstable_by(|a, b| {
+        (a.0.cmp(&b.0)).then_with(|| forms[a.1 as usize].prefix.cmp(forms[b.1 as usize].prefix))
+    });
+    let mut kept = Vec::new();
+    let mut runs = 0;
+    for run in by_prefix
+        .chunk_by(|a, b| a.0 == b.0 && forms[a.1 as usize].prefix == forms[b.1 as usize].prefix)
+    {
+        if run.len() >= min_run {
+            runs += 1;
+            kept.extend(run.iter().map(|&(_, i)| i));
+        }
+    }
+    if runs == 0 {
+        return 0;
+    }
+    // Every segment of the kept forms, from each form's last (the order the trie reads them),
+    // and each form's range of them.
+    let mut segments: Vec<&[u8]> = Vec::new();
+    let mut sequences: Vec<(bool, u32, u32)> = Vec::with_capacity(kept.len());
+    for &i in &kept {
+        let form = &forms[i as usize];
+        let tail = form.tail.get(1..).unwrap_or_default();
+        let anchored = form.anchored && tail.last().is_some_and(|&b| b != b'*');
+        let start = segments.len() as u32;
+        segments.extend(tail.rsplit(|&b| b == b'*').filter(|s| !s.is_empty()));
+        sequences.push((anchored, start, segments.len() as u32));
+    }
+    // Distinct segments, each read backwards: the automaton's states are their distinct
+    // prefixes, so sorted, each adds what it does not share with the one before it.
+    let mut order: Vec<(u64, u32)> = (0..segments.len())
+        .map(|i| (head(backwards(segments[i])), i as u32))
+        .collect();
+    sort_refined(&mut order, |a, b| {
+        backwards(segments[a as usize]).cmp(backwards(segments[b as usize]))
+    });
+    let mut ids = vec![0u32; segments.len()];
+    let (mut distinct, mut states, mut segment_bytes) = (0u32, 1, 0);
+    let mut before: &[u8] = &[];
+    for (n, &(_, i)) in order.iter().enumerate() {
+        let seg = segments[i as usize];
+        if n == 0 || seg != before {
+            let shared = backwards(before)
+                .zip(backwards(seg))
+                .take_while(|(a, b)| a == b)
+                .count();
+            states += seg.len() - shared;
+            segment_bytes += seg.len();
+            distinct += 1;
+            before = seg;
+        }
+        ids[i as usize] = distinct - 1;
+    }
+    // Trie nodes are the distinct leading parts of the sequences, under one of two roots.
+    let seq = |&(_, a, b): &(bool, u32, u32)| &ids[a as usize..b as usize];
+    let mut order: Vec<(u64, u32)> = (0..sequences.len())
+        .map(|i| {
+            let sequence = &sequences[i];
+            let first = seq(sequence).first().map_or(0, |&id| u64::from(id) + 1);
+            ((u64::from(sequence.0) << 33) | first, i as u32)
+        })
+        .collect();
+    sort_refined(&mut order, |a, b| {
+        seq(&sequences[a as usize]).cmp(seq(&sequences[b as usize]))
+    });
+    let sequences: Vec<(bool, u32, u32)> =
+        order.iter().map(|&(_, i)| sequences[i as usize]).collect();
+    let (mut nodes, mut first_level, mut bare) = (0, 0, 0);
+    for (n, this) in sequences.iter().enumerate() {
+        let parts = seq(this);
+        let shared = n.checked_sub(1).map_or(0, |m| {
+            let before = &sequences[m];
+            if before.0 != this.0 {
+                return 0;
+            }
+            seq(before)
+                .iter()
+                .zip(parts)
+                .take_while(|(a, b)| a == b)
+                .count()
+        });
+        nodes += parts.len() - shared;
+        first_level += usize::from(shared == 0 && !parts.is_empty());
+        bare += usize::from(parts.is_empty());
+    }
+    let (members, segments) = (kept.len() - bare, distinct as usize);
+    Automaton::heap_of(states)
+        + segment_bytes
+        + (segments + 1) * size_of::<u32>()
+        + segments * size_of::<(u32, u32)>()
+        + (nodes + 1) * size_of::<Node>()
+        + (nodes - first_level) * size_of::<u32>()
+        + (members + bare) * size_of::<Member>()
+        + runs * size_of::<Run>()
+}
+
+/// Sorts `(key, item)` pairs by key, and items of equal keys by `finer` (an order the keys
+/// coarsen): most comparisons are then of two integers.
+fn sort_refined(pairs: &mut [(u64, u32)], mut finer: impl FnMut(u32, u32) -> Ordering) {
+    pairs.sort_unstable();
+    for group in pairs.chunk_by_mut(|a, b| a.0 == b.0) {
+        if group.len() > 1 {
+            group.sort_unstable_by(|a, b| finer(a.1, b.1));
+        }
+    }
+}
+
+fn backwards(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    bytes.iter().rev().copied()
+}
+
+/// The first eight bytes as a big-endian integer, zero-padded: ordered as the bytes are when they
+/// hold no NUL, and a coarser order otherwise, which a comparison of the rest refines.
+fn head(bytes: impl Iterator<Item = u8>) -> u64 {
+    let mut head = [0u8; 8];
+    for (slot, b) in head.iter_mut().zip(bytes) {
+        *slot = b;
+    }
+    u64::from_be_bytes(head)
 }
 
 /// What a sieve is built from: one member and its tail's segments.
@@ -121,11 +262,12 @@ pub(crate) struct Item<'a> {
 }
 
 impl Sieve {
-    /// Builds the sieve of `items`, the wildcard members of the runs `runs` (ascending).
-    pub(crate) fn build(items: Vec<Item<'_>>, runs: Vec<u32>) -> Sieve {
+    /// Builds the sieve of `items`, the wildcard members of the runs `runs` (ascending by
+    /// `top`; a member's `run` is its run's position there).
+    pub(crate) fn build(items: Vec<Item<'_>>, runs: Vec<Run>) -> Sieve {
         let mut ids: HashMap<&[u8], u32> = HashMap::new();
         let mut bytes = Vec::new();
-        let mut segments = Vec::new();
+        let mut offsets = vec![0u32];
         // Nodes keyed by (parent, segment); the two roots are NONE - 1 (unanchored), NONE - 2.
         let mut node_ids: HashMap<(u32, u32), u32> = HashMap::new();
         let mut parent = Vec::new();
@@ -139,11 +281,10 @@ impl Sieve {
             }
             let mut node = if item.anchored { NONE - 2 } else { NONE - 1 };
             for seg in item.segments.iter().rev() {
-                let next = u32::try_from(segments.len()).unwrap_or(NONE);
+                let next = u32::try_from(offsets.len() - 1).unwrap_or(NONE);
                 let id = *ids.entry(seg).or_insert_with(|| {
-                    let start = u32::try_from(bytes.len()).unwrap_or(NONE);
                     bytes.extend_from_slice(seg);
-                    segments.push((start, u32::try_from(seg.len()).unwrap_or(NONE)));
+                    offsets.push(u32::try_from(bytes.len()).unwrap_or(NONE));
                     next
                 });
                 let next_node = u32::try_from(parent.len()).unwrap_or(NONE);
@@ -155,7 +296,9 @@ impl Sieve {
             }
             at.push((node, item.member));
         }
-        let mut roots = vec![(NONE, NONE); segments.len()];
+        drop(node_ids);
+        let segment_count = offsets.len() - 1;
+        let mut roots = vec![(NONE, NONE); segment_count];
         let mut child_of: Vec<(u32, u32)> = Vec::new();
         for (n, &p) in parent.iter().enumerate() {
             let n = n as u32;
@@ -167,41 +310,47 @@ impl Sieve {
         }
         child_of.sort_unstable();
         at.sort_unstable_by(|a, b| a.0.cmp(&b.0).then(b.1.rank.cmp(&a.1.rank)));
-        let mut nodes: Vec<Node> = node_segment
-            .iter()
-            .map(|&segment| Node {
-                segment,
-                children: (0, 0),
-                members: (0, 0),
-                best: 0,
-            })
-            .collect();
+        let mut nodes: Vec<Node> = Vec::with_capacity(node_segment.len() + 1);
         let (mut c, mut m) = (0, 0);
-        for (n, node) in nodes.iter_mut().enumerate() {
-            let start = c;
+        for (n, &segment) in node_segment.iter().enumerate() {
+            let children = c as u32;
             while c < child_of.len() && child_of[c].0 as usize == n {
                 c += 1;
             }
-            node.children = (start as u32, c as u32);
-            let start = m;
+            let members = m as u32;
             while m < at.len() && at[m].0 as usize == n {
                 m += 1;
             }
-            node.members = (start as u32, m as u32);
-            node.best = at.get(start).filter(|_| m > start).map_or(0, |a| a.1.rank);
+            nodes.push(Node {
+                segment,
+                children,
+                members,
+                // A node without members of its own takes its best child's below.
+                best: if m > members as usize { members } else { NONE },
+            });
         }
+        nodes.push(Node {
+            segment: NONE,
+            children: c as u32,
+            members: m as u32,
+            best: NONE,
+        });
+        let members: Box<[Member]> = at.into_iter().map(|(_, m)| m).collect();
+        let rank = |best: u32| members.get(best as usize).map_or(0, |m: &Member| m.rank);
         // Children were created after their parents: a reverse pass sees every child first.
-        for n in (0..nodes.len()).rev() {
+        for n in (0..node_segment.len()).rev() {
             if parent[n] < NONE - 2 {
                 let p = parent[n] as usize;
-                nodes[p].best = nodes[p].best.max(nodes[n].best);
+                if rank(nodes[n].best) > rank(nodes[p].best) {
+                    nodes[p].best = nodes[n].best;
+                }
             }
         }
         bare.sort_unstable_by_key(|m: &Member| std::cmp::Reverse(m.rank));
-        let reversed: Vec<Vec<u8>> = segments
-            .iter()
-            .map(|&(s, l)| {
-                bytes[s as usize..(s + l) as usize]
+        let reversed: Vec<Vec<u8>> = offsets
+            .windows(2)
+            .map(|w| {
+                bytes[w[0] as usize..w[1] as usize]
                     .iter()
                     .rev()
                     .copied()
@@ -211,11 +360,11 @@ impl Sieve {
         Sieve {
             automaton: Automaton::build(&reversed),
             bytes: bytes.into_boxed_slice(),
-            segments: segments.into_boxed_slice(),
+            offsets: offsets.into_boxed_slice(),
             roots: roots.into_boxed_slice(),
             nodes: nodes.into_boxed_slice(),
             children: child_of.into_iter().map(|(_, n)| n).collect(),
-            members: at.into_iter().map(|(_, m)| m).collect(),
+            members,
             bare: bare.into_boxed_slice(),
             runs: runs.into_boxed_slice(),
         }
@@ -227,7 +376,7 @@ impl Sieve {
         use std::mem::size_of_val;
         self.automaton.heap_size()
             + size_of_val(&*self.bytes)
-            + size_of_val(&*self.segments)
+            + size_of_val(&*self.offsets)
             + size_of_val(&*self.roots)
             + size_of_val(&*self.nodes)
             + size_of_val(&*self.children)
@@ -238,12 +387,21 @@ impl Sieve {
 
     /// Whether the run whose last member is at `run` has members the sieve decides.
     pub(crate) fn decides(&self, run: u32) -> bool {
-        self.runs.binary_search(&run).is_ok()
+        self.runs.binary_search_by_key(&run, |r| r.top).is_ok()
     }
 
     fn segment(&self, id: u32) -> &[u8] {
-        let (start, len) = self.segments[id as usize];
-        &self.bytes[start as usize..(start + len) as usize]
+        let id = id as usize;
+        &self.bytes[self.offsets[id] as usize..self.offsets[id + 1] as usize]
+    }
+
+    fn segment_len(&self, id: u32) -> usize {
+        let id = id as usize;
+        (self.offsets[id + 1] - self.offsets[id]) as usize
+    }
+
+    fn best_rank(&self, node: Node) -> u64 {
+        self.members[node.best as usize].rank
     }
 
     /// The best member above rank `floor` that matches `path`, among the runs `chain` (those on
@@ -256,7 +414,8 @@ impl Sieve {
             if m.rank <= *floor {
                 return true;
             }
-            if m.prefix_len as usize <= t && chain.binary_search(&m.run).is_ok() {
+            let run = self.runs[m.run as usize];
+            if run.prefix_len as usize <= t && chain.binary_search(&run.top).is_ok() {
                 *floor = m.rank;
                 found = Some(*m);
                 return true;
@@ -269,7 +428,8 @@ impl Sieve {
             }
         }
         SCRATCH.with_borrow_mut(|scratch| {
-            self.automaton.rightmost(path, self.segments.len(), scratch);
+            self.automaton
+                .rightmost(path, self.offsets.len() - 1, scratch);
             let Scratch {
                 generation,
                 stamp,
@@ -284,29 +444,29 @@ impl Sieve {
                 if unanchored != NONE {
                     stack.push((unanchored, start));
                 }
-                if anchored != NONE && start + self.segments[s as usize].1 as usize == len {
+                if anchored != NONE && start + self.segment_len(s) == len {
                     stack.push((anchored, start));
                 }
             }
             while let Some((n, t)) = stack.pop() {
-                let node = self.nodes[n as usize];
+                let (node, next) = (self.nodes[n as usize], self.nodes[n as usize + 1]);
                 touch();
-                if node.best <= floor {
+                if self.best_rank(node) <= floor {
                     continue;
                 }
-                for m in &self.members[node.members.0 as usize..node.members.1 as usize] {
+                for m in &self.members[node.members as usize..next.members as usize] {
                     if offer(m, t, &mut floor) {
                         break;
                     }
                 }
-                for &c in &self.children[node.children.0 as usize..node.children.1 as usize] {
+                for &c in &self.children[node.children as usize..next.children as usize] {
                     touch();
                     let child = self.nodes[c as usize];
-                    if child.best <= floor {
+                    if self.best_rank(child) <= floor {
                         continue;
                     }
                     let s = child.segment as usize;
-                    let seg_len = self.segments[s].1 as usize;
+                    let seg_len = self.segment_len(child.segment);
                     // A segment that does not occur ends its branch.
                     if stamp[s] == *generation {
                         let at = last[s] as usize;
@@ -343,92 +503,110 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
-/// An Aho–Corasick automaton over the reversed segments: goto edges sorted per state, failure
-/// links, and for each state the nearest state on its failure chain that ends a segment.
+/// An Aho–Corasick automaton over the reversed segments: a trie numbered breadth first, so that
+/// a state's children are consecutive states and an edge is its target's label; failure links;
+/// and for each state the nearest state on its failure chain that ends a segment.
 #[derive(Debug, Clone)]
 struct Automaton {
-    /// Per state: first edge (edges of state `s` are `edges[s]..edges[s + 1]`).
-    edges: Box<[u32]>,
+    /// Per state: its first child (the children of `s` are `first[s]..first[s + 1]`).
+    first: Box<[u32]>,
+    /// Per state: the byte of the edge into it (children's labels ascend).
     labels: Box<[u8]>,
-    targets: Box<[u32]>,
     fail: Box<[u32]>,
     /// The segment this state ends, or NONE.
     ends: Box<[u32]>,
     /// The nearest state down the failure chain that ends a segment, or NONE.
     output: Box<[u32]>,
-    /// The root's edges as a table, since every failure chain ends there.
-    root: Box<[u32; 256]>,
+    /// The root's children as a table, since every failure chain ends there (they are states
+    /// 1 to 256 at most; 0 for none).
+    root: Box<[u16; 256]>,
 }
 
 impl Automaton {
     fn build(patterns: &[Vec<u8>]) -> Automaton {
         let mut goto: HashMap<(u32, u8), u32> = HashMap::new();
-        let mut ends = vec![NONE];
+        let mut trie_ends = vec![NONE];
         for (id, pattern) in patterns.iter().enumerate() {
             let mut state = 0u32;
             for &b in pattern {
-                let next = u32::try_from(ends.len()).unwrap_or(NONE);
+                let next = u32::try_from(trie_ends.len()).unwrap_or(NONE);
                 state = *goto.entry((state, b)).or_insert_with(|| {
-                    ends.push(NONE);
+                    trie_ends.push(NONE);
                     next
                 });
             }
-            ends[state as usize] = id as u32;
+            trie_ends[state as usize] = id as u32;
         }
-        let states = ends.len();
-        let mut sorted: Vec<(u32, u8, u32)> = goto.iter().map(|(&(s, b), &t)| (s, b, t)).collect();
-        sorted.sort_unstable();
-        let mut edges = vec![0u32; states + 1];
-        for &(s, _, _) in &sorted {
-            edges[s as usize + 1] += 1;
+        let states = trie_ends.len();
+        let mut edges: Vec<(u32, u8, u32)> = goto.iter().map(|(&(s, b), &t)| (s, b, t)).collect();
+        drop(goto);
+        edges.sort_unstable();
+        let mut trie_first = vec![0u32; states + 1];
+        for &(s, _, _) in &edges {
+            trie_first[s as usize + 1] += 1;
         }
         for s in 0..states {
-            edges[s + 1] += edges[s];
+            trie_first[s + 1] += trie_first[s];
         }
-        let labels: Box<[u8]> = sorted.iter().map(|e| e.1).collect();
-        let targets: Box<[u32]> = sorted.iter().map(|e| e.2).collect();
-        let mut root = Box::new([0u32; 256]);
-        for e in edges[0] as usize..edges[1] as usize {
-            root[labels[e] as usize] = targets[e];
+        // Breadth first: each state's children take the next numbers, in label order.
+        let mut order = Vec::with_capacity(states);
+        order.push(0u32);
+        let mut first = Vec::with_capacity(states + 1);
+        let mut labels = vec![0u8; states];
+        let mut at = 0;
+        while at < order.len() {
+            let old = order[at] as usize;
+            first.push(u32::try_from(order.len()).unwrap_or(NONE));
+            for &(_, b, t) in &edges[trie_first[old] as usize..trie_first[old + 1] as usize] {
+                labels[order.len()] = b;
+                order.push(t);
+            }
+            at += 1;
+        }
+        first.push(u32::try_from(states).unwrap_or(NONE));
+        let mut root = Box::new([0u16; 256]);
+        for c in first[0]..first[1] {
+            root[labels[c as usize] as usize] = c as u16;
         }
         let mut automaton = Automaton {
-            edges: edges.into_boxed_slice(),
-            labels,
-            targets,
+            first: first.into_boxed_slice(),
+            labels: labels.into_boxed_slice(),
             fail: vec![0; states].into_boxed_slice(),
-            ends: ends.into_boxed_slice(),
+            ends: order.iter().map(|&old| trie_ends[old as usize]).collect(),
             output: vec![NONE; states].into_boxed_slice(),
             root,
         };
-        // Breadth first, so that a state's failure target is finished before the state.
-        let mut queue = std::collections::VecDeque::from([0u32]);
-        while let Some(s) = queue.pop_front() {
-            for e in automaton.edges[s as usize] as usize..automaton.edges[s as usize + 1] as usize
-            {
-                let (b, t) = (automaton.labels[e], automaton.targets[e]);
+        // In breadth-first order a state's failure target, shallower, is finished before it.
+        for s in 0..states {
+            for c in automaton.first[s]..automaton.first[s + 1] {
                 let f = if s == 0 {
                     0
                 } else {
-                    automaton.next(automaton.fail[s as usize], b)
+                    automaton.next(automaton.fail[s], automaton.labels[c as usize])
                 };
-                automaton.fail[t as usize] = f;
-                automaton.output[t as usize] = if automaton.ends[f as usize] != NONE {
+                automaton.fail[c as usize] = f;
+                automaton.output[c as usize] = if automaton.ends[f as usize] != NONE {
                     f
                 } else {
                     automaton.output[f as usize]
                 };
-                queue.push_back(t);
             }
         }
         automaton
     }
 
+    /// Heap bytes of an automaton of `states` states (a trie: one edge into each but the root).
+    fn heap_of(states: usize) -> usize {
+        (states + 1) * size_of::<u32>()
+            + states * (size_of::<u8>() + 3 * size_of::<u32>())
+            + size_of::<[u16; 256]>()
+    }
+
     #[cfg(test)]
     fn heap_size(&self) -> usize {
         use std::mem::size_of_val;
-        size_of_val(&*self.edges)
+        size_of_val(&*self.first)
             + size_of_val(&*self.labels)
-            + size_of_val(&*self.targets)
             + size_of_val(&*self.fail)
             + size_of_val(&*self.ends)
             + size_of_val(&*self.output)
@@ -439,14 +617,14 @@ impl Automaton {
     fn next(&self, mut state: u32, byte: u8) -> u32 {
         loop {
             if state == 0 {
-                return self.root[byte as usize];
+                return u32::from(self.root[byte as usize]);
             }
             let (a, b) = (
-                self.edges[state as usize] as usize,
-                self.edges[state as usize + 1] as usize,
+                self.first[state as usize] as usize,
+                self.first[state as usize + 1] as usize,
             );
             if let Ok(i) = self.labels[a..b].binary_search(&byte) {
-                return self.targets[a + i];
+                return (a + i) as u32;
             }
             state = self.fail[state as usize];
         }
