@@ -1,0 +1,170 @@
+//! The sieve's Aho–Corasick automaton: one pass over a path, from its end, finds the rightmost
+//! occurrence of every segment.
+
+use std::collections::HashMap;
+
+use super::{NONE, Scratch};
+
+/// An Aho–Corasick automaton over the reversed segments: a trie numbered breadth first, so that
+/// a state's children are consecutive states and an edge is its target's label; failure links;
+/// and for each state the nearest state on its failure chain that ends a segment.
+#[derive(Debug, Clone)]
+pub(super) struct Automaton {
+    /// Per state: its first child (the children of `s` are `first[s]..first[s + 1]`).
+    first: Box<[u32]>,
+    /// Per state: the byte of the edge into it (children's labels ascend).
+    labels: Box<[u8]>,
+    fail: Box<[u32]>,
+    /// The segment this state ends, or NONE.
+    ends: Box<[u32]>,
+    /// The nearest state down the failure chain that ends a segment, or NONE.
+    output: Box<[u32]>,
+    /// The root's children as a table, since every failure chain ends there (they are states
+    /// 1 to 256 at most; 0 for none).
+    root: Box<[u16; 256]>,
+}
+
+impl Automaton {
+    pub(super) fn build(patterns: &[Vec<u8>]) -> Automaton {
+        let mut goto: HashMap<(u32, u8), u32> = HashMap::new();
+        let mut trie_ends = vec![NONE];
+        for (id, pattern) in patterns.iter().enumerate() {
+            let mut state = 0u32;
+            for &b in pattern {
+                let next = u32::try_from(trie_ends.len()).unwrap_or(NONE);
+                state = *goto.entry((state, b)).or_insert_with(|| {
+                    trie_ends.push(NONE);
+                    next
+                });
+            }
+            trie_ends[state as usize] = id as u32;
+        }
+        let states = trie_ends.len();
+        let mut edges: Vec<(u32, u8, u32)> = goto.iter().map(|(&(s, b), &t)| (s, b, t)).collect();
+        drop(goto);
+        edges.sort_unstable();
+        let mut trie_first = vec![0u32; states + 1];
+        for &(s, _, _) in &edges {
+            trie_first[s as usize + 1] += 1;
+        }
+        for s in 0..states {
+            trie_first[s + 1] += trie_first[s];
+        }
+        // Breadth first: each state's children take the next numbers, in label order.
+        let mut order = Vec::with_capacity(states);
+        order.push(0u32);
+        let mut first = Vec::with_capacity(states + 1);
+        let mut labels = vec![0u8; states];
+        let mut at = 0;
+        while at < order.len() {
+            let old = order[at] as usize;
+            first.push(u32::try_from(order.len()).unwrap_or(NONE));
+            for &(_, b, t) in &edges[trie_first[old] as usize..trie_first[old + 1] as usize] {
+                labels[order.len()] = b;
+                order.push(t);
+            }
+            at += 1;
+        }
+        first.push(u32::try_from(states).unwrap_or(NONE));
+        let mut root = Box::new([0u16; 256]);
+        for c in first[0]..first[1] {
+            root[labels[c as usize] as usize] = c as u16;
+        }
+        let mut automaton = Automaton {
+            first: first.into_boxed_slice(),
+            labels: labels.into_boxed_slice(),
+            fail: vec![0; states].into_boxed_slice(),
+            ends: order.iter().map(|&old| trie_ends[old as usize]).collect(),
+            output: vec![NONE; states].into_boxed_slice(),
+            root,
+        };
+        // In breadth-first order a state's failure target, shallower, is finished before it.
+        for s in 0..states {
+            for c in automaton.first[s]..automaton.first[s + 1] {
+                let f = if s == 0 {
+                    0
+                } else {
+                    automaton.next(automaton.fail[s], automaton.labels[c as usize])
+                };
+                automaton.fail[c as usize] = f;
+                automaton.output[c as usize] = if automaton.ends[f as usize] != NONE {
+                    f
+                } else {
+                    automaton.output[f as usize]
+                };
+            }
+        }
+        automaton
+    }
+
+    /// Heap bytes of an automaton of `states` states (a trie: one edge into each but the root).
+    pub(super) fn heap_of(states: usize) -> usize {
+        (states + 1) * size_of::<u32>()
+            + states * (size_of::<u8>() + 3 * size_of::<u32>())
+            + size_of::<[u16; 256]>()
+    }
+
+    #[cfg(test)]
+    pub(super) fn heap_size(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(&*self.first)
+            + size_of_val(&*self.labels)
+            + size_of_val(&*self.fail)
+            + size_of_val(&*self.ends)
+            + size_of_val(&*self.output)
+            + size_of_val(&*self.root)
+    }
+
+    #[inline]
+    pub(super) fn next(&self, mut state: u32, byte: u8) -> u32 {
+        loop {
+            if state == 0 {
+                return u32::from(self.root[byte as usize]);
+            }
+            let (a, b) = (
+                self.first[state as usize] as usize,
+                self.first[state as usize + 1] as usize,
+            );
+            if let Ok(i) = self.labels[a..b].binary_search(&byte) {
+                return (a + i) as u32;
+            }
+            state = self.fail[state as usize];
+        }
+    }
+
+    /// Reads `path` backwards and records the start of each segment's rightmost occurrence.
+    pub(super) fn rightmost(&self, path: &[u8], segments: usize, scratch: &mut Scratch) {
+        if scratch.stamp.len() < segments {
+            scratch.stamp.resize(segments, 0);
+            scratch.last.resize(segments, 0);
+        }
+        scratch.generation = scratch.generation.wrapping_add(1);
+        if scratch.generation == 0 {
+            scratch.stamp.iter_mut().for_each(|s| *s = 0);
+            scratch.generation = 1;
+        }
+        scratch.seen.clear();
+        scratch.stack.clear();
+        let generation = scratch.generation;
+        let mut state = 0;
+        for (i, &byte) in path.iter().enumerate().rev() {
+            state = self.next(state, byte);
+            let mut out = if self.ends[state as usize] != NONE {
+                state
+            } else {
+                self.output[state as usize]
+            };
+            while out != NONE {
+                let s = self.ends[out as usize] as usize;
+                // Seen before, at a later place: so was everything further down its chain.
+                if scratch.stamp[s] == generation {
+                    break;
+                }
+                scratch.stamp[s] = generation;
+                scratch.last[s] = u32::try_from(i).unwrap_or(NONE);
+                scratch.seen.push(s as u32);
+                out = self.output[out as usize];
+            }
+        }
+    }
+}
