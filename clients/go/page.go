@@ -178,16 +178,20 @@ type ContentUsageHeader struct {
 // tags supersede the headers.
 type TDM struct {
 	// Reservation is true: reserved (tdm-reservation 1), false: not reserved (0), nil: unset
-	// (absent, or another value).
+	// (no layer gave 0 or 1). Another value sets nothing, so it never erases one given
+	// before; one layer giving both 1 and 0 reserves.
 	Reservation *bool `json:"reservation"`
-	// Source is where the reservation (or the error that unset it) came from: "well_known"
-	// (the origin's tdmrep.json, with robotsd's --tdmrep), "header" or "meta", each
-	// superseding the one before; nil when unset and absent.
+	// Source is where the reservation came from: "well_known" (the origin's tdmrep.json,
+	// with robotsd's --tdmrep), "header" or "meta", each superseding the one before; nil
+	// when unset.
 	Source *string `json:"source"`
 	// Policy is the TDM policy's URL, only with a reservation.
 	Policy *string `json:"policy"`
 	// PolicySource is where the policy came from.
 	PolicySource *string `json:"policy_source"`
+	// Invalid names the layers ("well_known", "header", "meta") that gave a tdm-reservation
+	// other than 0 or 1, which set nothing.
+	Invalid []string `json:"invalid"`
 	// WellKnown is what the origin's /.well-known/tdmrep.json says of the URL; nil unless
 	// robotsd runs with --tdmrep.
 	WellKnown *WellKnownFile `json:"well_known,omitempty"`

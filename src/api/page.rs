@@ -129,17 +129,21 @@ pub struct ContentUsageHeaderJson {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known", "well_known": {"url": "https://example.com/.well-known/tdmrep.json", "state": "rule", "rule": 1}}))]
 pub struct TdmJson {
-    /// `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
-    /// other than `0` and `1`).
+    /// `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (no layer gave `0` or
+    /// `1`). A value other than `0` and `1` sets nothing (see `invalid`), so it never erases
+    /// one given before; one layer giving both `1` and `0` reserves.
     pub reservation: Option<bool>,
-    /// Where the reservation (or the error that unset it) came from: `well_known` (the origin's
-    /// `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
-    /// the one before. Null when unset and absent.
+    /// Where the reservation came from: `well_known` (the origin's `tdmrep.json`, with
+    /// `--tdmrep`), `header`, or `meta` (the document's); each supersedes the one before. Null
+    /// when unset.
     pub source: Option<&'static str>,
     /// The TDM policy's URL, only with a reservation of `1`.
     pub policy: Option<String>,
     /// Where the policy came from.
     pub policy_source: Option<&'static str>,
+    /// The layers (`well_known`, `header`, `meta`) that gave a `tdm-reservation` other than `0`
+    /// or `1`: a protocol error, which set nothing.
+    pub invalid: Vec<&'static str>,
     /// What the origin's `/.well-known/tdmrep.json` says of the URL; present with `--tdmrep`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub well_known: Option<WellKnownJson>,
@@ -291,6 +295,7 @@ impl TdmJson {
             source: source_name(tdm.reservation_source),
             policy_source: policy.as_ref().and(source_name(tdm.policy_source)),
             policy,
+            invalid: tdm.invalid.iter().map(|s| s.as_str()).collect(),
             well_known: well_known.map(WellKnownJson::of),
         }
     }

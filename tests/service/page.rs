@@ -89,7 +89,8 @@ async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
     assert_eq!(
         usage["tdm"],
         json!({"reservation": true, "source": "meta",
-            "policy": "https://provider.com/policies/policy.json", "policy_source": "header"})
+            "policy": "https://provider.com/policies/policy.json", "policy_source": "header",
+            "invalid": []})
     );
 }
 
@@ -326,6 +327,7 @@ async fn with_tdmrep_the_origins_file_is_the_first_layer_fetched_once() {
         tdm(&answer),
         json!({"reservation": true, "source": "well_known",
             "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known",
+            "invalid": [],
             "well_known": {"url": site.url(WELL_KNOWN), "state": "rule", "rule": 1}})
     );
     // The page's header supersedes the file's reservation; the file's policy is not in force
@@ -339,6 +341,18 @@ async fn with_tdmrep_the_origins_file_is_the_first_layer_fetched_once() {
     assert_eq!(tdm(&answer)["reservation"], false, "{answer}");
     assert_eq!(tdm(&answer)["source"], "header");
     assert_eq!(tdm(&answer)["policy"], Value::Null);
+    // Issue 41: an invalid value in a later layer sets nothing, and never erases the file's
+    // reservation (it answered `null` before: a permission the publisher did not give).
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/directory-b/html/other.html"), "ua": "Bot",
+            "headers": [["tdm-reservation", "yes"]],
+            "html": "<meta name=\"tdm-reservation\" content=\"true\">"}),
+    )
+    .await;
+    assert_eq!(tdm(&answer)["reservation"], true, "{answer}");
+    assert_eq!(tdm(&answer)["source"], "well_known");
+    assert_eq!(tdm(&answer)["invalid"], json!(["header", "meta"]));
     // A URL no rule covers: unset.
     let (_, answer) = page(
         &robotsd,

@@ -1271,19 +1271,25 @@ export interface components {
          *     }
          */
         TdmJson: {
+            /**
+             * @description The layers (`well_known`, `header`, `meta`) that gave a `tdm-reservation` other than `0`
+             *     or `1`: a protocol error, which set nothing.
+             */
+            invalid: string[];
             /** @description The TDM policy's URL, only with a reservation of `1`. */
             policy?: string | null;
             /** @description Where the policy came from. */
             policy_source?: string | null;
             /**
-             * @description `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
-             *     other than `0` and `1`).
+             * @description `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (no layer gave `0` or
+             *     `1`). A value other than `0` and `1` sets nothing (see `invalid`), so it never erases
+             *     one given before; one layer giving both `1` and `0` reserves.
              */
             reservation?: boolean | null;
             /**
-             * @description Where the reservation (or the error that unset it) came from: `well_known` (the origin's
-             *     `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
-             *     the one before. Null when unset and absent.
+             * @description Where the reservation came from: `well_known` (the origin's `tdmrep.json`, with
+             *     `--tdmrep`), `header`, or `meta` (the document's); each supersedes the one before. Null
+             *     when unset.
              */
             source?: string | null;
             well_known?: components["schemas"]["WellKnownJson"] | null;

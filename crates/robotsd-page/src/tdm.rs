@@ -2,16 +2,19 @@
 //! holder reserves text and data mining, and the policy under which it may be licensed.
 //!
 //! - A value is `1` (reserved) or `0` (not reserved); anything else is a protocol error and
-//!   leaves the reservation unset (§ "tdm-reservation").
+//!   leaves the reservation unset (§ "tdm-reservation"): it sets nothing, so it never erases a
+//!   valid value an earlier layer gave (a header's `1` stands beside a `meta` tag's `yes`), and
+//!   [`Tdm::invalid`] names the layer.
 //! - The origin's `/.well-known/tdmrep.json` ([`TdmFile`]) is read first, the response's
 //!   `tdm-reservation` / `tdm-policy` headers supersede it, and the HTML `meta` tags supersede
 //!   both; a layer that does not set a property leaves the earlier value (§ "Processing
 //!   priority"). [`Tdm::layer`] applies one layer.
 //! - `tdm-policy` is not processed when the reservation is `0`, so it is not reported then.
 //!
-//! Where TDMRep is silent, robotsd decides, and `docs/page.md` says so: one layer that gives a
-//! property two different values (two `tdm-reservation` headers `1` and `0`) is a protocol
-//! error for that property, the same value repeated is that value.
+//! Where TDMRep is silent, robotsd decides, and `docs/page.md` says so: one layer that gives the
+//! reservation both `1` and `0` (two `tdm-reservation` headers) reserves, since robotsd fails
+//! closed toward the publisher where it cannot know; two different policies in one layer are a
+//! protocol error for the policy; the same value repeated is that value.
 
 use robotsd_engine::{escape_pattern, path_params_query, pattern};
 
@@ -86,28 +89,28 @@ fn property<'a, T: PartialEq>(
 pub struct Tdm {
     /// `Some(true)`: reserved; `Some(false)`: not reserved; `None`: unset.
     pub reservation: Option<bool>,
-    /// Where the reservation (or the protocol error that unset it) came from.
+    /// Where the reservation came from.
     pub reservation_source: Option<TdmSource>,
     /// The policy's URL, as written.
     pub policy: Option<String>,
     /// Where it came from.
     pub policy_source: Option<TdmSource>,
+    /// The layers that gave a `tdm-reservation` other than `0` or `1`, which set nothing.
+    pub invalid: Vec<TdmSource>,
 }
 
 impl Tdm {
     /// Applies a layer above the ones applied before: what it sets supersedes them, what it
-    /// leaves absent does not reset them. A protocol error is a value the layer sets: unset.
+    /// leaves absent does not reset them. An invalid reservation sets nothing; `1` and `0` in
+    /// one layer reserve.
     pub fn layer(&mut self, source: TdmSource, layer: &Layer) {
-        match property(&layer.reservations, reservation) {
-            Property::Absent => {}
-            Property::Error => {
-                self.reservation = None;
-                self.reservation_source = Some(source);
-            }
-            Property::Value(value) => {
-                self.reservation = Some(value);
-                self.reservation_source = Some(source);
-            }
+        let values = layer.reservations.iter().map(|v| reservation(v));
+        if values.clone().any(|v| v.is_none()) && !self.invalid.contains(&source) {
+            self.invalid.push(source);
+        }
+        if let Some(reserved) = values.flatten().reduce(|a, b| a || b) {
+            self.reservation = Some(reserved);
+            self.reservation_source = Some(source);
         }
         let policy = property(&layer.policies, |p| {
             let p = p.trim_matches([' ', '\t']);

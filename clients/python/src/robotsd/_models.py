@@ -1570,6 +1570,16 @@ class TdmJson(Struct):
     TDMRep (W3C): whether text and data mining rights are reserved.
     """
 
+    invalid: Annotated[
+        list[str],
+        Meta(
+            description="The layers (`well_known`, `header`, `meta`) that gave a `tdm-reservation` other than `0`\nor `1`: a protocol error, which set nothing."
+        ),
+    ]
+    """
+    The layers (`well_known`, `header`, `meta`) that gave a `tdm-reservation` other than `0`
+    or `1`: a protocol error, which set nothing.
+    """
     policy: Union[
         Annotated[
             str,
@@ -1591,30 +1601,31 @@ class TdmJson(Struct):
         Annotated[
             bool,
             Meta(
-                description="`true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value\nother than `0` and `1`)."
+                description="`true`: reserved (`1`); `false`: not reserved (`0`); null: unset (no layer gave `0` or\n`1`). A value other than `0` and `1` sets nothing (see `invalid`), so it never erases\none given before; one layer giving both `1` and `0` reserves."
             ),
         ],
         None,
         UnsetType,
     ] = UNSET
     """
-    `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (absent, or a value
-    other than `0` and `1`).
+    `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (no layer gave `0` or
+    `1`). A value other than `0` and `1` sets nothing (see `invalid`), so it never erases
+    one given before; one layer giving both `1` and `0` reserves.
     """
     source: Union[
         Annotated[
             str,
             Meta(
-                description="Where the reservation (or the error that unset it) came from: `well_known` (the origin's\n`tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes\nthe one before. Null when unset and absent."
+                description="Where the reservation came from: `well_known` (the origin's `tdmrep.json`, with\n`--tdmrep`), `header`, or `meta` (the document's); each supersedes the one before. Null\nwhen unset."
             ),
         ],
         None,
         UnsetType,
     ] = UNSET
     """
-    Where the reservation (or the error that unset it) came from: `well_known` (the origin's
-    `tdmrep.json`, with `--tdmrep`), `header`, or `meta` (the document's); each supersedes
-    the one before. Null when unset and absent.
+    Where the reservation came from: `well_known` (the origin's `tdmrep.json`, with
+    `--tdmrep`), `header`, or `meta` (the document's); each supersedes the one before. Null
+    when unset.
     """
     well_known: Union[WellKnownJson, None, UnsetType] = UNSET
 

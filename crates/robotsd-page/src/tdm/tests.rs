@@ -45,6 +45,7 @@ fn the_reports_html_example() {
             reservation_source: Some(TdmSource::Meta),
             policy: Some(POLICY.into()),
             policy_source: Some(TdmSource::Meta),
+            invalid: Vec::new(),
         }
     );
 }
@@ -70,21 +71,37 @@ fn later_layers_supersede_what_they_set_and_absence_resets_nothing() {
 }
 
 #[test]
-fn a_layers_protocol_error_unsets_what_came_before() {
+fn an_invalid_value_sets_nothing_and_never_erases_a_reservation() {
+    // Issue 41: a header's `1` and a `meta` tag's `yes` answered `null`, a permission the
+    // publisher did not give.
     let mut tdm = Tdm::default();
     tdm.layer(TdmSource::WellKnown, &layer(&["1"], &[]));
     tdm.layer(TdmSource::Header, &layer(&["yes"], &[]));
-    assert_eq!(tdm.reservation, None);
-    assert_eq!(tdm.reservation_source, Some(TdmSource::Header));
+    tdm.layer(TdmSource::Meta, &layer(&["true", "1 0"], &[]));
+    assert_eq!(tdm.reservation, Some(true));
+    assert_eq!(tdm.reservation_source, Some(TdmSource::WellKnown));
+    assert_eq!(tdm.invalid, [TdmSource::Header, TdmSource::Meta]);
+    // Alone, an invalid value leaves the reservation unset, and says where it was.
+    let mut alone = Tdm::default();
+    alone.layer(TdmSource::Meta, &layer(&["yes"], &[]));
+    assert_eq!(alone.reservation, None);
+    assert_eq!(alone.invalid, [TdmSource::Meta]);
+    // Beside a valid value in the same layer, the valid one counts.
+    let mut beside = Tdm::default();
+    beside.layer(TdmSource::Header, &layer(&["0"], &[]));
+    beside.layer(TdmSource::Meta, &layer(&["yes", "1"], &[]));
+    assert_eq!(beside.reservation, Some(true));
 }
 
 #[test]
-fn one_layer_with_two_values_is_an_error_and_a_repeated_value_is_that_value() {
+fn one_layer_giving_one_and_zero_reserves_and_a_repeated_value_is_that_value() {
     let mut tdm = Tdm::default();
-    tdm.layer(TdmSource::Header, &layer(&["1", "1"], &[]));
+    tdm.layer(TdmSource::Header, &layer(&["0", "0"], &[]));
+    assert_eq!(tdm.reservation, Some(false));
+    tdm.layer(TdmSource::Meta, &layer(&["0", "1"], &[]));
     assert_eq!(tdm.reservation, Some(true));
-    tdm.layer(TdmSource::Meta, &layer(&["1", "0"], &[]));
-    assert_eq!(tdm.reservation, None);
+    assert_eq!(tdm.reservation_source, Some(TdmSource::Meta));
+    assert!(tdm.invalid.is_empty());
 }
 
 #[test]
