@@ -386,7 +386,7 @@ impl Checker {
                 }
                 None => Matched::Off(snapshot, target, agents, options.decoding),
             };
-            Box::pin(self.finish(matched, licensed, lane, false))
+            Box::pin(self.finish(matched, licensed, lane))
         };
         completing.await
     }
@@ -398,7 +398,6 @@ impl Checker {
         matched: Matched,
         licensed: Option<(Arc<RobotsTxt>, Target)>,
         lane: Option<String>,
-        held_only: bool,
     ) -> Result<Answer, CheckError> {
         let answer = match matched {
             Matched::Now(answer) => answer,
@@ -412,7 +411,7 @@ impl Checker {
                 .await??
             }
         };
-        Ok(self.complete(answer, licensed, lane, held_only).await)
+        Ok(self.complete(answer, licensed, lane, false).await)
     }
 
     /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for

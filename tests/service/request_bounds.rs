@@ -13,17 +13,6 @@ use crate::support::*;
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
 
-/// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
-fn peak_resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let kib: u64 = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM");
-    kib * 1024
-}
-
 /// POSTs `body` to `path`, with a time limit far above what a refusal takes, so that a request
 /// that does the work instead fails the test rather than hanging it.
 async fn post(robotsd: &Robotsd, path: &str, body: &Value) -> (u16, Value) {

@@ -399,12 +399,22 @@ impl Robotsd {
 
 /// Resident memory of `pid`, in bytes.
 pub fn resident_bytes(pid: u32) -> u64 {
+    proc_status_bytes(pid, "VmRSS:")
+}
+
+/// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
+pub fn peak_resident_bytes(pid: u32) -> u64 {
+    proc_status_bytes(pid, "VmHWM:")
+}
+
+/// A `kB` field of `/proc/PID/status`, in bytes.
+fn proc_status_bytes(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
     let kib: u64 = status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS");
+        .expect(field);
     kib * 1024
 }
 

@@ -43,7 +43,7 @@ use proptest::test_runner::{
 };
 use serde_json::Value;
 
-use crate::support::Robotsd;
+use crate::support::{Robotsd, peak_resident_bytes};
 use requests::{Case, Endpoint};
 
 /// Cases in a plain `cargo test` run.
@@ -305,15 +305,4 @@ fn body_limit(endpoint: Endpoint) -> usize {
 /// Where robotsd's log goes, to be shown when a case fails.
 fn log_path() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("request_fuzz.log")
-}
-
-/// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
-fn peak_resident_bytes(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let kib: u64 = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM");
-    kib * 1024
 }
