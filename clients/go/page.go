@@ -69,12 +69,10 @@ type PageAnswer struct {
 	// the URL (no preference is implied for it).
 	Usage *PageUsage `json:"usage"`
 	// DocumentCut is true when only the document's first MaxPageDocumentBytes were read
-	// (Client.Page sets it when it sent no more than those).
+	// (Client.Page sets it when it sent no more than those), so a rule past them is not in
+	// the answer: the one thing that can leave a rule unread, since every header and every
+	// meta tag of what is read counts, whole.
 	DocumentCut bool `json:"document_cut,omitempty"`
-	// MetaTagsNotRead counts the meta tags of interest past the 256 robotsd reads (0: none).
-	MetaTagsNotRead int `json:"meta_tags_not_read,omitempty"`
-	// MetaContentsCut counts the meta tags whose content was read only in its first 4 KiB.
-	MetaContentsCut int `json:"meta_contents_cut,omitempty"`
 	// Encoding is the charset the document was read in; nil when none was sent.
 	Encoding *string `json:"encoding"`
 }
@@ -116,8 +114,14 @@ type PageRobots struct {
 	Translate bool `json:"translate"`
 	// IndexIfEmbedded: indexifembedded with noindex (it has no effect without).
 	IndexIfEmbedded bool `json:"index_if_embedded"`
-	// UnavailableAfter is the earliest unavailable_after date (RFC 3339, UTC), or nil.
+	// UnavailableAfter is the earliest unavailable_after date (RFC 3339, UTC), or nil. Once
+	// it is past (not later than At), Index is false.
 	UnavailableAfter *string `json:"unavailable_after"`
+	// IndexRule is the rule that made Index false: the first noindex or none, else the
+	// unavailable_after past at At; nil when Index is true.
+	IndexRule *PageRule `json:"index_rule"`
+	// At is the time the rules were read at (RFC 3339, UTC).
+	At string `json:"at"`
 	// Uninterpreted lists the rules robotsd recognises but does not interpret (noarchive,
 	// nocache, nositelinkssearchbox, noai, noimageai).
 	Uninterpreted []string `json:"uninterpreted"`
@@ -144,6 +148,10 @@ type PageRule struct {
 	// Ignored is RuleUnknown or RuleUnparseable when the rule has no effect; empty when it
 	// applies.
 	Ignored string `json:"ignored,omitempty"`
+	// LooksLike is the rule's words when it is unknown as a whole but each word separated by
+	// spaces is a rule ("noindex nofollow" written without a comma): Google reads it as one
+	// rule it does not know, so it restricts nothing. Nil otherwise.
+	LooksLike []string `json:"looks_like,omitempty"`
 }
 
 // PageUsage is a page's AI-use statements, beside robots.txt's.

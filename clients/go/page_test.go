@@ -179,7 +179,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 		"/article": servePage(articleHTML,
 			"X-Robots-Tag", "ExampleBot: nofollow",
 			"X-Robots-Tag", "OtherBot: noindex, unavailable_after: 2020-09-21",
-			"X-Robots-Tag", "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT",
+			"X-Robots-Tag", "unavailable_after: Thu, 03 Dec 2099 13:09:53 GMT",
 			"Content-Usage", "train-ai=n",
 			"Tdm-Reservation", "1",
 			"Tdm-Policy", "https://provider.example/policy.json",
@@ -208,7 +208,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 		t.Fatalf("robots %+v", r)
 	}
 	if r.MaxSnippet == nil || *r.MaxSnippet != 20 || r.MaxImagePreview == nil || *r.MaxImagePreview != "standard" ||
-		r.MaxVideoPreview != nil || r.UnavailableAfter == nil || *r.UnavailableAfter != "2025-12-03T13:09:53Z" {
+		r.MaxVideoPreview != nil || r.UnavailableAfter == nil || *r.UnavailableAfter != "2099-12-03T13:09:53Z" {
 		t.Fatalf("robots %+v", r)
 	}
 	if !reflect.DeepEqual(r.Uninterpreted, []string{"noarchive"}) || r.RulesTotal != 0 {
@@ -217,7 +217,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 	// Headers first, by their position among those sent; then the tags, by the line each ends on.
 	want := []string{
 		"nofollow|ExampleBot|header 0",
-		"unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT||header 2",
+		"unavailable_after: Thu, 03 Dec 2099 13:09:53 GMT||header 2",
 		"max-image-preview:standard||line 3",
 		"noarchive|examplebot|line 6",
 		"max-snippet:20|examplebot|line 6",

@@ -15,7 +15,7 @@ use super::types::{CheckResponse, PreferenceValue, UserAgents};
 use super::{AppState, JsonBody, JsonRequest, check_one};
 use crate::checker::{CheckOptions, WorkMeter};
 use crate::compute::Stop;
-use crate::page::{self, PageAnswer, PageInput, UsageOrigin};
+use crate::page::{self, PageAnswer, PageInput, ShownRule, UsageOrigin};
 use robotsd_page::content_usage::HeaderUsage;
 use robotsd_page::directives::Ignored;
 use robotsd_page::page::RuleSource;
@@ -70,12 +70,17 @@ pub struct PageRuleJson {
     /// Google ignores it. Absent when the rule applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<&'static str>,
+    /// Its words, when it is unknown as a whole but each word separated by spaces is a rule:
+    /// `noindex nofollow` written without a comma looks like two rules, and Google reads it as
+    /// one it does not know (so it restricts nothing). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looks_like: Option<Vec<String>>,
 }
 
 /// The page's robots rules in force for the crawler, after Google's rules: general and
 /// agent-specific rules add up, the more restrictive wins.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(example = json!({"index": true, "follow": false, "snippet": true, "max_snippet": 50, "max_image_preview": null, "max_video_preview": null, "image_index": true, "translate": true, "index_if_embedded": false, "unavailable_after": null, "uninterpreted": [], "rules": [{"rule": "nofollow", "agent": "googlebot", "header": 1}, {"rule": "max-snippet:50", "agent": null, "line": 1}]}))]
+#[schema(example = json!({"index": true, "follow": false, "snippet": true, "max_snippet": 50, "max_image_preview": null, "max_video_preview": null, "image_index": true, "translate": true, "index_if_embedded": false, "unavailable_after": null, "index_rule": null, "at": "2026-11-28T00:00:00Z", "uninterpreted": [], "rules": [{"rule": "nofollow", "agent": "googlebot", "header": 1}, {"rule": "max-snippet:50", "agent": null, "line": 1}]}))]
 pub struct PageRobotsJson {
     /// No `noindex` or `none`: the page may be indexed.
     pub index: bool,
@@ -95,13 +100,20 @@ pub struct PageRobotsJson {
     pub translate: bool,
     /// `indexifembedded` with `noindex` (it has no effect without).
     pub index_if_embedded: bool,
-    /// The earliest `unavailable_after` (RFC 3339, UTC), or null.
+    /// The earliest `unavailable_after` (RFC 3339, UTC), or null. Once it is past (not later
+    /// than `at`), `index` is false.
     pub unavailable_after: Option<String>,
+    /// The rule that made `index` false: the first `noindex` or `none`, else the
+    /// `unavailable_after` past at `at`; null when `index` is true.
+    pub index_rule: Option<PageRuleJson>,
+    /// The time the rules were read at (RFC 3339, UTC).
+    pub at: String,
     /// Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
     /// `nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped.
     pub uninterpreted: Vec<&'static str>,
     /// Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
-    /// texts cut at 256 bytes).
+    /// texts cut at 256 bytes). Only the listing is bounded: every rule counts in the verdicts
+    /// above, whatever their number or length.
     pub rules: Vec<PageRuleJson>,
     /// How many rules applied, when `rules` lists fewer; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,7 +139,7 @@ pub struct ContentUsageHeaderJson {
 
 /// TDMRep (W3C): whether text and data mining rights are reserved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-#[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known", "well_known": {"url": "https://example.com/.well-known/tdmrep.json", "state": "rule", "rule": 1}}))]
+#[schema(example = json!({"reservation": true, "source": "header", "policy": "https://provider.com/policies/policy.json", "policy_source": "well_known", "invalid": [], "well_known": {"url": "https://example.com/.well-known/tdmrep.json", "state": "rule", "rule": 1}}))]
 pub struct TdmJson {
     /// `true`: reserved (`1`); `false`: not reserved (`0`); null: unset (no layer gave `0` or
     /// `1`). A value other than `0` and `1` sets nothing (see `invalid`), so it never erases
@@ -222,17 +234,11 @@ pub struct PageResponse {
     /// Its AI-use statements; null when robots.txt disallows the URL (no preference is implied
     /// for it).
     pub usage: Option<PageUsageJson>,
-    /// Only the document's first 2 MiB were read; absent otherwise.
+    /// Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them
+    /// is not in the answer; absent otherwise. The one thing that can leave a rule unread:
+    /// every header and every `meta` tag of what is read counts, whole.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub document_cut: Option<bool>,
-    /// How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
-    /// 256 robotsd reads, and not read; absent when none were.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta_tags_not_read: Option<usize>,
-    /// How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
-    /// none had.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta_contents_cut: Option<usize>,
     /// The charset the document was read in, when one was sent.
     pub encoding: Option<&'static str>,
 }
@@ -246,6 +252,23 @@ fn ignored_name(ignored: Ignored) -> &'static str {
 
 fn source_name(source: Option<TdmSource>) -> Option<&'static str> {
     source.map(TdmSource::as_str)
+}
+
+impl PageRuleJson {
+    fn of(rule: ShownRule) -> PageRuleJson {
+        let (header, line) = match rule.source {
+            RuleSource::Header { index } => (Some(index), None),
+            RuleSource::Meta { line } => (None, Some(line)),
+        };
+        PageRuleJson {
+            rule: rule.text,
+            agent: rule.agent,
+            header,
+            line,
+            ignored: rule.ignored.map(ignored_name),
+            looks_like: rule.looks_like,
+        }
+    }
 }
 
 impl PageRobotsJson {
@@ -265,23 +288,9 @@ impl PageRobotsJson {
                 .unavailable_after
                 .map(robotsd_page::date::format_rfc3339),
             uninterpreted: rules.uninterpreted,
-            rules: robots
-                .shown
-                .into_iter()
-                .map(|rule| {
-                    let (header, line) = match rule.source {
-                        RuleSource::Header { index } => (Some(index), None),
-                        RuleSource::Meta { line } => (None, Some(line)),
-                    };
-                    PageRuleJson {
-                        rule: rule.text,
-                        agent: rule.agent,
-                        header,
-                        line,
-                        ignored: rule.ignored.map(ignored_name),
-                    }
-                })
-                .collect(),
+            index_rule: robots.index_rule.map(PageRuleJson::of),
+            at: robotsd_page::date::format_rfc3339(robots.at),
+            rules: robots.shown.into_iter().map(PageRuleJson::of).collect(),
             rules_total: robots.total,
         }
     }
@@ -433,13 +442,15 @@ pub(super) async fn page_post(
         },
         _ => None,
     };
+    let now = state.checker.cache().clock().now().since_epoch().as_secs();
+    let now = i64::try_from(now).unwrap_or(i64::MAX);
     // The page is read on the compute threads: up to 2 MiB of HTML is milliseconds of work.
     let (answer, check) = state
         .checker
         .compute()
         .offload(Stop::at(None), move |_| {
             (
-                page::answer(&check, &input, well_known),
+                page::answer(&check, &input, well_known, now),
                 (check, input.document_cut, input.encoding),
             )
         })
@@ -449,12 +460,7 @@ pub(super) async fn page_post(
             ApiError::Internal
         })?;
     let (check, document_cut, encoding) = check;
-    let PageAnswer {
-        robots,
-        usage,
-        meta_skipped,
-        meta_cut,
-    } = answer;
+    let PageAnswer { robots, usage } = answer;
     let check = CheckResponse::from(check);
     Ok(JsonBody(PageResponse {
         allowed: check.allowed,
@@ -462,8 +468,6 @@ pub(super) async fn page_post(
         usage: usage.map(|u| PageUsageJson::of(u, check.usage.clone())),
         check,
         document_cut: document_cut.then_some(true),
-        meta_tags_not_read: (meta_skipped > 0).then_some(meta_skipped),
-        meta_contents_cut: (meta_cut > 0).then_some(meta_cut),
         encoding,
     }))
 }

@@ -29,8 +29,9 @@ pub const MAX_HEADER_VALUE_BYTES: usize = 16 * 1024;
 /// How much of a document is read, in bytes: the first 2 MiB, as Googlebot reads HTML.
 pub const MAX_DOCUMENT_BYTES: usize = 2 * 1024 * 1024;
 
-/// The most rules an answer lists; past it, `rules_total` says how many applied.
-pub const MAX_RULES: usize = 64;
+/// The most rules an answer lists; past it, `rules_total` says how many applied. Every rule
+/// counts in the verdicts whatever their number.
+pub const MAX_RULES: usize = page::MAX_LISTED_RULES;
 
 /// The longest rule text an answer shows, in JSON bytes; a longer one is cut.
 pub const MAX_RULE_TEXT_BYTES: usize = 256;
@@ -145,6 +146,9 @@ pub struct ShownRule {
     pub source: page::RuleSource,
     /// Why it was ignored; `None` when it applies.
     pub ignored: Option<Ignored>,
+    /// Its words, when it is unknown as a whole and each word is a rule (see
+    /// [`PageRule::looks_like`]).
+    pub looks_like: Option<Vec<String>>,
 }
 
 /// The page's robots rules for the crawler.
@@ -156,6 +160,11 @@ pub struct PageRobots {
     pub shown: Vec<ShownRule>,
     /// How many there were, when `shown` holds fewer.
     pub total: Option<usize>,
+    /// The rule that made `rules.index` false (see [`page::PageRead::index_rule`]).
+    pub index_rule: Option<ShownRule>,
+    /// The time they were read at, in seconds since the Unix epoch: an `unavailable_after`
+    /// not later is in force.
+    pub at: i64,
 }
 
 /// Where a combined preference came from.
@@ -203,23 +212,21 @@ pub struct PageAnswer {
     pub robots: Option<PageRobots>,
     /// Its usage statements; `None` when robots.txt disallows the URL (not read).
     pub usage: Option<PageUsage>,
-    /// `meta` tags of interest past the scan's bound ([`robotsd_page::html::MAX_META_TAGS`]),
-    /// not read.
-    pub meta_skipped: usize,
-    /// `meta` tags whose `content` was read only in part (past
-    /// [`robotsd_page::html::MAX_CONTENT_BYTES`]).
-    pub meta_cut: usize,
 }
 
 /// Reads `page` for the crawler `check` answered for, beside that answer, with what the
-/// origin's `tdmrep.json` says of its URL (`--tdmrep`) as TDMRep's first layer.
-pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -> PageAnswer {
+/// origin's `tdmrep.json` says of its URL (`--tdmrep`) as TDMRep's first layer, at `now`
+/// (seconds since the Unix epoch).
+pub fn answer(
+    check: &Answer,
+    page: &PageInput,
+    well_known: Option<WellKnown>,
+    now: i64,
+) -> PageAnswer {
     if !check.allowed {
         return PageAnswer {
             robots: None,
             usage: None,
-            meta_skipped: 0,
-            meta_cut: 0,
         };
     }
     let tokens: Vec<&str> = check.agents.iter().map(|a| a.token.as_str()).collect();
@@ -228,8 +235,8 @@ pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -
         .iter()
         .map(|(n, v)| (n.as_str(), v.as_str()))
         .collect();
-    let read = page::read(&headers, page.document.as_deref(), &tokens);
-    let total = read.rules.len();
+    let read = page::read(&headers, page.document.as_deref(), &tokens, now);
+    let total = read.rules_total;
     let shown = read.rules.iter().take(MAX_RULES).map(shown_rule).collect();
     let mut tdm = Tdm::default();
     if let Some(WellKnown {
@@ -255,6 +262,8 @@ pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -
             rules: read.robots,
             shown,
             total: (total > MAX_RULES).then_some(total),
+            index_rule: read.index_rule.as_ref().map(shown_rule),
+            at: now,
         }),
         usage: Some(PageUsage {
             header,
@@ -264,20 +273,21 @@ pub fn answer(check: &Answer, page: &PageInput, well_known: Option<WellKnown>) -
             well_known,
             combined,
         }),
-        meta_skipped: read.meta_skipped,
-        meta_cut: read.meta_cut,
     }
 }
 
 fn shown_rule(rule: &PageRule) -> ShownRule {
+    let (text, cut) = bounds::cut_owned(&rule.text, MAX_RULE_TEXT_BYTES);
     ShownRule {
-        text: bounds::cut_owned(&rule.text, MAX_RULE_TEXT_BYTES).0,
+        text,
         agent: rule
             .agent
             .as_deref()
             .map(|a| bounds::cut_owned(a, MAX_RULE_TEXT_BYTES).0),
         source: rule.source.clone(),
         ignored: rule.rule.as_ref().err().copied(),
+        // Its words are the text's: shown with a text shown whole.
+        looks_like: rule.looks_like.clone().filter(|_| !cut),
     }
 }
 

@@ -38,6 +38,7 @@ fn a_page_robots_txt_disallows_is_not_read() {
         ),
         &page(&[("X-Robots-Tag", "noindex")], None),
         None,
+        0,
     );
     assert_eq!(answer.robots, None);
     assert_eq!(answer.usage, None);
@@ -60,6 +61,7 @@ fn the_crawlers_product_token_picks_its_rules() {
             None,
         ),
         None,
+        0,
     );
     let robots = answer.robots.unwrap();
     assert!(!robots.rules.index && !robots.rules.follow);
@@ -73,10 +75,15 @@ fn aiprefs_rule_combines_robots_txt_and_the_header() {
         "User-agent: *\nAllow: /\nContent-Usage: train-ai=y\nContent-Usage: /news/ search=y\n";
     let combined = |url: &str, header: Option<&str>| {
         let headers: Vec<(&str, &str)> = header.map(|h| ("Content-Usage", h)).into_iter().collect();
-        answer(&check(robots_txt, url, "Bot"), &page(&headers, None), None)
-            .usage
-            .unwrap()
-            .combined
+        answer(
+            &check(robots_txt, url, "Bot"),
+            &page(&headers, None),
+            None,
+            0,
+        )
+        .usage
+        .unwrap()
+        .combined
     };
     // robots.txt allows training, the page's header says no: `n`, from both.
     let both = combined("https://example.com/a", Some("train-ai=n"));
@@ -113,6 +120,7 @@ fn tdmrep_header_then_meta() {
             Some("<meta name=\"tdm-reservation\" content=\"0\">"),
         ),
         None,
+        0,
     );
     let tdm = answer.usage.unwrap().tdm;
     assert_eq!(tdm.reservation, Some(false));
@@ -137,6 +145,7 @@ fn lists_are_bounded_and_counted() {
             None,
         ),
         None,
+        0,
     );
     let robots = answer.robots.unwrap();
     assert_eq!(robots.shown.len(), MAX_RULES);

@@ -34,7 +34,7 @@ async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
             "headers": [
                 ["Content-Type", "text/html; charset=utf-8"],
                 ["X-Robots-Tag", "BadBot: nofollow, googlebot: noindex"],
-                ["X-Robots-Tag", "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT"],
+                ["X-Robots-Tag", "unavailable_after: Thu, 03 Dec 2099 13:09:53 GMT"],
                 ["Content-Usage", "train-ai=n"],
                 ["tdm-policy", "https://provider.com/policies/policy.json"],
             ],
@@ -54,7 +54,7 @@ async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
     assert_eq!(robots["max_snippet"], 50, "{robots}");
     assert_eq!(robots["image_index"], false, "{robots}");
     assert_eq!(
-        robots["unavailable_after"], "2025-12-03T13:09:53Z",
+        robots["unavailable_after"], "2099-12-03T13:09:53Z",
         "{robots}"
     );
     assert_eq!(robots["uninterpreted"], json!(["noai"]), "{robots}");
@@ -62,7 +62,7 @@ async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
         robots["rules"],
         json!([
             {"rule": "nofollow", "agent": "BadBot", "header": 1},
-            {"rule": "unavailable_after: Wed, 03 Dec 2025 13:09:53 GMT", "agent": null, "header": 2},
+            {"rule": "unavailable_after: Thu, 03 Dec 2099 13:09:53 GMT", "agent": null, "header": 2},
             {"rule": "max-snippet:50", "agent": null, "line": 3},
             {"rule": "noimageindex", "agent": "badbot", "line": 8},
             {"rule": "noai", "agent": "badbot", "line": 8},
@@ -226,13 +226,14 @@ async fn a_document_past_the_read_bound_is_read_in_part_and_says_so() {
     assert_eq!(answer["document_cut"], true);
     assert_eq!(answer["robots"]["follow"], false);
     assert_eq!(answer["robots"]["index"], true);
-    assert!(answer.get("meta_tags_not_read").is_none(), "{answer}");
 }
 
 #[tokio::test]
-async fn tags_past_the_scans_bounds_are_counted_not_dropped_in_silence() {
+async fn every_tag_counts_whole_and_only_the_listing_is_bounded() {
     let (site, robotsd) = setup().await;
-    // 301 robots tags, the last of them a noindex; the first with 5.5 KiB of content.
+    // Issue 41: 301 robots tags, the last of them a noindex, the first with 5.5 KiB of content
+    // ending in a nofollow. Read within 256 tags and 4 KiB of content, the page answered
+    // `index: true, follow: true`, permissions it did not give.
     let html = format!(
         "<meta name=robots content='{}, nofollow'>{}<meta name=robots content=noindex>",
         "noarchive, ".repeat(500),
@@ -244,18 +245,59 @@ async fn tags_past_the_scans_bounds_are_counted_not_dropped_in_silence() {
     )
     .await;
     assert_eq!(status, 200, "{answer}");
-    assert_eq!(answer["meta_tags_not_read"], 301 - 256, "{answer}");
-    assert_eq!(answer["meta_contents_cut"], 1, "{answer}");
-    // The tag past the bound is not read; the cut content loses its end.
-    assert_eq!(answer["robots"]["index"], true);
-    assert_eq!(answer["robots"]["follow"], true);
-    // The rules listed are bounded too, and their count given.
+    assert_eq!(answer["robots"]["index"], false, "{answer}");
+    assert_eq!(answer["robots"]["follow"], false);
+    assert_eq!(
+        answer["robots"]["index_rule"],
+        json!({"rule": "noindex", "agent": null, "line": 1})
+    );
+    for gone in ["meta_tags_not_read", "meta_contents_cut", "document_cut"] {
+        assert!(answer.get(gone).is_none(), "{answer}");
+    }
+    // The rules listed are bounded, and their count given.
     let rules = answer["robots"]["rules"].as_array().unwrap();
     assert_eq!(rules.len(), 64);
-    assert!(
-        answer["robots"]["rules_total"].as_u64().unwrap() > 600,
+    assert_eq!(
+        answer["robots"]["rules_total"],
+        500 + 1 + 299 + 1,
         "{answer}"
     );
+}
+
+#[tokio::test]
+async fn a_past_unavailable_after_is_not_to_be_indexed_and_says_which_rule_and_when() {
+    let (site, robotsd) = setup().await;
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/a"), "ua": "Bot",
+            "headers": [["X-Robots-Tag", "unavailable_after: 2020-09-21"],
+                ["X-Robots-Tag", "unavailable_after: 2999-01-01, noindex nofollow"]],
+            "html": "<template><meta name=robots content=nosnippet></template>"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let robots = &answer["robots"];
+    assert_eq!(robots["index"], false, "{answer}");
+    assert_eq!(
+        robots["index_rule"],
+        json!({"rule": "unavailable_after: 2020-09-21", "agent": null, "header": 0})
+    );
+    assert_eq!(robots["unavailable_after"], "2020-09-21T00:00:00Z");
+    let at = robots["at"].as_str().expect("the time read at");
+    assert!(
+        at.starts_with("20") && at.ends_with('Z') && at > "2026",
+        "{at}"
+    );
+    // Two rules without a comma: one unknown rule, as Google reads it, that says so.
+    assert_eq!(
+        robots["rules"][2],
+        json!({"rule": "noindex nofollow", "agent": null, "header": 1, "ignored": "unknown",
+            "looks_like": ["noindex", "nofollow"]})
+    );
+    assert_eq!(robots["follow"], true);
+    // A template's content is inert: its nosnippet is not the page's.
+    assert_eq!(robots["snippet"], true);
+    assert_eq!(robots["rules"].as_array().unwrap().len(), 3);
 }
 
 /// A loopback site answering `/robots.txt` and `/.well-known/tdmrep.json` (when it has one),

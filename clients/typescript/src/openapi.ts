@@ -730,20 +730,14 @@ export interface components {
             allowed: boolean;
             /** @description robots.txt's answer for the URL, as `GET /v1/check` gives it. */
             check: components["schemas"]["CheckResponse"];
-            /** @description Only the document's first 2 MiB were read; absent otherwise. */
+            /**
+             * @description Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them
+             *     is not in the answer; absent otherwise. The one thing that can leave a rule unread:
+             *     every header and every `meta` tag of what is read counts, whole.
+             */
             document_cut?: boolean | null;
             /** @description The charset the document was read in, when one was sent. */
             encoding?: string | null;
-            /**
-             * @description How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
-             *     none had.
-             */
-            meta_contents_cut?: number | null;
-            /**
-             * @description How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
-             *     256 robotsd reads, and not read; absent when none were.
-             */
-            meta_tags_not_read?: number | null;
             robots?: components["schemas"]["PageRobotsJson"] | null;
             usage?: components["schemas"]["PageUsageJson"] | null;
         };
@@ -751,10 +745,12 @@ export interface components {
          * @description The page's robots rules in force for the crawler, after Google's rules: general and
          *     agent-specific rules add up, the more restrictive wins.
          * @example {
+         *       "at": "2026-11-28T00:00:00Z",
          *       "follow": false,
          *       "image_index": true,
          *       "index": true,
          *       "index_if_embedded": false,
+         *       "index_rule": null,
          *       "max_image_preview": null,
          *       "max_snippet": 50,
          *       "max_video_preview": null,
@@ -777,6 +773,8 @@ export interface components {
          *     }
          */
         PageRobotsJson: {
+            /** @description The time the rules were read at (RFC 3339, UTC). */
+            at: string;
             /** @description No `nofollow` or `none`: its links may be followed. */
             follow: boolean;
             /** @description No `noimageindex`. */
@@ -785,6 +783,7 @@ export interface components {
             index: boolean;
             /** @description `indexifembedded` with `noindex` (it has no effect without). */
             index_if_embedded: boolean;
+            index_rule?: components["schemas"]["PageRuleJson"] | null;
             /** @description `none`, `standard` or `large`; null: not stated (the search engine's default). */
             max_image_preview?: string | null;
             /**
@@ -799,7 +798,8 @@ export interface components {
             max_video_preview?: number | null;
             /**
              * @description Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
-             *     texts cut at 256 bytes).
+             *     texts cut at 256 bytes). Only the listing is bounded: every rule counts in the verdicts
+             *     above, whatever their number or length.
              */
             rules: components["schemas"]["PageRuleJson"][];
             /** @description How many rules applied, when `rules` lists fewer; absent otherwise. */
@@ -808,7 +808,10 @@ export interface components {
             snippet: boolean;
             /** @description No `notranslate`. */
             translate: boolean;
-            /** @description The earliest `unavailable_after` (RFC 3339, UTC), or null. */
+            /**
+             * @description The earliest `unavailable_after` (RFC 3339, UTC), or null. Once it is past (not later
+             *     than `at`), `index` is false.
+             */
             unavailable_after?: string | null;
             /**
              * @description Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
@@ -838,6 +841,12 @@ export interface components {
              * @description Its `meta` tag's line, when it was written in the document.
              */
             line?: number | null;
+            /**
+             * @description Its words, when it is unknown as a whole but each word separated by spaces is a rule:
+             *     `noindex nofollow` written without a comma looks like two rules, and Google reads it as
+             *     one it does not know (so it restricts nothing). Absent otherwise.
+             */
+            looks_like?: string[] | null;
             /** @description The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`). */
             rule: string;
         };
@@ -1259,6 +1268,7 @@ export interface components {
         /**
          * @description TDMRep (W3C): whether text and data mining rights are reserved.
          * @example {
+         *       "invalid": [],
          *       "policy": "https://provider.com/policies/policy.json",
          *       "policy_source": "well_known",
          *       "reservation": true,

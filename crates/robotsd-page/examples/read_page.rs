@@ -14,7 +14,7 @@ fn main() {
     ];
     let mut rules = 0;
     for _ in 0..rounds {
-        rules += robotsd_page::page::read(&headers, Some(&html), &["ExampleBot"])
+        rules += robotsd_page::page::read(&headers, Some(&html), &["ExampleBot"], 0)
             .rules
             .len();
     }

@@ -179,7 +179,7 @@ fn with_date_tail<'a>(text: &'a str, list: &'a str, rest: &'a str) -> (&'a str, 
     (list[start..end].trim_matches(is_space), after)
 }
 
-fn is_space(c: char) -> bool {
+pub(crate) fn is_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\r' | '\n')
 }
 

@@ -2,8 +2,11 @@
 //! implementation of the WHATWG tokenizer (html5ever), told when an element's content is raw
 //! text as the tree builder would tell it, so that a tag written inside a comment, a
 //! `<script>`, a `<style>`, a `<textarea>`, a `<noscript>` or an attribute value is text, not a
-//! tag. A `meta` tag counts wherever else it stands: Google reads robots `meta` tags in
-//! `<body>` too. The scan is one pass, linear in the document, keeping only the tags asked for.
+//! tag. A `meta` tag counts wherever else it stands (Google reads robots `meta` tags in
+//! `<body>` too) but inside a `<template>`, whose content the tree builder keeps inert, apart from
+//! the document. The scan is one pass, linear in the document, keeping only the tags asked for,
+//! every one of them whole: what the page says is bounded by the document read, and a rule past
+//! some count or length of its own would be a rule lost (issue 41).
 //!
 //! `<noscript>` is read as a browser with scripting enabled reads it (raw text), as Google's
 //! renderer does: a `meta` inside it is not a tag of the page.
@@ -12,7 +15,7 @@
 //! decide it: a byte order mark, then the `Content-Type` header's `charset`, then a `meta`
 //! charset in the first 1,024 bytes, then UTF-8 if the bytes are UTF-8, else windows-1252.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use encoding_rs::Encoding;
 use html5ever::tendril::StrTendril;
@@ -21,21 +24,13 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
-/// The most `meta` tags a scan keeps; later ones are counted, not kept.
-pub const MAX_META_TAGS: usize = 256;
-
-/// The longest `content` kept, in bytes; a longer one is cut at a character boundary.
-pub const MAX_CONTENT_BYTES: usize = 4096;
-
 /// One `meta` tag with a `name` the scan asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MetaTag {
     /// Its `name`, trimmed and in lower case (names are case-insensitive).
     pub name: String,
-    /// Its `content`, at most [`MAX_CONTENT_BYTES`].
+    /// Its `content`, whole.
     pub content: String,
-    /// The `content` was cut.
-    pub cut: bool,
     /// The line the tag ends on, from 1.
     pub line: u32,
 }
@@ -45,8 +40,6 @@ pub struct MetaTag {
 pub struct Scan {
     /// The tags asked for, in document order.
     pub metas: Vec<MetaTag>,
-    /// Tags asked for past [`MAX_META_TAGS`].
-    pub skipped: usize,
     /// The first charset a `meta` tag declares (`<meta charset>`, or an `http-equiv`
     /// `Content-Type` with a `charset`), as written.
     pub charset: Option<String>,
@@ -55,6 +48,8 @@ pub struct Scan {
 struct Sink<F> {
     wanted: F,
     scan: RefCell<Scan>,
+    /// `<template>` elements open around the tokenizer's place.
+    templates: Cell<usize>,
 }
 
 fn attribute<'t>(tag: &'t Tag, name: &str) -> Option<&'t StrTendril> {
@@ -72,17 +67,6 @@ pub fn charset_parameter(content_type: &str) -> Option<&str> {
             .eq_ignore_ascii_case("charset")
             .then(|| value.trim().trim_matches(['"', '\'']))
     })
-}
-
-fn cut(text: &str) -> (String, bool) {
-    if text.len() <= MAX_CONTENT_BYTES {
-        return (text.to_owned(), false);
-    }
-    let mut end = MAX_CONTENT_BYTES;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (text[..end].to_owned(), true)
 }
 
 impl<F: Fn(&str) -> bool> Sink<F> {
@@ -106,15 +90,9 @@ impl<F: Fn(&str) -> bool> Sink<F> {
         if !(self.wanted)(&name) {
             return;
         }
-        if scan.metas.len() >= MAX_META_TAGS {
-            scan.skipped += 1;
-            return;
-        }
-        let (content, was_cut) = cut(attribute(tag, "content").map_or("", |c| &**c));
         scan.metas.push(MetaTag {
             name,
-            content,
-            cut: was_cut,
+            content: attribute(tag, "content").map_or("", |c| &**c).to_owned(),
             line: u32::try_from(line).unwrap_or(u32::MAX),
         });
     }
@@ -128,12 +106,21 @@ impl<F: Fn(&str) -> bool> TokenSink for Sink<F> {
             return TokenSinkResult::Continue;
         };
         if tag.kind != TagKind::StartTag {
+            if &*tag.name == "template" {
+                self.templates.set(self.templates.get().saturating_sub(1));
+            }
             return TokenSinkResult::Continue;
         }
         // What the tree builder would switch the tokenizer to, for elements in HTML content.
         match &*tag.name {
             "meta" => {
-                self.meta(&tag, line_number);
+                if self.templates.get() == 0 {
+                    self.meta(&tag, line_number);
+                }
+                TokenSinkResult::Continue
+            }
+            "template" => {
+                self.templates.set(self.templates.get() + 1);
                 TokenSinkResult::Continue
             }
             "script" => TokenSinkResult::RawData(RawKind::ScriptData),
@@ -153,6 +140,7 @@ pub fn scan(html: &str, wanted: impl Fn(&str) -> bool) -> Scan {
         Sink {
             wanted,
             scan: RefCell::default(),
+            templates: Cell::new(0),
         },
         TokenizerOpts::default(),
     );

@@ -9,9 +9,9 @@
 //! token the caller names is read.
 
 use crate::content_usage::{self, HeaderUsage};
-use crate::directives::{self, Directive, Ignored, Piece};
+use crate::directives::{self, Directive, Ignored, Piece, is_space};
 use crate::html::{self, MetaTag};
-use crate::robots::{self, RobotsRules};
+use crate::robots::{Combined, RobotsRules};
 use crate::tdm::Layer;
 
 /// Where a rule was written.
@@ -41,19 +41,31 @@ pub struct PageRule {
     pub agent: Option<String>,
     /// Where it is.
     pub source: RuleSource,
+    /// Its words, when it is unknown as a whole but each word separated by spaces is a rule:
+    /// `noindex nofollow` looks like two rules, and Google reads it as one it does not know.
+    pub looks_like: Option<Vec<String>>,
 }
 
 /// A response header as received: its name and value.
 pub type Header<'a> = (&'a str, &'a str);
 
+/// The most rules a [`PageRead`] lists. Every rule counts in [`PageRead::robots`] whatever
+/// their number; only the listing is bounded.
+pub const MAX_LISTED_RULES: usize = 64;
+
 /// What one page says to one crawler.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageRead {
-    /// The robots rules in force for the crawler.
+    /// The robots rules in force for the crawler, at the time it was read at.
     pub robots: RobotsRules,
-    /// Every rule that applies to the crawler, in the order met (headers first, then the
-    /// document), those ignored included.
+    /// The rule that made `robots.index` false: the first `noindex` or `none` met, else the
+    /// earliest `unavailable_after` not later than the time read at.
+    pub index_rule: Option<PageRule>,
+    /// The first [`MAX_LISTED_RULES`] rules that apply to the crawler, in the order met
+    /// (headers first, then the document), those ignored included.
     pub rules: Vec<PageRule>,
+    /// How many rules apply to the crawler.
+    pub rules_total: usize,
     /// The `Content-Usage` header's statement.
     pub content_usage: HeaderUsage,
     /// The positions of the `Content-Usage` field lines among the headers.
@@ -62,27 +74,58 @@ pub struct PageRead {
     pub tdm_header: Layer,
     /// The TDMRep values of the document's `meta` tags.
     pub tdm_meta: Layer,
-    /// `meta` tags of interest past [`html::MAX_META_TAGS`], not read.
-    pub meta_skipped: usize,
-    /// `meta` tags whose `content` was longer than [`html::MAX_CONTENT_BYTES`] and was cut.
-    pub meta_cut: usize,
+}
+
+/// The robots rules of a page as they are met: every one combined, the first few listed.
+#[derive(Default)]
+struct Rules {
+    combined: Combined,
+    listed: Vec<PageRule>,
+    total: usize,
+    noindex: Option<PageRule>,
+    unavailable_after: Option<(i64, PageRule)>,
+}
+
+impl Rules {
+    fn add(&mut self, piece: Piece<'_>, source: RuleSource) {
+        self.total += 1;
+        if let Ok(rule) = &piece.rule {
+            self.combined.add(rule);
+            match rule {
+                Directive::NoIndex | Directive::None if self.noindex.is_none() => {
+                    self.noindex = Some(page_rule(&piece, &source));
+                }
+                Directive::UnavailableAfter(at)
+                    if self.unavailable_after.as_ref().is_none_or(|(e, _)| at < e) =>
+                {
+                    self.unavailable_after = Some((*at, page_rule(&piece, &source)));
+                }
+                _ => {}
+            }
+        }
+        if self.listed.len() < MAX_LISTED_RULES {
+            self.listed.push(page_rule(&piece, &source));
+        }
+    }
 }
 
 /// Reads `headers` and the document `html` (already text: [`html::decode`]) for a crawler
-/// whose product tokens are `agents`.
-pub fn read(headers: &[Header<'_>], html: Option<&str>, agents: &[&str]) -> PageRead {
+/// whose product tokens are `agents`, at `now` (seconds since the Unix epoch): a page whose
+/// `unavailable_after` is past is not to be indexed.
+pub fn read(headers: &[Header<'_>], html: Option<&str>, agents: &[&str], now: i64) -> PageRead {
     let names_agent = |name: &str| agents.iter().any(|a| a.eq_ignore_ascii_case(name));
-    let mut rules = Vec::new();
+    let mut rules = Rules::default();
     let mut tdm_header = Layer::default();
     let mut content_usage_lines = Vec::new();
     let mut content_usage_headers = Vec::new();
     for (index, (name, value)) in headers.iter().enumerate() {
         let name = name.trim();
         if name.eq_ignore_ascii_case("x-robots-tag") {
-            let applying = directives::header_line(value)
-                .into_iter()
-                .filter(|piece| piece.agent.is_none_or(names_agent));
-            rules.extend(applying.map(|piece| page_rule(piece, RuleSource::Header { index })));
+            for piece in directives::header_line(value) {
+                if piece.agent.is_none_or(names_agent) {
+                    rules.add(piece, RuleSource::Header { index });
+                }
+            }
         } else if name.eq_ignore_ascii_case("content-usage") {
             content_usage_lines.push(*value);
             content_usage_headers.push(index);
@@ -93,51 +136,56 @@ pub fn read(headers: &[Header<'_>], html: Option<&str>, agents: &[&str]) -> Page
         }
     }
     let mut tdm_meta = Layer::default();
-    let (mut meta_skipped, mut meta_cut) = (0, 0);
     if let Some(html) = html {
         let scan = html::scan(html, |name| {
             matches!(name, "robots" | "tdm-reservation" | "tdm-policy") || names_agent(name)
         });
-        meta_skipped = scan.skipped;
         for MetaTag {
             name,
             content,
-            cut,
             line,
         } in scan.metas
         {
-            meta_cut += usize::from(cut);
             match name.as_str() {
                 "tdm-reservation" => tdm_meta.reservations.push(content),
                 "tdm-policy" => tdm_meta.policies.push(content),
                 _ => {
                     let agent = (name != "robots").then_some(name.as_str());
-                    rules.extend(directives::meta_content(&content).into_iter().map(|piece| {
-                        page_rule(Piece { agent, ..piece }, RuleSource::Meta { line })
-                    }));
+                    for piece in directives::meta_content(&content) {
+                        rules.add(Piece { agent, ..piece }, RuleSource::Meta { line });
+                    }
                 }
             }
         }
     }
-    let robots = robots::combine(rules.iter().filter_map(|r| r.rule.as_ref().ok()));
+    let mut robots = rules.combined.rules();
+    let expired = rules.unavailable_after.filter(|(at, _)| *at <= now);
+    if expired.is_some() {
+        robots.index = false;
+    }
     PageRead {
         robots,
-        rules,
+        index_rule: rules.noindex.or(expired.map(|(_, rule)| rule)),
+        rules: rules.listed,
+        rules_total: rules.total,
         content_usage: content_usage::read(content_usage_lines),
         content_usage_headers,
         tdm_header,
         tdm_meta,
-        meta_skipped,
-        meta_cut,
     }
 }
 
-fn page_rule(piece: Piece<'_>, source: RuleSource) -> PageRule {
+fn page_rule(piece: &Piece<'_>, source: &RuleSource) -> PageRule {
+    let looks_like = (piece.rule == Err(Ignored::Unknown) && piece.text.contains(is_space))
+        .then(|| piece.text.split(is_space).filter(|w| !w.is_empty()))
+        .filter(|words| words.clone().all(|w| directives::directive(w).is_ok()))
+        .map(|words| words.map(str::to_owned).collect());
     PageRule {
-        rule: piece.rule,
+        rule: piece.rule.clone(),
         text: piece.text.to_owned(),
         agent: piece.agent.map(str::to_owned),
-        source,
+        source: source.clone(),
+        looks_like,
     }
 }
 

@@ -64,9 +64,25 @@ fn tighter(current: Option<u64>, stated: i64) -> Option<u64> {
 /// Combines every rule that applied to a crawler, in any order: the result does not depend on
 /// it.
 pub fn combine<'a>(rules: impl IntoIterator<Item = &'a Directive>) -> RobotsRules {
-    let mut out = RobotsRules::default();
-    let mut embedded = false;
+    let mut combined = Combined::default();
     for rule in rules {
+        combined.add(rule);
+    }
+    combined.rules()
+}
+
+/// The rules combined so far, one at a time, so that a page of many rules is combined without
+/// holding them.
+#[derive(Debug, Clone, Default)]
+pub struct Combined {
+    out: RobotsRules,
+    embedded: bool,
+}
+
+impl Combined {
+    /// Adds one rule.
+    pub fn add(&mut self, rule: &Directive) {
+        let out = &mut self.out;
         match rule {
             Directive::All => {}
             Directive::NoIndex => out.index = false,
@@ -76,7 +92,7 @@ pub fn combine<'a>(rules: impl IntoIterator<Item = &'a Directive>) -> RobotsRule
                 out.follow = false;
             }
             Directive::NoSnippet => out.snippet = false,
-            Directive::IndexIfEmbedded => embedded = true,
+            Directive::IndexIfEmbedded => self.embedded = true,
             Directive::MaxSnippet(n) => out.max_snippet = tighter(out.max_snippet, *n),
             Directive::MaxImagePreview(p) => {
                 out.max_image_preview = Some(out.max_image_preview.map_or(*p, |c| c.min(*p)));
@@ -96,15 +112,20 @@ pub fn combine<'a>(rules: impl IntoIterator<Item = &'a Directive>) -> RobotsRule
             }
         }
     }
-    // `max-snippet:0` is `nosnippet`, and no snippet is a limit of 0.
-    if out.max_snippet == Some(0) {
-        out.snippet = false;
+
+    /// What the rules added add up to.
+    pub fn rules(&self) -> RobotsRules {
+        let mut out = self.out.clone();
+        // `max-snippet:0` is `nosnippet`, and no snippet is a limit of 0.
+        if out.max_snippet == Some(0) {
+            out.snippet = false;
+        }
+        if !out.snippet {
+            out.max_snippet = Some(0);
+        }
+        out.index_if_embedded = self.embedded && !out.index;
+        out
     }
-    if !out.snippet {
-        out.max_snippet = Some(0);
-    }
-    out.index_if_embedded = embedded && !out.index;
-    out
 }
 
 #[cfg(test)]

@@ -367,6 +367,21 @@ class PageRuleJson(Struct):
     """
     Its `meta` tag's line, when it was written in the document.
     """
+    looks_like: Union[
+        Annotated[
+            list[str],
+            Meta(
+                description="Its words, when it is unknown as a whole but each word separated by spaces is a rule:\n`noindex nofollow` written without a comma looks like two rules, and Google reads it as\none it does not know (so it restricts nothing). Absent otherwise."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    Its words, when it is unknown as a whole but each word separated by spaces is a rule:
+    `noindex nofollow` written without a comma looks like two rules, and Google reads it as
+    one it does not know (so it restricts nothing). Absent otherwise.
+    """
 
 
 PercentDecodingName: TypeAlias = Annotated[
@@ -1378,6 +1393,12 @@ class PageRobotsJson(Struct):
     agent-specific rules add up, the more restrictive wins.
     """
 
+    at: Annotated[
+        str, Meta(description="The time the rules were read at (RFC 3339, UTC).")
+    ]
+    """
+    The time the rules were read at (RFC 3339, UTC).
+    """
     follow: Annotated[
         bool, Meta(description="No `nofollow` or `none`: its links may be followed.")
     ]
@@ -1406,12 +1427,13 @@ class PageRobotsJson(Struct):
     rules: Annotated[
         list[PageRuleJson],
         Meta(
-            description="Every rule that applied to the crawler, ignored ones included, headers first (at most 64;\ntexts cut at 256 bytes)."
+            description="Every rule that applied to the crawler, ignored ones included, headers first (at most 64;\ntexts cut at 256 bytes). Only the listing is bounded: every rule counts in the verdicts\nabove, whatever their number or length."
         ),
     ]
     """
     Every rule that applied to the crawler, ignored ones included, headers first (at most 64;
-    texts cut at 256 bytes).
+    texts cut at 256 bytes). Only the listing is bounded: every rule counts in the verdicts
+    above, whatever their number or length.
     """
     snippet: Annotated[bool, Meta(description="No `nosnippet` (nor `max-snippet:0`).")]
     """
@@ -1431,6 +1453,7 @@ class PageRobotsJson(Struct):
     Rules robotsd recognises but does not interpret (`noarchive`, `nocache`,
     `nositelinkssearchbox`, `noai`, `noimageai`), listed, never dropped.
     """
+    index_rule: Union[PageRuleJson, None, UnsetType] = UNSET
     max_image_preview: Union[
         Annotated[
             str,
@@ -1490,14 +1513,15 @@ class PageRobotsJson(Struct):
         Annotated[
             str,
             Meta(
-                description="The earliest `unavailable_after` (RFC 3339, UTC), or null."
+                description="The earliest `unavailable_after` (RFC 3339, UTC), or null. Once it is past (not later\nthan `at`), `index` is false."
             ),
         ],
         None,
         UnsetType,
     ] = UNSET
     """
-    The earliest `unavailable_after` (RFC 3339, UTC), or null.
+    The earliest `unavailable_after` (RFC 3339, UTC), or null. Once it is past (not later
+    than `at`), `index` is false.
     """
 
 
@@ -2305,14 +2329,16 @@ class PageResponse(Struct):
         Annotated[
             bool,
             Meta(
-                description="Only the document's first 2 MiB were read; absent otherwise."
+                description="Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them\nis not in the answer; absent otherwise. The one thing that can leave a rule unread:\nevery header and every `meta` tag of what is read counts, whole."
             ),
         ],
         None,
         UnsetType,
     ] = UNSET
     """
-    Only the document's first 2 MiB were read; absent otherwise.
+    Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them
+    is not in the answer; absent otherwise. The one thing that can leave a rule unread:
+    every header and every `meta` tag of what is read counts, whole.
     """
     encoding: Union[
         Annotated[
@@ -2326,36 +2352,6 @@ class PageResponse(Struct):
     ] = UNSET
     """
     The charset the document was read in, when one was sent.
-    """
-    meta_contents_cut: Union[
-        Annotated[
-            int,
-            Meta(
-                description="How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when\nnone had.",
-                ge=0,
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    How many `meta` tags had a `content` over 4 KiB, read only in its first 4 KiB; absent when
-    none had.
-    """
-    meta_tags_not_read: Union[
-        Annotated[
-            int,
-            Meta(
-                description="How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the\n256 robotsd reads, and not read; absent when none were.",
-                ge=0,
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    How many `meta` tags of interest (robots, the crawler's tokens, TDMRep) were past the
-    256 robotsd reads, and not read; absent when none were.
     """
     robots: Union[PageRobotsJson, None, UnsetType] = UNSET
     usage: Union[PageUsageJson, None, UnsetType] = UNSET

@@ -108,18 +108,43 @@ fn names_are_trimmed_and_other_names_are_not_kept() {
 }
 
 #[test]
-fn contents_and_counts_are_bounded() {
-    let long = "a".repeat(MAX_CONTENT_BYTES + 100);
+fn every_tag_is_kept_whole() {
+    // Issue 41: a `noindex` past the first 4 KiB of a `content`, or in a tag past the 256th,
+    // was lost, and the page answered `index: true`.
+    let long = format!("{}, noindex", "max-snippet:1, ".repeat(400));
     let scan = scan(
-        &format!("<meta name=robots content='{long}é'>"),
+        &format!("<meta name=robots content='{long}'>"),
         robots_and_tdm,
     );
-    assert_eq!(scan.metas[0].content.len(), MAX_CONTENT_BYTES);
-    assert!(scan.metas[0].cut);
-    let many = "<meta name=robots content=noindex>".repeat(MAX_META_TAGS + 5);
+    assert_eq!(scan.metas[0].content, long);
+    let many =
+        "<meta name=robots content=nofollow>".repeat(300) + "<meta name=robots content=noindex>";
     let scan = super::scan(&many, robots_and_tdm);
-    assert_eq!(scan.metas.len(), MAX_META_TAGS);
-    assert_eq!(scan.skipped, 5);
+    assert_eq!(scan.metas.len(), 301);
+    assert_eq!(scan.metas[300].content, "noindex");
+}
+
+#[test]
+fn a_templates_content_is_not_the_documents() {
+    // The tree builder keeps a template's content in a fragment of its own, inert.
+    assert_eq!(
+        found(
+            "<template><meta name=robots content=noindex><template><meta name=robots content=none></template></template>\n<meta name=robots content=nofollow>"
+        ),
+        [tag("robots", "nofollow", 2)]
+    );
+    // A stray end tag closes nothing.
+    assert_eq!(
+        found("</template><meta name=robots content=noindex>"),
+        [tag("robots", "noindex", 1)]
+    );
+    // What is raw text inside a template is still text, not a template's end.
+    assert_eq!(
+        found(
+            "<template><script></template></script></template><meta name=robots content=noindex>"
+        ),
+        [tag("robots", "noindex", 1)]
+    );
 }
 
 #[test]

@@ -4,6 +4,14 @@ use super::*;
 use crate::directives::ImagePreview;
 use robotsd_engine::Preference;
 
+/// The time the pages are read at: the `Date` of Google's example (Tue, 25 May 2010 21:42:43
+/// GMT), a month before its `unavailable_after`.
+const AT: i64 = 1_274_823_763;
+
+fn read(headers: &[Header<'_>], html: Option<&str>, agents: &[&str]) -> PageRead {
+    super::read(headers, html, agents, AT)
+}
+
 fn robots(headers: &[Header<'_>], html: Option<&str>, agent: &str) -> RobotsRules {
     read(headers, html, &[agent]).robots
 }
@@ -262,4 +270,87 @@ mod properties {
             let _ = read(&[("X-Robots-Tag", &value), ("Content-Usage", &value), ("tdm-reservation", &value)], Some(&html), &["bot"]);
         }
     }
+}
+
+#[test]
+fn a_past_unavailable_after_is_noindex_and_the_rule_says_so() {
+    // Issue 41: after the date the page is not to be shown; it answered `index: true`.
+    let headers = [(
+        "X-Robots-Tag",
+        "unavailable_after: 25 Jun 2010 15:00:00 PST",
+    )];
+    let before = super::read(&headers, None, &["googlebot"], 1_277_506_799);
+    assert!(before.robots.index);
+    assert_eq!(before.index_rule, None);
+    for at in [1_277_506_800, 1_900_000_000] {
+        let after = super::read(&headers, None, &["googlebot"], at);
+        assert!(!after.robots.index);
+        let rule = after.index_rule.expect("the rule that decided");
+        assert_eq!(rule.text, "unavailable_after: 25 Jun 2010 15:00:00 PST");
+        assert_eq!(rule.source, RuleSource::Header { index: 0 });
+    }
+    // A `noindex` decides before a date, whatever their order; the earliest date decides.
+    let both = super::read(
+        &[(
+            "X-Robots-Tag",
+            "unavailable_after: 2010-06-01, unavailable_after: 2010-01-01",
+        )],
+        Some("<meta name=robots content=noindex>"),
+        &["googlebot"],
+        1_900_000_000,
+    );
+    assert_eq!(both.index_rule.expect("noindex").text, "noindex");
+    let dates = super::read(
+        &[(
+            "X-Robots-Tag",
+            "unavailable_after: 2010-06-01, unavailable_after: 2010-01-01",
+        )],
+        None,
+        &["googlebot"],
+        1_900_000_000,
+    );
+    assert_eq!(
+        dates.index_rule.expect("a date").text,
+        "unavailable_after: 2010-01-01"
+    );
+}
+
+#[test]
+fn every_rule_counts_and_only_the_listing_is_bounded() {
+    // Issue 41: a `noindex` past 4 KiB of a `content`, or in the 257th tag, was lost.
+    let long = format!("{}noindex", "max-snippet:9, ".repeat(500));
+    let read_long = read(
+        &[],
+        Some(&format!("<meta name=robots content='{long}'>")),
+        &["b"],
+    );
+    assert!(!read_long.robots.index);
+    assert_eq!(read_long.rules_total, 501);
+    assert_eq!(read_long.rules.len(), MAX_LISTED_RULES);
+    let many =
+        "<meta name=robots content=nosnippet>".repeat(300) + "<meta name=robots content=nofollow>";
+    let read_many = read(&[], Some(&many), &["b"]);
+    assert!(!read_many.robots.follow);
+    assert_eq!(read_many.rules_total, 301);
+    assert_eq!(read_many.rules.len(), MAX_LISTED_RULES);
+}
+
+#[test]
+fn rules_without_commas_are_one_unknown_rule_that_looks_like_several() {
+    let read = read(
+        &[("X-Robots-Tag", "noindex nofollow")],
+        Some("<meta name=robots content='max-snippet:5 bogus, noarchive  nosnippet'>"),
+        &["b"],
+    );
+    // Google's reading: one rule it does not know, so nothing restricted.
+    assert!(read.robots.index && read.robots.follow && read.robots.snippet);
+    let looks: Vec<_> = read.rules.iter().map(|r| r.looks_like.clone()).collect();
+    assert_eq!(
+        looks,
+        [
+            Some(vec!["noindex".to_owned(), "nofollow".to_owned()]),
+            None,
+            Some(vec!["noarchive".to_owned(), "nosnippet".to_owned()]),
+        ]
+    );
 }
