@@ -245,7 +245,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 		t.Fatalf("combined %+v", u.Combined)
 	}
 	reserved := true
-	tdm := TDM{Reservation: &reserved, Source: str("header"), Policy: str("https://provider.example/policy.json"), PolicySource: str("header")}
+	tdm := TDM{Reservation: &reserved, Source: str("header"), Policy: str("https://provider.example/policy.json"), PolicySource: str("header"), Invalid: []string{}}
 	if !reflect.DeepEqual(u.TDM, tdm) {
 		t.Fatalf("tdm %+v", u.TDM)
 	}

@@ -164,6 +164,7 @@ test("page sends only the headers robotsd reads, in order, repeated ones kept; p
     source: "header",
     policy: "https://policy.example/tdm.json",
     policy_source: "header",
+    invalid: [],
   });
 
   // The other forms a crawler has its headers in give the same list.
