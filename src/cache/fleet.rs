@@ -18,7 +18,7 @@ use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
 use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, state_weight};
 use crate::clock::Timestamp;
-use crate::fetch::{FetchMeta, NoRobotsReason};
+use crate::fetch::{FetchMeta, NoRobotsReason, Validators};
 use crate::origin::Origin;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
 use crate::store::{BodyWrite, Record, Store};
@@ -65,6 +65,8 @@ fn stored_fetch(meta: &FetchMeta) -> StoredFetch {
         fetched_at_ms: to_ms(meta.fetched_at),
         duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
         address: meta.address,
+        etag: meta.validators.etag.as_deref().map(str::to_owned),
+        last_modified: meta.validators.last_modified.as_deref().map(str::to_owned),
     }
 }
 
@@ -78,6 +80,11 @@ fn fetch_meta(stored: &StoredFetch) -> Option<FetchMeta> {
         fetched_at: from_ms(stored.fetched_at_ms),
         duration: Duration::from_millis(stored.duration_ms),
         address: stored.address,
+        // Bounded as a fetch bounds them: another replica, or anyone, may have written these.
+        validators: Validators::of(
+            stored.etag.as_deref().map(str::as_bytes),
+            stored.last_modified.as_deref().map(str::as_bytes),
+        ),
     })
 }
 
@@ -289,7 +296,7 @@ impl OriginCache {
     }
 
     /// Whether the slot's state calls for a fetch now (nothing known, expired, a retry due).
-    fn fetch_due(&self, slot: &Slot) -> bool {
+    pub(super) fn fetch_due(&self, slot: &Slot) -> bool {
         slot.lock().fetch_due(self.clock.now(), &self.policy)
     }
 
@@ -404,6 +411,7 @@ mod tests {
                 fetched_at: SystemTime::UNIX_EPOCH + Duration::from_millis(1_795_000_000_000),
                 duration: Duration::from_millis(12),
                 address: Some([192, 0, 2, 7].into()),
+                validators: Default::default(),
             }),
             detail: Detail::Parsed(KeptBody::keep(BODY)),
         }

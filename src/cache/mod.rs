@@ -24,7 +24,8 @@ use std::time::Duration;
 use crate::clock::{Clock, TokioClock};
 use crate::destination::DestinationError;
 use crate::fetch::{
-    FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, ParsedRobots, UnreachableReason,
+    FetchKind, FetchMeta, FetchOutcome, Fetcher, NoRobotsReason, ParsedRobots, Revalidate,
+    UnreachableReason,
 };
 use crate::kept::{allocation, kept_text};
 use crate::origin::Origin;
@@ -297,6 +298,12 @@ impl OriginCache {
         if let Some(pulled) = self.pull(origin, &slot).await
             && let Some(snapshot) = self.answer_taken_in(origin, &slot, &pulled, Lookup::Shared)
         {
+            // A copy that expired in the store is answered, as any stale copy is, while one
+            // refresh runs: this check fetches nothing, so the refresh may start now.
+            drop(fetching);
+            if self.fetch_due(&slot) {
+                self.refresh_in_background(origin, &slot);
+            }
             return snapshot;
         }
         // The store was just read above: the fetch need not read it again.
@@ -448,29 +455,54 @@ impl OriginCache {
         origin: &Origin,
         slot: &Arc<Slot>,
     ) -> (FetchedBody, OriginState<Remembered>) {
-        self.stats.fetches.fetch_add(1, Ordering::Relaxed);
-        self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
-        let outcome = self.fetcher.fetch(&origin.robots_url()).await;
-        self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
-        if let Some(observer) = &self.observer {
-            observer(outcome.kind(), outcome.meta().duration);
+        // A parsed copy's validators make the fetch conditional (RFC 9111 §4.3.1); if the copy
+        // is gone by the time a 304 comes back (dropped for memory), it is fetched whole.
+        let mut revalidate = slot.lock().copy.as_ref().and_then(|copy| {
+            let meta = &copy.meta.meta;
+            (matches!(copy.meta.detail, Detail::Parsed(_)) && !meta.validators.is_empty())
+                .then(|| (meta.final_url.clone(), meta.validators.clone()))
+        });
+        loop {
+            self.stats.fetches.fetch_add(1, Ordering::Relaxed);
+            self.stats.fetches_in_flight.fetch_add(1, Ordering::Relaxed);
+            let conditional = revalidate
+                .as_ref()
+                .map(|(url, validators)| Revalidate { url, validators });
+            let outcome = self.fetcher.fetch(&origin.robots_url(), conditional).await;
+            self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
+            if let Some(observer) = &self.observer {
+                observer(outcome.kind(), outcome.meta().duration);
+            }
+            let fetched = match &outcome {
+                FetchOutcome::Body { body, .. } => FetchedBody::Parsed(body.text.clone()),
+                FetchOutcome::Refused { .. } => FetchedBody::Refused,
+                _ => FetchedBody::None,
+            };
+            let now = self.clock.now();
+            let (taken_in, held_bytes) = {
+                let mut state = slot.lock();
+                let result = match outcome {
+                    FetchOutcome::NotModified { max_age, meta } => match &state.copy {
+                        Some(copy) => FetchResult::NotModified {
+                            max_age,
+                            meta: copy.meta.renewed(meta),
+                        },
+                        None => {
+                            drop(state);
+                            revalidate = None;
+                            continue;
+                        }
+                    },
+                    outcome => fetch_result(outcome),
+                };
+                let was_in_backoff = state.backoff.is_some();
+                state.apply(result, now, rand::random::<f64>(), &self.policy);
+                fetch_log::fetched(origin, was_in_backoff, &state, now);
+                (state.clone(), state_weight(&state))
+            };
+            self.slots.settle(origin, slot, held_bytes);
+            return (fetched, taken_in);
         }
-        let fetched = match &outcome {
-            FetchOutcome::Body { body, .. } => FetchedBody::Parsed(body.text.clone()),
-            FetchOutcome::Refused { .. } => FetchedBody::Refused,
-            _ => FetchedBody::None,
-        };
-        let result = fetch_result(outcome);
-        let now = self.clock.now();
-        let (taken_in, held_bytes) = {
-            let mut state = slot.lock();
-            let was_in_backoff = state.backoff.is_some();
-            state.apply(result, now, rand::random::<f64>(), &self.policy);
-            fetch_log::fetched(origin, was_in_backoff, &state, now);
-            (state.clone(), state_weight(&state))
-        };
-        self.slots.settle(origin, slot, held_bytes);
-        (fetched, taken_in)
     }
 }
 
@@ -496,13 +528,40 @@ fn state_weight(state: &OriginState<Remembered>) -> usize {
 }
 
 impl Remembered {
+    /// The copy's facts after a 304 revalidated it: fetched again now, in the 304's time, with
+    /// the 304's validators when it sent any (RFC 9111 §4.3.4), the rest as fetched whole.
+    fn renewed(&self, not_modified: FetchMeta) -> Remembered {
+        let mut meta = (*self.meta).clone();
+        meta.fetched_at = not_modified.fetched_at;
+        meta.duration = not_modified.duration;
+        if !not_modified.validators.is_empty() {
+            meta.validators = not_modified.validators;
+        }
+        Remembered {
+            meta: Arc::new(meta),
+            detail: self.detail.clone(),
+        }
+    }
+
     /// Heap bytes held: the shared [`FetchMeta`] and its final URL (at most
     /// [`crate::origin::MAX_URL_BYTES`], as robotsd fetches no longer URL), and the detail's
     /// body or text (a reason at most [`crate::kept::MAX_KEPT_TEXT_BYTES`]).
     fn heap_size(&self) -> usize {
         // An `Arc`'s allocation holds its two counts beside the value.
         let meta = allocation(std::mem::size_of::<FetchMeta>() + 2 * std::mem::size_of::<usize>())
-            + allocation(self.meta.final_url.as_str().len());
+            + allocation(self.meta.final_url.as_str().len())
+            + self
+                .meta
+                .validators
+                .etag
+                .as_ref()
+                .map_or(0, |v| allocation(v.len()))
+            + self
+                .meta
+                .validators
+                .last_modified
+                .as_ref()
+                .map_or(0, |v| allocation(v.len()));
         meta + match &self.detail {
             Detail::Parsed(body) => body.heap_size(),
             Detail::NoRobots(_) => 0,
@@ -539,6 +598,15 @@ fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
         FetchOutcome::Refused { error, meta } => FetchResult::Refused {
             meta: remember(meta, Detail::Refused(error)),
         },
+        // Taken in by the caller, which has the copy it renews; without one it is no answer.
+        FetchOutcome::NotModified { meta, .. } => FetchResult::Unreachable {
+            retry_after: None,
+            short: false,
+            meta: remember(
+                meta,
+                Detail::Failed("HTTP status 304 without a copy".into()),
+            ),
+        },
         FetchOutcome::Unreachable {
             reason,
             retry_after,
@@ -570,6 +638,7 @@ mod tests {
                 fetched_at: std::time::SystemTime::UNIX_EPOCH,
                 duration: Duration::ZERO,
                 address: None,
+                validators: Default::default(),
             },
         })
     }

@@ -467,6 +467,7 @@ mod tests {
             fetched_at: SystemTime::UNIX_EPOCH,
             duration: Duration::ZERO,
             address: None,
+            validators: Default::default(),
         };
         let now = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         Snapshot {

@@ -494,7 +494,8 @@ impl<K: DocumentKind> DocumentCache<K> {
                 ..
             } => 1,
             FetchResult::Success { .. } => 2,
-            FetchResult::Unreachable { .. } => 3,
+            // Documents are never revalidated: `read` makes a 304 unreachable.
+            FetchResult::Unreachable { .. } | FetchResult::NotModified { .. } => 3,
             FetchResult::Refused { .. } => 4,
         };
         self.stats.fetches[kind].fetch_add(1, Ordering::Relaxed);

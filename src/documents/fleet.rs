@@ -43,6 +43,8 @@ fn stored_fetch(meta: &DocumentMeta) -> StoredFetch {
         fetched_at_ms: to_ms(meta.fetched_at),
         duration_ms: u64::try_from(meta.duration.as_millis()).unwrap_or(u64::MAX),
         address: None,
+        etag: None,
+        last_modified: None,
     }
 }
 

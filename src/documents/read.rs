@@ -122,6 +122,17 @@ impl<K: DocumentKind> DocumentCache<K> {
             DocumentOutcome::Refused { error, meta } => FetchResult::Refused {
                 meta: meta_of(&meta, None, Some(kept_text(error.to_string()))),
             },
+            // Documents are fetched without validators, so a 304 is no answer to them: a
+            // server not answering properly.
+            DocumentOutcome::NotModified { meta, .. } => FetchResult::Unreachable {
+                retry_after: None,
+                short: false,
+                meta: meta_of(
+                    &meta,
+                    None,
+                    Some("HTTP status 304 to an unconditional GET".into()),
+                ),
+            },
         }
     }
 }

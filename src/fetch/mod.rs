@@ -32,9 +32,19 @@ mod outcome;
 
 pub use config::{DEFAULT_USER_AGENT, FetchConfig, FetchConfigError};
 pub use outcome::{
-    DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, Fetched, NoRobotsReason, ParsedRobots,
-    UnreachableReason,
+    DocumentOutcome, FetchKind, FetchMeta, FetchOutcome, Fetched, MAX_VALIDATOR_BYTES,
+    NoRobotsReason, ParsedRobots, UnreachableReason, Validators,
 };
+
+/// A copy to revalidate: the URL it came from (after redirects) and its validators. They are
+/// sent only to that URL, so that a robots.txt that now redirects elsewhere is fetched whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Revalidate<'a> {
+    /// The copy's final URL.
+    pub url: &'a Url,
+    /// Its validators.
+    pub validators: &'a Validators,
+}
 
 /// The longest `Location` followed, in bytes. Real redirects are a few hundred bytes; the
 /// URL a redirect leads to is kept with the copy or the backoff (the final URL, and often in
@@ -157,8 +167,14 @@ impl Fetcher {
     }
 
     /// Fetches `robots_url`, following redirects; never fails, the outcome says what happened.
-    pub async fn fetch(&self, robots_url: &Url) -> FetchOutcome {
-        self.fetch_document(robots_url)
+    /// With `revalidate`, the request to the copy's URL is conditional, and a 304 is
+    /// [`Fetched::NotModified`].
+    pub async fn fetch(
+        &self,
+        robots_url: &Url,
+        revalidate: Option<Revalidate<'_>>,
+    ) -> FetchOutcome {
+        self.fetch_conditional(robots_url, revalidate)
             .await
             .map_body(|text| ParsedRobots {
                 robots: Arc::new(RobotsTxt::parse(&text)),
@@ -170,6 +186,14 @@ impl Fetcher {
     /// every hop checked against the destination policy, the same time and size limits, and the
     /// same classification of statuses. The body is left to the caller to parse.
     pub async fn fetch_document(&self, url: &Url) -> DocumentOutcome {
+        self.fetch_conditional(url, None).await
+    }
+
+    async fn fetch_conditional(
+        &self,
+        url: &Url,
+        revalidate: Option<Revalidate<'_>>,
+    ) -> DocumentOutcome {
         let started = tokio::time::Instant::now();
         let mut meta = FetchMeta {
             status: None,
@@ -180,10 +204,11 @@ impl Fetcher {
             fetched_at: self.clock.now().to_system(),
             duration: Duration::ZERO,
             address: None,
+            validators: Validators::default(),
         };
         let outcome = match tokio::time::timeout(
             self.config.total_timeout,
-            self.follow(url, &mut meta),
+            self.follow(url, revalidate, &mut meta),
         )
         .await
         {
@@ -208,10 +233,16 @@ impl Fetcher {
                 meta,
             },
             Ok(Done::Refused(error)) => DocumentOutcome::Refused { error, meta },
+            Ok(Done::NotModified(max_age)) => DocumentOutcome::NotModified { max_age, meta },
         }
     }
 
-    async fn follow(&self, start: &Url, meta: &mut FetchMeta) -> Result<Done, Unreachable> {
+    async fn follow(
+        &self,
+        start: &Url,
+        revalidate: Option<Revalidate<'_>>,
+        meta: &mut FetchMeta,
+    ) -> Result<Done, Unreachable> {
         let mut url = start.clone();
         let mut visited = vec![start.clone()];
         loop {
@@ -219,7 +250,17 @@ impl Fetcher {
             if let Err(error) = self.check_destination(&url) {
                 return Ok(Done::Refused(error));
             }
-            let response = match self.client.get(url.clone()).send().await {
+            let mut request = self.client.get(url.clone());
+            let conditional = revalidate.filter(|r| *r.url == url && !r.validators.is_empty());
+            if let Some(Revalidate { validators, .. }) = conditional {
+                if let Some(etag) = &validators.etag {
+                    request = request.header(reqwest::header::IF_NONE_MATCH, &**etag);
+                }
+                if let Some(date) = &validators.last_modified {
+                    request = request.header(reqwest::header::IF_MODIFIED_SINCE, &**date);
+                }
+            }
+            let response = match request.send().await {
                 Ok(response) => response,
                 Err(error) => return classify_send_error(&error).map(Done::Refused),
             };
@@ -231,6 +272,18 @@ impl Fetcher {
                 meta.address = response.remote_addr().map(|peer| peer.ip().to_canonical());
             }
             let freshness = freshness(response.headers(), self.clock.now().to_system());
+            let headers = response.headers();
+            meta.validators = Validators::of(
+                headers.get(reqwest::header::ETAG).map(|v| v.as_bytes()),
+                headers
+                    .get(reqwest::header::LAST_MODIFIED)
+                    .map(|v| v.as_bytes()),
+            );
+            // Only an answer to a conditional request: an unasked-for 304 is a redirect
+            // without a `Location`, as before.
+            if status == reqwest::StatusCode::NOT_MODIFIED && conditional.is_some() {
+                return Ok(Done::NotModified(freshness.max_age));
+            }
             if status.is_redirection() {
                 let next = response
                     .headers()
@@ -323,6 +376,7 @@ enum Done {
     Body(bytes::Bytes, Option<Duration>),
     NoRobots(NoRobotsReason, Option<Duration>),
     Refused(DestinationError),
+    NotModified(Option<Duration>),
 }
 
 struct Unreachable(UnreachableReason, Option<Duration>);

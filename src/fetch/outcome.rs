@@ -31,6 +31,52 @@ pub struct FetchMeta {
     /// redirect), for lanes by address (`--pace-key address`); `None` when no response came,
     /// or through a proxy, where the connection is to the proxy and the proxy resolves the name.
     pub address: Option<IpAddr>,
+    /// The response's validators, to revalidate the copy with when it expires.
+    pub validators: Validators,
+}
+
+/// The longest validator kept, in bytes: real `ETag`s are tens of bytes and an HTTP date 29; a
+/// longer one is not kept, and that copy is fetched whole when it expires.
+pub const MAX_VALIDATOR_BYTES: usize = 256;
+
+/// A response's validators (RFC 9110 §8.8): sent back as `If-None-Match` and
+/// `If-Modified-Since` when the copy expires, so that a robots.txt that has not changed comes
+/// back as a `304 Not Modified` without its body (RFC 9111 §4.3.1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Validators {
+    /// `ETag`, as sent (a weak one included: a conditional GET compares weakly).
+    pub etag: Option<Box<str>>,
+    /// `Last-Modified`, as sent.
+    pub last_modified: Option<Box<str>>,
+}
+
+impl Validators {
+    /// The validators of `etag` and `last_modified` header values, each kept when it is
+    /// visible ASCII of at most [`MAX_VALIDATOR_BYTES`].
+    pub fn of(etag: Option<&[u8]>, last_modified: Option<&[u8]>) -> Validators {
+        let keep = |value: Option<&[u8]>| {
+            value
+                .filter(|v| !v.is_empty() && v.len() <= MAX_VALIDATOR_BYTES)
+                .filter(|v| v.iter().all(|b| (0x20..0x7f).contains(b)))
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(Box::from)
+        };
+        Validators {
+            etag: keep(etag),
+            last_modified: keep(last_modified),
+        }
+    }
+
+    /// Whether there is anything to revalidate with.
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
+
+    /// Heap bytes held.
+    pub fn heap_size(&self) -> usize {
+        self.etag.as_ref().map_or(0, |v| v.len())
+            + self.last_modified.as_ref().map_or(0, |v| v.len())
+    }
 }
 
 /// Why there is no robots.txt.
@@ -113,6 +159,13 @@ pub enum Fetched<B> {
         /// What was observed.
         meta: FetchMeta,
     },
+    /// 304 to a revalidation: the copy revalidated with is current, and lives on.
+    NotModified {
+        /// `Cache-Control: max-age` of the 304 (zero for `no-cache`/`no-store`).
+        max_age: Option<Duration>,
+        /// What was observed (its validators, when the 304 sent new ones).
+        meta: FetchMeta,
+    },
 }
 
 /// A fetched robots.txt: the parsed file and the text it was parsed from.
@@ -142,15 +195,18 @@ pub enum FetchKind {
     Unreachable,
     /// [`Fetched::Refused`].
     Refused,
+    /// [`Fetched::NotModified`]: revalidated, no body sent.
+    NotModified,
 }
 
 impl FetchKind {
     /// Every kind, in label order.
-    pub const ALL: [FetchKind; 4] = [
+    pub const ALL: [FetchKind; 5] = [
         FetchKind::Parsed,
         FetchKind::NoRobots,
         FetchKind::Unreachable,
         FetchKind::Refused,
+        FetchKind::NotModified,
     ];
 
     /// The name used in metric labels and logs.
@@ -160,6 +216,7 @@ impl FetchKind {
             FetchKind::NoRobots => "no_robots",
             FetchKind::Unreachable => "unreachable",
             FetchKind::Refused => "refused",
+            FetchKind::NotModified => "not_modified",
         }
     }
 }
@@ -172,6 +229,7 @@ impl<B> Fetched<B> {
             Fetched::Missing { .. } => FetchKind::NoRobots,
             Fetched::Unreachable { .. } => FetchKind::Unreachable,
             Fetched::Refused { .. } => FetchKind::Refused,
+            Fetched::NotModified { .. } => FetchKind::NotModified,
         }
     }
 
@@ -181,7 +239,8 @@ impl<B> Fetched<B> {
             Fetched::Body { meta, .. }
             | Fetched::Missing { meta, .. }
             | Fetched::Unreachable { meta, .. }
-            | Fetched::Refused { meta, .. } => meta,
+            | Fetched::Refused { meta, .. }
+            | Fetched::NotModified { meta, .. } => meta,
         }
     }
 
@@ -216,6 +275,7 @@ impl<B> Fetched<B> {
                 meta,
             },
             Fetched::Refused { error, meta } => Fetched::Refused { error, meta },
+            Fetched::NotModified { max_age, meta } => Fetched::NotModified { max_age, meta },
         }
     }
 }

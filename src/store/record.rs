@@ -59,6 +59,13 @@ pub struct StoredFetch {
     /// records written before it was kept (read as unknown, so the lane is by host).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub address: Option<IpAddr>,
+    /// The response's `ETag`, to revalidate the copy with; absent when it sent none (and from
+    /// records written before validators were kept: that copy is fetched whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// The response's `Last-Modified`, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 /// The last good copy.
@@ -249,6 +256,8 @@ mod tests {
             fetched_at_ms: 1_795_000_000_000,
             duration_ms: 12,
             address: None,
+            etag: None,
+            last_modified: None,
         }
     }
 

@@ -25,6 +25,7 @@ mod redis_server;
 mod redis_tls;
 mod request_bounds;
 mod request_fuzz;
+mod revalidation;
 mod rsl;
 mod ssrf;
 mod store_refusals;

@@ -247,6 +247,14 @@ pub enum FetchResult<M, R = Rules> {
         /// Kept with the refusal.
         meta: M,
     },
+    /// 304 to a revalidation of the copy (RFC 9111 §4.3.4): the copy is current, and lives
+    /// `max_age` (or the default) from now. Without a copy, nothing but the fetch's time changes.
+    NotModified {
+        /// `Cache-Control: max-age` of the 304, if any.
+        max_age: Option<Duration>,
+        /// The copy's, renewed by the 304.
+        meta: M,
+    },
 }
 
 /// Everything known about one origin.
@@ -486,6 +494,15 @@ impl<M, R> OriginState<M, R> {
                     next_retry: now + config.retry_delay(failures, short, retry_after, jitter),
                     last: meta,
                 });
+            }
+            FetchResult::NotModified { max_age, meta } => {
+                if let Some(copy) = &mut self.copy {
+                    copy.fetched_at = now;
+                    copy.expires_at = now + config.lifetime(max_age);
+                    copy.meta = meta;
+                    self.backoff = None;
+                    self.refusal = None;
+                }
             }
             FetchResult::Refused { meta } => {
                 // A refusal is not a robots.txt: it replaces what was known, is kept only as long
