@@ -42,3 +42,22 @@ fn retry_after_seconds_and_dates() {
     );
     assert_eq!(retry_after("soon", now), None);
 }
+
+#[test]
+fn validators_are_kept_only_when_short_visible_ascii() {
+    let kept = Validators::of(Some(b"W/\"abc\""), Some(b"Wed, 25 Nov 2026 10:00:00 GMT"));
+    assert_eq!(kept.etag.as_deref(), Some("W/\"abc\""));
+    assert_eq!(
+        kept.last_modified.as_deref(),
+        Some("Wed, 25 Nov 2026 10:00:00 GMT")
+    );
+    let long = vec![b'a'; MAX_VALIDATOR_BYTES + 1];
+    let dropped = Validators::of(Some(&long), Some(b"bad\r\nheader"));
+    assert!(dropped.is_empty());
+    assert!(Validators::of(Some(b""), None).is_empty());
+    let exact = vec![b'a'; MAX_VALIDATOR_BYTES];
+    assert_eq!(
+        Validators::of(Some(&exact), None).heap_size(),
+        MAX_VALIDATOR_BYTES
+    );
+}

@@ -281,3 +281,66 @@ fn a_backoff_says_when_its_basis_ends_by_the_configured_windows() {
         (BackoffBasis::AllowAllNoCopy, Some(t0 + 10 * DAY))
     );
 }
+
+#[test]
+fn a_304_renews_the_copy_from_now_and_ends_a_backoff() {
+    let config = PolicyConfig::default();
+    let t0 = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
+    let mut state = OriginState::<u32>::default();
+    state.apply(
+        FetchResult::Success {
+            rules: robots(),
+            max_age: Some(HOUR),
+            meta: 1,
+        },
+        t0,
+        0.0,
+        &config,
+    );
+    // Expired, then a failed refresh: in backoff, on the last good copy.
+    let failed_at = t0 + 2 * HOUR;
+    state.apply(
+        FetchResult::Unreachable {
+            retry_after: None,
+            short: false,
+            meta: 2,
+        },
+        failed_at,
+        0.0,
+        &config,
+    );
+    assert!(state.backoff.is_some());
+    // The retry is a revalidation answered 304: the same copy, renewed for the 304's max-age.
+    let renewed_at = failed_at + HOUR;
+    state.apply(
+        FetchResult::NotModified {
+            max_age: Some(2 * HOUR),
+            meta: 3,
+        },
+        renewed_at,
+        0.0,
+        &config,
+    );
+    assert!(state.backoff.is_none());
+    let copy = state.copy.as_ref().expect("the copy");
+    assert_eq!(copy.fetched_at, renewed_at);
+    assert_eq!(copy.expires_at, renewed_at + 2 * HOUR);
+    assert_eq!(copy.meta, 3);
+    assert!(matches!(
+        state.decide(renewed_at + HOUR, &config),
+        Decision::Copy { stale: false, .. }
+    ));
+    // Without a copy a 304 answers nothing: only the fetch's time is taken in.
+    let mut empty = OriginState::<u32>::default();
+    empty.apply(
+        FetchResult::NotModified {
+            max_age: None,
+            meta: 4,
+        },
+        t0,
+        0.0,
+        &config,
+    );
+    assert!(empty.copy.is_none() && empty.backoff.is_none());
+    assert_eq!(empty.last_fetch, Some(t0));
+}
