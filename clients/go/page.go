@@ -163,8 +163,13 @@ type PageUsage struct {
 	ContentUsageHeader ContentUsageHeader `json:"content_usage_header"`
 	// TDM is TDMRep, from the headers and the document.
 	TDM TDM `json:"tdm"`
-	// Combined is, for each category of aipref's vocabulary ("train-ai", "search"), robots.txt's
-	// statement and the header's combined: any "n" is "n", else any "y" is "y".
+	// Vocabulary names the revision of aipref's vocabulary Combined follows
+	// ("draft-ietf-aipref-vocab-08").
+	Vocabulary string `json:"vocabulary"`
+	// Combined is, for each category of aipref's vocabulary ("train-ai", "ai-use", "search"),
+	// robots.txt's statement and the header's combined: any "n" is "n", else any "y" is "y".
+	// A use that qualifies as Search (vocab-08 §4.3: links to the page, excerpts only to judge
+	// relevance, no summaries) is decided by "search" alone, whatever the others say.
 	Combined map[string]CombinedUsage `json:"combined"`
 }
 

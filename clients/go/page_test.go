@@ -239,6 +239,7 @@ func TestAPagesRulesForTheCrawlerFromItsHeadersAndMetaTags(t *testing.T) {
 	}
 	combined := map[string]CombinedUsage{
 		"train-ai": {Value: str("n"), Sources: []string{"robots_txt", "header"}},
+		"ai-use":   {Value: nil, Sources: []string{}},
 		"search":   {Value: nil, Sources: []string{}},
 	}
 	if !reflect.DeepEqual(u.Combined, combined) {

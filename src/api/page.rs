@@ -217,7 +217,14 @@ pub struct PageUsageJson {
     pub content_usage_header: ContentUsageHeaderJson,
     /// TDMRep, from the headers and the document.
     pub tdm: TdmJson,
-    /// Per category of aipref's vocabulary (`train-ai`, `search`).
+    /// The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`.
+    pub vocabulary: &'static str,
+    /// Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over
+    /// robots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else
+    /// unknown). No category inherits another's value (§5). A use that qualifies as Search
+    /// (§4.3: selecting assets and directing users to them, with a link, excerpts only to judge
+    /// relevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`
+    /// say; a generated summary or answer is not Search.
     pub combined: BTreeMap<&'static str, CombinedJson>,
 }
 
@@ -332,6 +339,7 @@ impl PageUsageJson {
                 headers: usage.header_lines,
             },
             tdm: TdmJson::of(&usage.tdm, usage.well_known.as_ref()),
+            vocabulary: robotsd_engine::AIPREF_VOCABULARY,
             combined: usage
                 .combined
                 .into_iter()

@@ -193,7 +193,8 @@ pub struct PreferenceJson {
 #[schema(example = json!({"content_usage": {"train-ai": {"value": "n", "line": 4}}, "content_signal": {"ai-train": {"value": "n", "line": 5}, "search": {"value": "y", "line": 5}}}))]
 pub struct UsageJson {
     /// `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
-    /// draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
+    /// draft-ietf-aipref-vocab-08: `train-ai`, `ai-use`, `search`; other labels as written), or
+    /// null when no such line applies.
     pub content_usage: Option<BTreeMap<String, PreferenceJson>>,
     /// `Content-Signal` (Cloudflare's Content Signals Policy: `search`, `ai-input`,
     /// `ai-train`), or null when no such line applies.

@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn the_vocabularys_labels_are_borrowed_and_others_owned() {
         let robots = robotsd_engine::RobotsTxt::parse(
-            b"User-agent: *\nContent-Usage: train-ai=n, ai-use=y\n",
+            b"User-agent: *\nContent-Usage: train-ai=n, train-genai=y, ai-use=n\n",
         );
         let verdict = robots.check(&["bot"], "/");
         let items: Vec<UsageItem> = verdict
@@ -97,6 +97,9 @@ mod tests {
             .iter()
             .map(|i| (&*i.category, matches!(i.category, Cow::Borrowed(_))))
             .collect();
-        assert_eq!(borrowed, [("ai-use", false), ("train-ai", true)]);
+        assert_eq!(
+            borrowed,
+            [("ai-use", true), ("train-ai", true), ("train-genai", false)]
+        );
     }
 }

@@ -228,7 +228,13 @@ async fn usage_preferences_are_counted_by_closed_labels() {
         ),
         item(UsageSource::ContentSignal, "search", Preference::Allowed),
         // Labels a file chose: never a label value of their own.
-        item(UsageSource::ContentUsage, "ai-use", Preference::Disallowed),
+        item(
+            UsageSource::ContentUsage,
+            "train-genai",
+            Preference::Disallowed,
+        ),
+        // vocab-08's new category has series of its own.
+        item(UsageSource::ContentUsage, "ai-use", Preference::Allowed),
         item(
             UsageSource::ContentUsage,
             "x".repeat(60).as_str(),
@@ -241,8 +247,10 @@ async fn usage_preferences_are_counted_by_closed_labels() {
         r#"robotsd_usage_preferences_total{category="search",source="content-signal",value="y"} 1"#,
         r#"robotsd_usage_preferences_total{category="other",source="content-usage",value="n"} 2"#,
         r#"robotsd_usage_preferences_total{category="search",source="content-usage",value="y"} 0"#,
+        r#"robotsd_usage_preferences_total{category="ai-use",source="content-usage",value="y"} 1"#,
+        r#"robotsd_usage_preferences_total{category="ai-use",source="content-usage",value="n"} 0"#,
     ] {
         assert!(text.contains(expected), "{expected} in\n{text}");
     }
-    assert!(!text.contains("ai-use"));
+    assert!(!text.contains("train-genai"));
 }

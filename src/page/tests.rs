@@ -87,21 +87,27 @@ fn aiprefs_rule_combines_robots_txt_and_the_header() {
     };
     // robots.txt allows training, the page's header says no: `n`, from both.
     let both = combined("https://example.com/a", Some("train-ai=n"));
-    assert_eq!(both[0].category, "train-ai");
+    let labels: Vec<&str> = both.iter().map(|c| c.category).collect();
+    assert_eq!(
+        labels,
+        ["train-ai", "ai-use", "search"],
+        "vocab-08's categories"
+    );
     assert_eq!(both[0].value, Some(Preference::Disallowed));
     assert_eq!(
         both[0].sources,
         [UsageOrigin::RobotsTxt, UsageOrigin::Header]
     );
-    assert_eq!(both[1].category, "search");
-    assert_eq!(both[1].value, None);
-    assert!(both[1].sources.is_empty());
+    for unstated in &both[1..] {
+        assert_eq!(unstated.value, None);
+        assert!(unstated.sources.is_empty());
+    }
     // Only robots.txt, whose longest matching line states only `search` here (its lines
     // match as allow/disallow do: the longest path's statement applies).
     let alone = combined("https://example.com/news/1", None);
     assert_eq!(alone[0].value, None);
-    assert_eq!(alone[1].value, Some(Preference::Allowed));
-    assert_eq!(alone[1].sources, [UsageOrigin::RobotsTxt]);
+    assert_eq!(alone[2].value, Some(Preference::Allowed));
+    assert_eq!(alone[2].sources, [UsageOrigin::RobotsTxt]);
     // A header that does not parse states nothing: robots.txt's value stands.
     let broken = combined("https://example.com/a", Some("Train-AI=n"));
     assert_eq!(broken[0].value, Some(Preference::Allowed));

@@ -86,6 +86,12 @@ async fn a_pages_headers_and_tags_for_the_crawler_beside_robots_txt() {
         usage["combined"]["search"],
         json!({"value": null, "sources": []})
     );
+    // vocab-08's third category, and the revision named.
+    assert_eq!(
+        usage["combined"]["ai-use"],
+        json!({"value": null, "sources": []})
+    );
+    assert_eq!(usage["vocabulary"], "draft-ietf-aipref-vocab-08");
     assert_eq!(
         usage["tdm"],
         json!({"reservation": true, "source": "meta",

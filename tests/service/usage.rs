@@ -7,12 +7,12 @@ use sha2::{Digest, Sha256};
 
 use crate::support::*;
 
-/// attach-05's example file with a content signal, a label of an older vocabulary, and a line
-/// that does not parse.
+/// attach-05's example file with a content signal, vocab-08's `ai-use`, a label of an older
+/// vocabulary (`train-genai`), and a line that does not parse.
 const ROBOTS: &str = "User-agent: *
 Allow: /
 Disallow: /never/
-Content-Usage: train-ai=n, ai-use=n
+Content-Usage: train-ai=n, ai-use=n, train-genai=n
 Content-Usage: /ai-ok/ train-ai=y
 Content-Signal: search=yes, ai-train=no
 
@@ -58,6 +58,7 @@ async fn a_check_reports_the_preferences_of_the_url_and_names_the_copy() {
             "content_usage": {
                 "ai-use": {"value": "n", "line": 4},
                 "train-ai": {"value": "n", "line": 4},
+                "train-genai": {"value": "n", "line": 4},
             },
             "content_signal": {
                 "ai-train": {"value": "n", "line": 6},
@@ -170,8 +171,9 @@ async fn the_robots_view_lists_every_preference_line_with_its_findings() {
     assert_eq!(
         groups[0]["usage"],
         json!([
-            {"source": "content-usage", "line": 4, "path": null, "statement": "train-ai=n, ai-use=n",
-             "preferences": {"ai-use": "n", "train-ai": "n"}},
+            {"source": "content-usage", "line": 4, "path": null,
+             "statement": "train-ai=n, ai-use=n, train-genai=n",
+             "preferences": {"ai-use": "n", "train-ai": "n", "train-genai": "n"}},
             {"source": "content-usage", "line": 5, "path": "/ai-ok/", "statement": "train-ai=y",
              "preferences": {"train-ai": "y"}},
             {"source": "content-signal", "line": 6, "path": null, "statement": "search=yes, ai-train=no",
@@ -199,7 +201,7 @@ async fn the_robots_view_lists_every_preference_line_with_its_findings() {
         diagnostics,
         [
             (4, "reported_only", Some("Content-Usage")),
-            (4, "unknown_preference_label", Some("ai-use")),
+            (4, "unknown_preference_label", Some("train-genai")),
             (5, "reported_only", Some("Content-Usage")),
             (6, "reported_only", Some("Content-Signal")),
             (10, "reported_only", Some("Content-Usage")),

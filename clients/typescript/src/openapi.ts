@@ -852,7 +852,14 @@ export interface components {
         };
         /** @description The page's AI-use statements, beside robots.txt's. */
         PageUsageJson: {
-            /** @description Per category of aipref's vocabulary (`train-ai`, `search`). */
+            /**
+             * @description Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over
+             *     robots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else
+             *     unknown). No category inherits another's value (§5). A use that qualifies as Search
+             *     (§4.3: selecting assets and directing users to them, with a link, excerpts only to judge
+             *     relevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`
+             *     say; a generated summary or answer is not Search.
+             */
             combined: {
                 [key: string]: components["schemas"]["CombinedJson"];
             };
@@ -861,6 +868,8 @@ export interface components {
             robots_txt?: components["schemas"]["UsageJson"] | null;
             /** @description TDMRep, from the headers and the document. */
             tdm: components["schemas"]["TdmJson"];
+            /** @description The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`. */
+            vocabulary: string;
         };
         /** @description A parsed robots.txt, as the tester and `/v1/robots` show it. */
         ParsedJson: {
@@ -1349,7 +1358,8 @@ export interface components {
             content_signal_total?: number | null;
             /**
              * @description `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
-             *     draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
+             *     draft-ietf-aipref-vocab-08: `train-ai`, `ai-use`, `search`; other labels as written), or
+             *     null when no such line applies.
              */
             content_usage?: {
                 [key: string]: components["schemas"]["PreferenceJson"];

@@ -69,7 +69,7 @@ pub use percent::{PercentDecoding, UnknownPercentDecoding};
 pub use preferences::{Usage, UsageEntry, UsageLine};
 pub use robots_txt::{CrawlDelay, Directive, RobotsTxt};
 pub use url_path::path_params_query;
-pub use usage::vocabulary::{USAGE_VOCABULARY, UsageLabel, rsl_usage_types};
+pub use usage::vocabulary::{AIPREF_VOCABULARY, USAGE_VOCABULARY, UsageLabel, rsl_usage_types};
 pub use usage::{Preference, UsageSource};
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
 

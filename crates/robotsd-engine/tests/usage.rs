@@ -3,8 +3,8 @@
 //!
 //! - draft-ietf-aipref-attach-05 (19 August 2026), "Associating AI Usage Preferences with Content
 //!   in HTTP": the `Content-Usage` rule of robots.txt;
-//! - draft-ietf-aipref-vocab-07 (19 August 2026), "A Vocabulary For Expressing AI Usage
-//!   Preferences": labels, the statement syntax, combining;
+//! - draft-ietf-aipref-vocab-08 (14 September 2026), "A Vocabulary For Expressing AI Usage
+//!   Preferences": labels (`train-ai`, `ai-use`, `search`), the statement syntax, combining;
 //! - Cloudflare's Content Signals Policy (contentsignals.org): `Content-Signal`.
 
 use proptest::prelude::*;
@@ -235,7 +235,7 @@ fn attach_3_2_and_vocab_uppercase_labels_fail_the_whole_statement() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// draft-ietf-aipref-vocab-07 (the newest revision whose text we could read: docs/usage.md)
+// draft-ietf-aipref-vocab-08 (14 September 2026; docs/usage.md says from which text)
 
 /// §6: "train-ai=y, search=n" allows training, disallows search, the rest unknown.
 #[test]
@@ -303,10 +303,10 @@ fn vocab_6_5_2_parameters_on_an_unknown_preference() {
 }
 
 /// §6.4: unknown labels are ignored when applying preferences; robotsd reports them, flagged, so
-/// that files written for earlier revisions (`train-genai`, `ai-use`) are still visible.
+/// that files written for earlier revisions (`train-genai`, `bots`) are still visible.
 #[test]
 fn vocab_6_4_unknown_labels_are_reported_and_flagged() {
-    let robots = "User-Agent: *\nContent-Usage: ai-use=n, train-ai=y\n";
+    let robots = "User-Agent: *\nContent-Usage: train-genai=n, train-ai=y\n";
     let parsed = RobotsTxt::parse(robots.as_bytes());
     let verdict = parsed.check(&["bot"], "https://example.com/");
     let found: Vec<_> = verdict
@@ -315,15 +315,32 @@ fn vocab_6_4_unknown_labels_are_reported_and_flagged() {
         .iter()
         .map(|e| (e.category, e.preference, e.is_known()))
         .collect();
-    assert_eq!(found, [("ai-use", N, false), ("train-ai", Y, true)]);
+    assert_eq!(found, [("train-ai", Y, true), ("train-genai", N, false)]);
     assert_eq!(
         diagnostics(robots),
         [(
             2,
             DiagnosticKind::UnknownPreferenceLabel,
-            Some("ai-use".to_owned())
+            Some("train-genai".to_owned())
         )]
     );
+}
+
+/// §4: three categories, `train-ai`, `ai-use` (new in -08: input to a generative model that the
+/// user did not provide) and `search`, each known, none inheriting from another (§5).
+#[test]
+fn vocab_4_ai_use_is_a_category_of_its_own() {
+    let robots = "User-Agent: *\nContent-Usage: ai-use=n, search=y\n";
+    let parsed = RobotsTxt::parse(robots.as_bytes());
+    let verdict = parsed.check(&["bot"], "https://example.com/");
+    let found: Vec<_> = verdict
+        .usage("/", PercentDecoding::Google)
+        .entries
+        .iter()
+        .map(|e| (e.category, e.preference, e.is_known()))
+        .collect();
+    assert_eq!(found, [("ai-use", N, true), ("search", Y, true)]);
+    assert_eq!(diagnostics(robots), []);
 }
 
 /// §5.1: with several statements, a category is disallowed if any disallows it, else allowed if

@@ -1,6 +1,6 @@
 //! The `Content-Usage` response header (draft-ietf-aipref-attach-05 §2): an RFC 9651
 //! Dictionary of usage preferences for the message's content, read as
-//! draft-ietf-aipref-vocab-07 §6.5 says. A member whose value is the Token `y` allows its
+//! draft-ietf-aipref-vocab-08 §6.5 says. A member whose value is the Token `y` allows its
 //! category, `n` disallows it, anything else leaves it unknown; a key repeated keeps its last
 //! value; a Dictionary that does not parse (an upper-case key, a trailing comma) states
 //! nothing at all. Several field lines are one Dictionary, joined with commas (RFC 9110 §5.3).
@@ -96,7 +96,7 @@ mod tests {
 
     #[test]
     fn the_vocab_drafts_serialisation_examples() {
-        // draft-ietf-aipref-vocab-07 §6: allow training, disallow search.
+        // draft-ietf-aipref-vocab-08 §6: allow training, disallow search.
         assert_eq!(
             read(["train-ai=y, search=n"]),
             stated(&[("train-ai", Y), ("search", N)])
@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn an_upper_case_key_makes_the_whole_field_unparseable() {
-        // vocab-07 §6.5: keys are lower case; a failed parse means no preference.
+        // vocab-08 §6.5.1: keys are lower case; a failed parse means no preference.
         assert_eq!(read(["Train-AI=n"]), HeaderUsage::Unparseable);
         assert_eq!(read(["search=y, Train-AI=n"]), HeaderUsage::Unparseable);
     }

@@ -2066,7 +2066,7 @@ class UsageJson(Struct):
         Annotated[
             dict[str, PreferenceJson],
             Meta(
-                description="`Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary\ndraft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies."
+                description="`Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary\ndraft-ietf-aipref-vocab-08: `train-ai`, `ai-use`, `search`; other labels as written), or\nnull when no such line applies."
             ),
         ],
         None,
@@ -2074,7 +2074,8 @@ class UsageJson(Struct):
     ] = UNSET
     """
     `Content-Usage` (IETF aipref: draft-ietf-aipref-attach-05, vocabulary
-    draft-ietf-aipref-vocab-07: `train-ai`, `search`), or null when no such line applies.
+    draft-ietf-aipref-vocab-08: `train-ai`, `ai-use`, `search`; other labels as written), or
+    null when no such line applies.
     """
     content_usage_total: Union[
         Annotated[
@@ -2194,10 +2195,17 @@ class PageUsageJson(Struct):
 
     combined: Annotated[
         dict[str, CombinedJson],
-        Meta(description="Per category of aipref's vocabulary (`train-ai`, `search`)."),
+        Meta(
+            description="Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over\nrobots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else\nunknown). No category inherits another's value (§5). A use that qualifies as Search\n(§4.3: selecting assets and directing users to them, with a link, excerpts only to judge\nrelevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`\nsay; a generated summary or answer is not Search."
+        ),
     ]
     """
-    Per category of aipref's vocabulary (`train-ai`, `search`).
+    Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over
+    robots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else
+    unknown). No category inherits another's value (§5). A use that qualifies as Search
+    (§4.3: selecting assets and directing users to them, with a link, excerpts only to judge
+    relevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`
+    say; a generated summary or answer is not Search.
     """
     content_usage_header: Annotated[
         ContentUsageHeaderJson, Meta(description="The page's `Content-Usage` header.")
@@ -2210,6 +2218,15 @@ class PageUsageJson(Struct):
     ]
     """
     TDMRep, from the headers and the document.
+    """
+    vocabulary: Annotated[
+        str,
+        Meta(
+            description="The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`."
+        ),
+    ]
+    """
+    The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`.
     """
     robots_txt: Union[UsageJson, None, UnsetType] = UNSET
 

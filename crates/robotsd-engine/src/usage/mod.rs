@@ -1,5 +1,5 @@
 //! Usage preferences for AI (`docs/usage.md`): the `Content-Usage` rule of
-//! draft-ietf-aipref-attach-05 with the vocabulary of draft-ietf-aipref-vocab-07, and
+//! draft-ietf-aipref-attach-05 with the vocabulary of draft-ietf-aipref-vocab-08, and
 //! Cloudflare's `Content-Signal`, kept apart from each other and from the verdict.
 //!
 //! Both are group members with an optional path and a statement of preference, an RFC 9651

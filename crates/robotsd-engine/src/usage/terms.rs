@@ -36,8 +36,8 @@ impl UsageSource {
 
     /// The categories of this source's vocabulary, as its labels (case-sensitive).
     ///
-    /// `Content-Usage`: draft-ietf-aipref-vocab-07 §6.1. Labels of other revisions
-    /// (`train-genai`, `ai-use`, `bots`, …) are reported as written, as unknown labels.
+    /// `Content-Usage`: draft-ietf-aipref-vocab-08 §6.1 (`train-ai`, `ai-use`, `search`). Labels
+    /// of other revisions (`train-genai`, `bots`, …) are reported as written, as unknown labels.
     /// `Content-Signal`: the Content Signals Policy.
     /// Both are read from the one table of labels, [`vocabulary::USAGE_VOCABULARY`].
     pub fn vocabulary(self) -> &'static [&'static str] {

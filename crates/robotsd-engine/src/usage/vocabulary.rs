@@ -6,12 +6,16 @@
 
 use std::sync::LazyLock;
 
+/// The revision of aipref's vocabulary robotsd implements, as answers and docs name it: its
+/// labels are the table's `content_usage` ones, so the next revision is a change here and there.
+pub const AIPREF_VOCABULARY: &str = "draft-ietf-aipref-vocab-08";
+
 /// A label and the conventions whose vocabulary holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UsageLabel {
     /// The label, case-sensitive.
     pub label: &'static str,
-    /// In aipref's vocabulary (draft-ietf-aipref-vocab-07 §6.1), for `Content-Usage`.
+    /// In aipref's vocabulary ([`AIPREF_VOCABULARY`] §6.1), for `Content-Usage`.
     pub content_usage: bool,
     /// In the Content Signals Policy, for `Content-Signal`.
     pub content_signal: bool,
@@ -37,16 +41,22 @@ const fn label(
 
 /// The table. Order matters only for display and metrics series: each convention's labels
 /// keep the order they have here.
-pub const USAGE_VOCABULARY: [UsageLabel; 7] = [
+pub const USAGE_VOCABULARY: [UsageLabel; 8] = [
     label(
         "train-ai",
         [true, false, false],
-        "training AI models (aipref)",
+        "training generative AI models (aipref vocab-08 §4.1)",
+    ),
+    label(
+        "ai-use",
+        [true, false, false],
+        "input to a generative AI model, not provided by the user (aipref vocab-08 §4.2)",
     ),
     label(
         "search",
         [true, true, true],
-        "building a search index and showing results (not AI summaries)",
+        "selecting assets and linking users to them, excerpts only to judge relevance, no \
+         summaries; in aipref it overrides the other categories (vocab-08 §4.3)",
     ),
     label(
         "ai-input",
@@ -100,7 +110,7 @@ mod tests {
     fn each_convention_reads_its_list_from_the_table() {
         assert_eq!(
             UsageSource::ContentUsage.vocabulary(),
-            ["train-ai", "search"]
+            ["train-ai", "ai-use", "search"]
         );
         assert_eq!(
             UsageSource::ContentSignal.vocabulary(),
