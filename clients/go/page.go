@@ -16,7 +16,7 @@ const MaxPageDocumentBytes = 2 << 20
 // pageHeaderNames are the response headers robotsd reads of a page, in the order Client.Page
 // sends them (PageHeaders): the robots rules, the AI-use statements (aipref's Content-Usage,
 // W3C TDMRep), and the document's charset.
-var pageHeaderNames = []string{"X-Robots-Tag", "Content-Usage", "Tdm-Reservation", "Tdm-Policy", "Content-Type"}
+var pageHeaderNames = []string{"Robots-Tag", "X-Robots-Tag", "Content-Usage", "Tdm-Reservation", "Tdm-Policy", "Content-Type"}
 
 // The values of PageRule.Ignored: why a rule that applied to the crawler has no effect.
 const (
@@ -42,8 +42,8 @@ type PageRequest struct {
 	// its product tokens apply to it.
 	UA []string `json:"ua"`
 	// Headers are the response headers, [name, value] in order, repeated ones kept; at most
-	// 256, values of at most 16 KiB. Only X-Robots-Tag, Content-Usage, Tdm-Reservation,
-	// Tdm-Policy and Content-Type are read.
+	// 256, values of at most 16 KiB. Only Robots-Tag, X-Robots-Tag, Content-Usage,
+	// Tdm-Reservation, Tdm-Policy and Content-Type are read.
 	Headers [][2]string `json:"headers,omitempty"`
 	// HTML is the document as text (empty: none).
 	HTML string `json:"html,omitempty"`
@@ -295,9 +295,9 @@ func (c *Client) PostPage(ctx context.Context, request PageRequest) (*PageAnswer
 	return &answer, nil
 }
 
-// PageHeaders is the headers of h robotsd reads, as Client.Page sends them: X-Robots-Tag,
-// Content-Usage, Tdm-Reservation, Tdm-Policy and Content-Type, name by name in that order, each
-// name's values in the order received.
+// PageHeaders is the headers of h robotsd reads, as Client.Page sends them: Robots-Tag,
+// X-Robots-Tag, Content-Usage, Tdm-Reservation, Tdm-Policy and Content-Type, name by name in
+// that order, each name's values in the order received.
 //
 // An http.Header keeps the order of one name's values but not how different names were
 // interleaved (X-Robots-Tag, Content-Usage, X-Robots-Tag arrive as X-Robots-Tag twice, then

@@ -38,8 +38,8 @@ pub struct PageRequest {
     pub ua: UserAgents,
     /// The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
     /// At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
-    /// reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
-    /// and `Content-Type` for the document's charset.
+    /// reads need be sent: `Robots-Tag`, `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`,
+    /// `tdm-policy`, and `Content-Type` for the document's charset.
     #[serde(default)]
     pub headers: Vec<(String, String)>,
     /// The document as text, when it is HTML; its first 2 MiB are read.

@@ -488,3 +488,32 @@ async fn a_fleet_fetches_an_origins_file_once() {
     assert_eq!(site.hits(WELL_KNOWN), 1);
     assert_eq!(site.hits("/robots.txt"), 1);
 }
+
+#[tokio::test]
+async fn robots_tag_counts_beside_x_robots_tag() {
+    let (site, robotsd) = setup().await;
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/a"), "ua": "ExampleBot/2.0",
+            "headers": [["Robots-Tag", "*;nosnippet, ExampleBot;noindex, OtherBot;nofollow"],
+                ["X-Robots-Tag", "max-snippet:20"]]}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let robots = &answer["robots"];
+    assert_eq!(robots["index"], false, "{answer}");
+    assert_eq!(robots["follow"], true);
+    assert_eq!(robots["snippet"], false);
+    assert_eq!(
+        robots["rules"],
+        json!([
+            {"rule": "nosnippet", "agent": null, "header": 0},
+            {"rule": "noindex", "agent": "ExampleBot", "header": 0},
+            {"rule": "max-snippet:20", "agent": null, "header": 1},
+        ])
+    );
+    assert_eq!(
+        robots["index_rule"],
+        json!({"rule": "noindex", "agent": "ExampleBot", "header": 0})
+    );
+}

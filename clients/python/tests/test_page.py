@@ -118,7 +118,14 @@ def test_page_combines_headers_and_meta_tags_for_the_crawler(
     [body] = sent.bodies
     assert body["url"] == site.url + "/p/1" and body["ua"] == CRAWLER_UA
     # Only the headers robotsd reads, in their order, as received.
-    read = {"content-type", "x-robots-tag", "content-usage", "tdm-reservation", "tdm-policy"}
+    read = {
+        "content-type",
+        "robots-tag",
+        "x-robots-tag",
+        "content-usage",
+        "tdm-reservation",
+        "tdm-policy",
+    }
     assert body["headers"] == [[n, v] for n, v in RECEIVED if n.lower() in read]
     assert len(body["headers"]) == 5
     # The bytes, for robotsd to decode.

@@ -702,8 +702,8 @@ export interface components {
             /**
              * @description The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
              *     At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
-             *     reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
-             *     and `Content-Type` for the document's charset.
+             *     reads need be sent: `Robots-Tag`, `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`,
+             *     `tdm-policy`, and `Content-Type` for the document's charset.
              */
             headers?: [
                 string,

@@ -38,6 +38,7 @@ export type CombinedPreference = Schemas["CombinedJson"];
  * all the headers the page came with.
  */
 export const PAGE_HEADER_NAMES: readonly string[] = Object.freeze([
+  "robots-tag",
   "x-robots-tag",
   "content-usage",
   "tdm-reservation",

@@ -178,7 +178,7 @@ test("page sends only the headers robotsd reads, in order, repeated ones kept; p
   assert.deepEqual(pageHeaders({ "content-usage": "search=y, train-ai=n", date: "x", "set-cookie": ["a", "b"] }), [
     ["content-usage", "search=y, train-ai=n"],
   ]);
-  assert.deepEqual([...PAGE_HEADER_NAMES].sort(), ["content-type", "content-usage", "tdm-policy", "tdm-reservation", "x-robots-tag"]);
+  assert.deepEqual([...PAGE_HEADER_NAMES].sort(), ["content-type", "content-usage", "robots-tag", "tdm-policy", "tdm-reservation", "x-robots-tag"]);
 });
 
 test("page sends a document's bytes, read in the page's own charset", async (t) => {

@@ -16,4 +16,5 @@ pub mod directives;
 pub mod html;
 pub mod page;
 pub mod robots;
+pub mod robots_tag;
 pub mod tdm;

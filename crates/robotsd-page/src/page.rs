@@ -12,6 +12,7 @@ use crate::content_usage::{self, HeaderUsage};
 use crate::directives::{self, Directive, Ignored, Piece, is_space};
 use crate::html::{self, MetaTag};
 use crate::robots::{Combined, RobotsRules};
+use crate::robots_tag;
 use crate::tdm::Layer;
 
 /// Where a rule was written.
@@ -125,6 +126,28 @@ pub fn read(headers: &[Header<'_>], html: Option<&str>, agents: &[&str], now: i6
                 if piece.agent.is_none_or(names_agent) {
                     rules.add(piece, RuleSource::Header { index });
                 }
+            }
+        } else if name.eq_ignore_ascii_case("robots-tag") {
+            let line = robots_tag::field_line(value);
+            for rule in line
+                .rules
+                .iter()
+                .filter(|r| r.agent.as_deref().is_none_or(names_agent))
+            {
+                let piece = Piece {
+                    agent: rule.agent.as_deref(),
+                    rule: directives::directive(&rule.text),
+                    text: &rule.text,
+                };
+                rules.add(piece, RuleSource::Header { index });
+            }
+            if let Some(text) = &line.unparseable {
+                let piece = Piece {
+                    agent: None,
+                    rule: Err(Ignored::Unparseable),
+                    text,
+                };
+                rules.add(piece, RuleSource::Header { index });
             }
         } else if name.eq_ignore_ascii_case("content-usage") {
             content_usage_lines.push(*value);

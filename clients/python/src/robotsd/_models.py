@@ -1322,7 +1322,7 @@ class PageRequest(Struct):
         Annotated[
             list[list[str]],
             Meta(
-                description="The response headers as received, in order, repeated ones kept: `[name, value]` pairs.\nAt most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd\nreads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,\nand `Content-Type` for the document's charset."
+                description="The response headers as received, in order, repeated ones kept: `[name, value]` pairs.\nAt most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd\nreads need be sent: `Robots-Tag`, `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`,\n`tdm-policy`, and `Content-Type` for the document's charset."
             ),
         ],
         UnsetType,
@@ -1330,8 +1330,8 @@ class PageRequest(Struct):
     """
     The response headers as received, in order, repeated ones kept: `[name, value]` pairs.
     At most 256, names of at most 256 bytes, values of at most 16 KiB. Only those robotsd
-    reads need be sent: `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`, `tdm-policy`,
-    and `Content-Type` for the document's charset.
+    reads need be sent: `Robots-Tag`, `X-Robots-Tag`, `Content-Usage`, `tdm-reservation`,
+    `tdm-policy`, and `Content-Type` for the document's charset.
     """
     html: Union[
         Annotated[

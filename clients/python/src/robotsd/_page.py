@@ -17,7 +17,14 @@ from ._models import PageRequest, PageResponse
 
 #: The response headers robotsd reads of a page, by lower-case name: the others are not sent.
 PAGE_HEADERS = frozenset(
-    {"x-robots-tag", "content-usage", "tdm-reservation", "tdm-policy", "content-type"}
+    {
+        "robots-tag",
+        "x-robots-tag",
+        "content-usage",
+        "tdm-reservation",
+        "tdm-policy",
+        "content-type",
+    }
 )
 
 #: The media types whose documents are sent: robotsd reads robots and TDMRep ``meta`` tags in

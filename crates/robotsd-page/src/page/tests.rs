@@ -354,3 +354,48 @@ fn rules_without_commas_are_one_unknown_rule_that_looks_like_several() {
         ]
     );
 }
+
+#[test]
+fn robots_tag_is_read_beside_x_robots_tag_each_rule_with_its_header() {
+    // draft-illyes-repext-03 §3.1.1: the union of the rules for the crawler's tokens and `*`.
+    let headers = [
+        (
+            "Robots-Tag",
+            "*;nosnippet, ExampleBot;noindex, OtherBot;nofollow",
+        ),
+        ("X-Robots-Tag", "max-snippet:20"),
+        (
+            "robots-tag",
+            "ExampleBot;max-image-preview=none, Bad Bot;noindex",
+        ),
+    ];
+    let read = read(&headers, None, &["examplebot"]);
+    assert!(!read.robots.index && read.robots.follow && !read.robots.snippet);
+    assert_eq!(read.robots.max_image_preview, Some(ImagePreview::None));
+    let listed: Vec<(&str, Option<&str>, &RuleSource)> = read
+        .rules
+        .iter()
+        .map(|r| (r.text.as_str(), r.agent.as_deref(), &r.source))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("nosnippet", None, &RuleSource::Header { index: 0 }),
+            (
+                "noindex",
+                Some("ExampleBot"),
+                &RuleSource::Header { index: 0 }
+            ),
+            ("max-snippet:20", None, &RuleSource::Header { index: 1 }),
+            (
+                "max-image-preview:none",
+                Some("examplebot"),
+                &RuleSource::Header { index: 2 }
+            ),
+            ("bad bot;noindex", None, &RuleSource::Header { index: 2 }),
+        ]
+    );
+    // The member robotsd cannot read is listed as such, and restricts nothing it cannot know.
+    assert_eq!(read.rules[4].rule, Err(Ignored::Unparseable));
+    assert_eq!(read.index_rule.expect("noindex").text, "noindex");
+}
