@@ -51,6 +51,8 @@ type PageRequest struct {
 	// own charset: byte order mark, Content-Type's charset, a meta charset, else UTF-8 or
 	// windows-1252.
 	HTMLBase64 []byte `json:"html_base64,omitempty"`
+	// Record asks for the answer's Record.
+	Record bool `json:"record,omitempty"`
 }
 
 // PageAnswer is robotsd's answer about a fetched page (POST /v1/page): robots.txt's answer for
@@ -75,6 +77,11 @@ type PageAnswer struct {
 	DocumentCut bool `json:"document_cut,omitempty"`
 	// Encoding is the charset the document was read in; nil when none was sent.
 	Encoding *string `json:"encoding"`
+	// Record is, when PageRequest.Record asked for it, what the page and its robots.txt said,
+	// compact, to store beside the page as it is (format "robotsd-record/1": its URL, the time,
+	// robots.txt's SHA-256 and deciding rule, the page's rules in force and its AI-use
+	// statements with their sources, robotsd's version); nil otherwise.
+	Record json.RawMessage `json:"record,omitempty"`
 }
 
 // Follow reports whether the crawler may follow the page's links: true unless the page's rules

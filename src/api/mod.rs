@@ -13,6 +13,7 @@ mod page;
 mod params;
 mod parsed;
 pub mod problem;
+mod record;
 mod robots;
 mod rsl;
 pub mod types;

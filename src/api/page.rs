@@ -49,6 +49,9 @@ pub struct PageRequest {
     /// mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
     #[serde(default)]
     pub html_base64: Option<String>,
+    /// `true`: the answer carries a `record` to store beside the page (docs/page.md).
+    #[serde(default)]
+    pub record: bool,
 }
 
 /// Where a rule was written: `header` (its position among the request's `headers`, from 0), or
@@ -248,6 +251,11 @@ pub struct PageResponse {
     pub document_cut: Option<bool>,
     /// The charset the document was read in, when one was sent.
     pub encoding: Option<&'static str>,
+    /// With `"record": true` in the request: what the page and its robots.txt said, compact,
+    /// to store beside the page (its URL, the time, robots.txt's SHA-256 and deciding rule, the
+    /// page's rules in force and its AI-use statements with their sources, robotsd's version).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<super::record::RecordJson>,
 }
 
 fn ignored_name(ignored: Ignored) -> &'static str {
@@ -424,6 +432,7 @@ pub(super) async fn page_post(
     }
     let url = request.url.clone();
     let agents = request.ua.clone().into_vec();
+    let want_record = request.record;
     let input = page_input(request)?;
     let options = CheckOptions {
         decoding: state.checker.percent_decoding(),
@@ -470,12 +479,18 @@ pub(super) async fn page_post(
     let (check, document_cut, encoding) = check;
     let PageAnswer { robots, usage } = answer;
     let check = CheckResponse::from(check);
-    Ok(JsonBody(PageResponse {
+    let mut response = PageResponse {
         allowed: check.allowed,
         robots: robots.map(PageRobotsJson::of),
         usage: usage.map(|u| PageUsageJson::of(u, check.usage.clone())),
         check,
         document_cut: document_cut.then_some(true),
         encoding,
-    }))
+        record: None,
+    };
+    if want_record {
+        let at = robotsd_page::date::format_rfc3339(now);
+        response.record = Some(super::record::RecordJson::of(&response, at));
+    }
+    Ok(JsonBody(response))
 }

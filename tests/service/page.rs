@@ -517,3 +517,54 @@ async fn robots_tag_counts_beside_x_robots_tag() {
         json!({"rule": "noindex", "agent": "ExampleBot", "header": 0})
     );
 }
+
+#[tokio::test]
+async fn a_record_to_keep_beside_the_page_when_asked_for() {
+    let (site, robotsd) = setup().await;
+    let url = site.url("/a");
+    // Not asked for: absent.
+    let (_, answer) = page(&robotsd, json!({"url": url, "ua": "Bot"})).await;
+    assert!(answer.get("record").is_none(), "{answer}");
+    let (status, answer) = page(
+        &robotsd,
+        json!({"url": url, "ua": "Bot", "record": true,
+            "headers": [["Content-Usage", "train-ai=n"], ["X-Robots-Tag", "noindex"]],
+            "html": "<meta name=\"tdm-reservation\" content=\"1\">"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let record = &answer["record"];
+    assert_eq!(record["format"], "robotsd-record/1");
+    assert_eq!(record["url"], url);
+    assert_eq!(record["robotsd"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(record["at"], answer["robots"]["at"]);
+    assert_eq!(
+        record["robots_txt"],
+        json!({"allowed": true, "sha256": answer["check"]["robots"]["sha256"], "rule": null})
+    );
+    assert_eq!(
+        record["robots"],
+        json!({"index": false, "follow": true, "snippet": true,
+            "index_rule": {"rule": "noindex", "agent": null, "header": 1}})
+    );
+    let usage = &record["usage"];
+    assert_eq!(usage["vocabulary"], "draft-ietf-aipref-vocab-08");
+    assert_eq!(usage["robots_txt"], answer["usage"]["robots_txt"]);
+    assert_eq!(usage["content_usage_header"], json!({"train-ai": "n"}));
+    assert_eq!(usage["combined"], answer["usage"]["combined"]);
+    assert_eq!(
+        usage["tdm"],
+        json!({"reservation": true, "source": "meta", "policy": null})
+    );
+    // A URL robots.txt disallows: the rule that did, and nothing read of the page.
+    let (_, answer) = page(
+        &robotsd,
+        json!({"url": site.url("/private/x"), "ua": "Bot", "record": true}),
+    )
+    .await;
+    let record = &answer["record"];
+    assert_eq!(record["robots_txt"]["allowed"], false, "{answer}");
+    assert_eq!(record["robots_txt"]["rule"]["line"], 2);
+    assert_eq!(record["robots"], Value::Null);
+    assert_eq!(record["usage"], Value::Null);
+}

@@ -716,6 +716,8 @@ export interface components {
              *     mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
              */
             html_base64?: string | null;
+            /** @description `true`: the answer carries a `record` to store beside the page (docs/page.md). */
+            record?: boolean;
             /**
              * @description The crawler, as `/v1/check` takes it: a product token or a whole User-Agent header, or
              *     several. Rules written for any of its product tokens apply to it.
@@ -738,6 +740,7 @@ export interface components {
             document_cut?: boolean | null;
             /** @description The charset the document was read in, when one was sent. */
             encoding?: string | null;
+            record?: components["schemas"]["RecordJson"] | null;
             robots?: components["schemas"]["PageRobotsJson"] | null;
             usage?: components["schemas"]["PageUsageJson"] | null;
         };
@@ -943,6 +946,127 @@ export interface components {
          * @enum {string}
          */
         Reason: "matched_rule" | "no_matching_rule" | "no_robots_txt" | "redirect_limit" | "unreachable_disallow_all" | "last_good_copy" | "unreachable_no_copy" | "unreachable_30_days";
+        /**
+         * @description A page answer's record, to store beside the page.
+         * @example {
+         *       "at": "2026-11-28T00:00:00Z",
+         *       "format": "robotsd-record/1",
+         *       "robots": {
+         *         "follow": true,
+         *         "index": true,
+         *         "index_rule": null,
+         *         "snippet": true
+         *       },
+         *       "robots_txt": {
+         *         "allowed": true,
+         *         "rule": {
+         *           "directive": "allow",
+         *           "line": 3,
+         *           "pattern": "/articles/"
+         *         },
+         *         "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f"
+         *       },
+         *       "robotsd": "0.1.0",
+         *       "url": "https://example.com/articles/1",
+         *       "usage": {
+         *         "combined": {
+         *           "ai-use": {
+         *             "sources": [],
+         *             "value": null
+         *           },
+         *           "search": {
+         *             "sources": [],
+         *             "value": null
+         *           },
+         *           "train-ai": {
+         *             "sources": [
+         *               "robots_txt",
+         *               "header"
+         *             ],
+         *             "value": "n"
+         *           }
+         *         },
+         *         "content_usage_header": {
+         *           "train-ai": "n"
+         *         },
+         *         "robots_txt": {
+         *           "content_signal": null,
+         *           "content_usage": {
+         *             "train-ai": {
+         *               "line": 4,
+         *               "value": "n"
+         *             }
+         *           }
+         *         },
+         *         "tdm": {
+         *           "policy": null,
+         *           "reservation": true,
+         *           "source": "meta"
+         *         },
+         *         "vocabulary": "draft-ietf-aipref-vocab-08"
+         *       }
+         *     }
+         */
+        RecordJson: {
+            /** @description When robotsd read the page (RFC 3339, UTC). */
+            at: string;
+            /** @description `robotsd-record/1`. */
+            format: string;
+            robots?: components["schemas"]["RecordRobots"] | null;
+            /**
+             * @description What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the
+             *     deciding rule.
+             */
+            robots_txt: components["schemas"]["RecordRobotsTxt"];
+            /** @description The robotsd version that read it. */
+            robotsd: string;
+            /** @description The page's URL, as robots.txt's answer normalised it. */
+            url: string;
+            usage?: components["schemas"]["RecordUsage"] | null;
+        };
+        /** @description The page's robots rules in force. */
+        RecordRobots: {
+            /** @description Its links may be followed. */
+            follow: boolean;
+            /** @description The page may be indexed. */
+            index: boolean;
+            index_rule?: components["schemas"]["PageRuleJson"] | null;
+            /** @description A snippet may be shown. */
+            snippet: boolean;
+        };
+        /** @description What robots.txt said of the URL. */
+        RecordRobotsTxt: {
+            /** @description Whether it allowed the URL. */
+            allowed: boolean;
+            rule?: components["schemas"]["RuleJson"] | null;
+            /** @description The SHA-256 of the copy's bytes as served (hex); null when there was no file. */
+            sha256?: string | null;
+        };
+        /** @description TDMRep, as the record keeps it. */
+        RecordTdm: {
+            /** @description The policy's URL, with a reservation. */
+            policy?: string | null;
+            /** @description `true`: reserved; `false`: not reserved; null: unset. */
+            reservation?: boolean | null;
+            /** @description `well_known`, `header` or `meta`. */
+            source?: string | null;
+        };
+        /** @description The AI-use statements about the page, with their sources. */
+        RecordUsage: {
+            /** @description aipref's rule over both, per category. */
+            combined: {
+                [key: string]: components["schemas"]["CombinedJson"];
+            };
+            /** @description The page's `Content-Usage` header: its categories with a `y` or `n`. */
+            content_usage_header: {
+                [key: string]: components["schemas"]["PreferenceValue"];
+            };
+            robots_txt?: components["schemas"]["UsageJson"] | null;
+            /** @description TDMRep's reservation, where it came from, and the policy in force. */
+            tdm: components["schemas"]["RecordTdm"];
+            /** @description The revision of aipref's vocabulary followed. */
+            vocabulary: string;
+        };
         /**
          * @description What a worker saw when it fetched a page.
          * @example {

@@ -453,6 +453,60 @@ Why the verdict is what it is: a closed set, documented in README.md.
 """
 
 
+class RecordRobots(Struct):
+    """
+    The page's robots rules in force.
+    """
+
+    follow: Annotated[bool, Meta(description="Its links may be followed.")]
+    """
+    Its links may be followed.
+    """
+    index: Annotated[bool, Meta(description="The page may be indexed.")]
+    """
+    The page may be indexed.
+    """
+    snippet: Annotated[bool, Meta(description="A snippet may be shown.")]
+    """
+    A snippet may be shown.
+    """
+    index_rule: Union[PageRuleJson, None, UnsetType] = UNSET
+
+
+class RecordTdm(Struct):
+    """
+    TDMRep, as the record keeps it.
+    """
+
+    policy: Union[
+        Annotated[str, Meta(description="The policy's URL, with a reservation.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The policy's URL, with a reservation.
+    """
+    reservation: Union[
+        Annotated[
+            bool,
+            Meta(description="`true`: reserved; `false`: not reserved; null: unset."),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `true`: reserved; `false`: not reserved; null: unset.
+    """
+    source: Union[
+        Annotated[str, Meta(description="`well_known`, `header` or `meta`.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `well_known`, `header` or `meta`.
+    """
+
+
 class ReportItem(Struct):
     """
     What a worker saw when it fetched a page.
@@ -1360,6 +1414,18 @@ class PageRequest(Struct):
     The document's bytes, base64, instead of `html`: read in its own charset (byte order
     mark, `Content-Type`, a `meta` charset, else UTF-8 or windows-1252).
     """
+    record: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="`true`: the answer carries a `record` to store beside the page (docs/page.md)."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    `true`: the answer carries a `record` to store beside the page (docs/page.md).
+    """
     ua: Union[
         Annotated[
             UserAgents,
@@ -1537,6 +1603,31 @@ class PreferenceJson(Struct):
     value: Annotated[PreferenceValue, Meta(description="`y` or `n`.")]
     """
     `y` or `n`.
+    """
+
+
+class RecordRobotsTxt(Struct):
+    """
+    What robots.txt said of the URL.
+    """
+
+    allowed: Annotated[bool, Meta(description="Whether it allowed the URL.")]
+    """
+    Whether it allowed the URL.
+    """
+    rule: Union[RuleJson, None, UnsetType] = UNSET
+    sha256: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The SHA-256 of the copy's bytes as served (hex); null when there was no file."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The SHA-256 of the copy's bytes as served (hex); null when there was no file.
     """
 
 
@@ -2231,6 +2322,45 @@ class PageUsageJson(Struct):
     robots_txt: Union[UsageJson, None, UnsetType] = UNSET
 
 
+class RecordUsage(Struct):
+    """
+    The AI-use statements about the page, with their sources.
+    """
+
+    combined: Annotated[
+        dict[str, CombinedJson],
+        Meta(description="aipref's rule over both, per category."),
+    ]
+    """
+    aipref's rule over both, per category.
+    """
+    content_usage_header: Annotated[
+        dict[str, PreferenceValue],
+        Meta(
+            description="The page's `Content-Usage` header: its categories with a `y` or `n`."
+        ),
+    ]
+    """
+    The page's `Content-Usage` header: its categories with a `y` or `n`.
+    """
+    tdm: Annotated[
+        RecordTdm,
+        Meta(
+            description="TDMRep's reservation, where it came from, and the policy in force."
+        ),
+    ]
+    """
+    TDMRep's reservation, where it came from, and the policy in force.
+    """
+    vocabulary: Annotated[
+        str, Meta(description="The revision of aipref's vocabulary followed.")
+    ]
+    """
+    The revision of aipref's vocabulary followed.
+    """
+    robots_txt: Union[UsageJson, None, UnsetType] = UNSET
+
+
 BatchItem: TypeAlias = Annotated[
     Union[CheckResponse, VerdictResponse, BatchItem1],
     Meta(
@@ -2322,6 +2452,43 @@ class EvaluateResponse(Struct):
     """
 
 
+class RecordJson(Struct):
+    """
+    A page answer's record, to store beside the page.
+    """
+
+    at: Annotated[str, Meta(description="When robotsd read the page (RFC 3339, UTC).")]
+    """
+    When robotsd read the page (RFC 3339, UTC).
+    """
+    format: Annotated[str, Meta(description="`robotsd-record/1`.")]
+    """
+    `robotsd-record/1`.
+    """
+    robots_txt: Annotated[
+        RecordRobotsTxt,
+        Meta(
+            description="What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the\ndeciding rule."
+        ),
+    ]
+    """
+    What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the
+    deciding rule.
+    """
+    robotsd: Annotated[str, Meta(description="The robotsd version that read it.")]
+    """
+    The robotsd version that read it.
+    """
+    url: Annotated[
+        str, Meta(description="The page's URL, as robots.txt's answer normalised it.")
+    ]
+    """
+    The page's URL, as robots.txt's answer normalised it.
+    """
+    robots: Union[RecordRobots, None, UnsetType] = UNSET
+    usage: Union[RecordUsage, None, UnsetType] = UNSET
+
+
 class PageResponse(Struct):
     """
     What robotsd makes of a fetched page, for the crawler.
@@ -2370,5 +2537,6 @@ class PageResponse(Struct):
     """
     The charset the document was read in, when one was sent.
     """
+    record: Union[RecordJson, None, UnsetType] = UNSET
     robots: Union[PageRobotsJson, None, UnsetType] = UNSET
     usage: Union[PageUsageJson, None, UnsetType] = UNSET
