@@ -324,6 +324,10 @@ type Report struct {
 	// Connection is ConnectionRefused or ConnectionReset when the connection to the site failed
 	// before any answer (instead of a Status or Timeout): a pushback, as a timeout is.
 	Connection string `json:"connection,omitempty"`
+	// ResponseMS is how long the site took to answer, in milliseconds, measured the same way
+	// for every page (0: not said). A site answering much slower than its recent baseline
+	// slows the whole fleet (robotsd's docs/politeness.md).
+	ResponseMS int64 `json:"response_ms,omitempty"`
 }
 
 // The values of Report.Connection.

@@ -80,6 +80,12 @@ pub struct ReportItem {
     /// `timeout`). A pushback, like a timeout, counted apart.
     #[serde(default)]
     pub connection: Option<ConnectionFailure>,
+    /// How long the site took to answer, in milliseconds, as the worker measured it (the same
+    /// way for every page: to the first byte, or to the whole response). A lane whose site
+    /// answers much slower than its recent baseline slows for the whole fleet
+    /// (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
+    #[serde(default)]
+    pub response_ms: Option<u64>,
 }
 
 /// `POST /v1/feedback`: what the sites answered, many pages at once.
@@ -175,7 +181,8 @@ async fn take_report(
     let target = parse_target(&item.url).map_err(ApiError::Url)?;
     let report =
         Report::with_connection(item.status, item.retry_after, item.timeout, item.connection)
-            .map_err(|e| ApiError::InvalidReport(e.to_string()))?;
+            .map_err(|e| ApiError::InvalidReport(e.to_string()))?
+            .with_response_time(item.response_ms);
     let checked_here = state.checker.cache().knows(&target.origin);
     let origin = target.origin.key().to_string();
     let pacer = state.checker.pacer();

@@ -7,8 +7,9 @@
 //! site asked for, and a slowdown factor with the time it was last changed. A reservation takes
 //! the earliest time that keeps the asker's interval after the last slot and is past any
 //! `Retry-After`; it is refused (deferred) when that is further ahead than the longest wait. A
-//! site's pushback doubles the slowdown; it decays by half every [`SLOWDOWN_HALF_LIFE_MS`], and
-//! each success reported takes a tenth of what is left.
+//! site's pushback doubles the slowdown, a site answering slower than its baseline multiplies it
+//! by 1.5 ([`Signal::Slow`]); it decays by half every [`SLOWDOWN_HALF_LIFE_MS`], and each
+//! success reported takes a tenth of what is left.
 //!
 //! Whoever decides for the whole fleet (the shared store) keeps each interval after the last
 //! slot. A replica that decides alone, without a store or while it is down, knows nothing of
@@ -26,6 +27,10 @@ pub const MAX_SLOWDOWN: u64 = 64 * UNSLOWED;
 pub const SLOWDOWN_HALF_LIFE_MS: u64 = 60_000;
 /// A reported success keeps this many tenths of the excess slowdown.
 pub const SUCCESS_KEEPS_TENTHS: u64 = 9;
+/// A site answering slower than its baseline multiplies the slowdown by this many tenths
+/// (×1.5): gentler than a pushback's doubling, since slowness is a hint (cbcp §2.3) where a 429
+/// is a request.
+pub const SLOW_GROWS_TENTHS: u64 = 15;
 
 /// The pacing settings; each is a flag.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -263,6 +268,8 @@ pub enum Signal {
         /// The `Retry-After` asked for, in milliseconds, already capped.
         retry_after_ms: Option<u64>,
     },
+    /// The site answered, but much slower than its recent baseline (`crate::pacing::latency`).
+    Slow,
 }
 
 impl PaceState {
@@ -339,6 +346,7 @@ impl PaceState {
         self.slowdown = match signal {
             Signal::Success => UNSLOWED + (current - UNSLOWED) * SUCCESS_KEEPS_TENTHS / 10,
             Signal::Pushback { .. } => current.saturating_mul(2).min(MAX_SLOWDOWN),
+            Signal::Slow => (current.saturating_mul(SLOW_GROWS_TENTHS) / 10).min(MAX_SLOWDOWN),
         };
         self.slowdown_at = now;
         if let Signal::Pushback {

@@ -312,3 +312,20 @@ fn replicas_alone_with_their_indices_never_hand_out_two_slots_closer_than_a_peri
         })
         .unwrap();
 }
+
+#[test]
+fn a_slow_site_grows_the_slowdown_by_half_capped_and_decaying() {
+    let mut state = PaceState::default();
+    state.signal(T0, Signal::Slow);
+    assert_eq!(state.slowdown_at(T0), 1500);
+    state.signal(T0, Signal::Slow);
+    assert_eq!(state.slowdown_at(T0), 2250);
+    // No Retry-After: nothing is blocked.
+    assert_eq!(state.blocked_until, 0);
+    // Decays as a pushback's does: the excess halves each half-life.
+    assert_eq!(state.slowdown_at(T0 + SLOWDOWN_HALF_LIFE_MS), 1625);
+    for _ in 0..40 {
+        state.signal(T0, Signal::Slow);
+    }
+    assert_eq!(state.slowdown_at(T0), MAX_SLOWDOWN);
+}

@@ -9,10 +9,11 @@ use std::time::Duration;
 use crate::clock::Timestamp;
 use crate::pace_policy::{Signal, millis};
 
-/// One page fetch as a worker saw it: a status, or a timeout.
+/// One page fetch as a worker saw it: a status, or a timeout; and how long the site took.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Report {
     outcome: Outcome,
+    response_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,17 +69,20 @@ pub enum SignalKind {
     Refused,
     /// The connection was reset.
     Reset,
+    /// An answer much slower than the site's baseline ([`super::latency`]).
+    Slow,
 }
 
 impl SignalKind {
     /// Every kind, in label order.
-    pub const ALL: [SignalKind; 6] = [
+    pub const ALL: [SignalKind; 7] = [
         SignalKind::Success,
         SignalKind::Pushback,
         SignalKind::RetryAfter,
         SignalKind::Timeout,
         SignalKind::Refused,
         SignalKind::Reset,
+        SignalKind::Slow,
     ];
 
     /// The metric label.
@@ -90,6 +94,7 @@ impl SignalKind {
             SignalKind::Timeout => "timeout",
             SignalKind::Refused => "refused",
             SignalKind::Reset => "reset",
+            SignalKind::Slow => "slow",
         }
     }
 }
@@ -127,7 +132,21 @@ impl Report {
                 retry_after: retry_after.filter(|value| value.len() <= MAX_RETRY_AFTER_BYTES),
             },
         };
-        Ok(Report { outcome })
+        Ok(Report {
+            outcome,
+            response_ms: None,
+        })
+    }
+
+    /// The same report, with the time the site took to answer, as the worker measured it.
+    pub fn with_response_time(mut self, response_ms: Option<u64>) -> Report {
+        self.response_ms = response_ms;
+        self
+    }
+
+    /// The time the site took to answer, when the worker said.
+    pub fn response_ms(&self) -> Option<u64> {
+        self.response_ms
     }
 
     /// What the report means at `now`, with a `Retry-After` capped at `max_retry_after`.

@@ -14,6 +14,7 @@
 pub mod answer;
 mod feedback;
 pub mod lane;
+pub mod latency;
 mod local;
 
 use std::sync::Arc;
@@ -21,11 +22,12 @@ use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{
-    FleetShare, PaceConfig, PaceState, SlotGrant, SlotRequest, UNSLOWED, millis,
+    FleetShare, PaceConfig, PaceState, Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
 };
 use crate::store::{PaceReading, Store};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
 pub use lane::PaceKey;
+use latency::{Latency, Reading};
 use local::LocalPaces;
 
 /// Where the interval of a reservation came from.
@@ -134,6 +136,7 @@ pub struct Pacer {
     key: PaceKey,
     share: FleetShare,
     local: LocalPaces,
+    latency: Latency,
     store: Option<Store>,
     clock: Arc<dyn Clock>,
     observer: Option<PaceObserver>,
@@ -158,14 +161,17 @@ fn factor(slowdown: u64) -> f64 {
 }
 
 impl Pacer {
-    /// A pacer keeping its state in this replica, in at most `capacity_bytes`, on `clock`.
+    /// A pacer keeping its state in this replica, in at most `capacity_bytes`, on `clock`: an
+    /// eighth of it for the lanes' response-time baselines, the rest for their slots.
     pub fn new(config: PaceConfig, capacity_bytes: u64, clock: Arc<dyn Clock>) -> Pacer {
-        let local = LocalPaces::new(capacity_bytes, config.keep());
+        let baselines = capacity_bytes / 8;
+        let local = LocalPaces::new(capacity_bytes - baselines, config.keep());
         Pacer {
             config: Arc::new(config),
             key: PaceKey::default(),
             share: FleetShare::WHOLE,
             local,
+            latency: Latency::new(baselines),
             store: None,
             clock,
             observer: None,
@@ -305,7 +311,21 @@ impl Pacer {
         report: &Report,
         checked_here: bool,
     ) -> Option<PaceView> {
-        let (signal, kind) = report.signal(self.clock.now(), self.config.max_retry_after);
+        let (mut signal, mut kind) = report.signal(self.clock.now(), self.config.max_retry_after);
+        // Only an answer's time says how the site is doing; a pushback already says more.
+        if let (Signal::Success, Some(ms)) = (signal, report.response_ms()) {
+            match self.latency.observe(lane, ms, self.now_ms()) {
+                Reading::Usual => {}
+                Reading::Slow => (signal, kind) = (Signal::Slow, SignalKind::Slow),
+                Reading::StillSlow => {
+                    let view = self.view(lane).await;
+                    if view.is_some() {
+                        self.observe(PaceEvent::Reported(SignalKind::Slow));
+                    }
+                    return view;
+                }
+            }
+        }
         let shared = match &self.store {
             Some(store) => store
                 .signal(lane, origin, signal, self.config.keep())

@@ -13,8 +13,8 @@ use std::time::Duration;
 use super::redis_store::{RedisStore, eval};
 use super::{PaceReading, StoreError};
 use crate::pace_policy::{
-    MAX_SLOWDOWN, PaceState, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS, Signal, SlotGrant,
-    SlotRequest, UNSLOWED, millis,
+    MAX_SLOWDOWN, PaceState, SLOW_GROWS_TENTHS, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS,
+    Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
 };
 
 /// Reads the state and Redis's now, and defines `slowdown_at(now)` as the policy does. The
@@ -57,7 +57,7 @@ if blocked <= now then blocked = 0 end
 return {reserved, at, now, applied, slow, blocked}
 ";
 
-/// ARGV: 0 (success) or 1 (pushback), the `Retry-After` in ms or -1, keep (ms), and 1 to
+/// ARGV: 0 (success), 1 (pushback) or 2 (slow), the `Retry-After` in ms or -1, keep (ms), and 1 to
 /// create the state or 0 to change only a state that exists. Returns the state after it and
 /// now, as [`read`] does; or `exists` 0, and nothing written.
 const SIGNAL: &str = r"
@@ -69,6 +69,8 @@ if ARGV[1] == '1' then
   slow = math.min(slow * 2, MAX_SLOWDOWN)
   local after = tonumber(ARGV[2])
   if after >= 0 then blocked = math.max(blocked, now + after) end
+elseif ARGV[1] == '2' then
+  slow = math.min(math.floor(slow * SLOW_TENTHS / 10), MAX_SLOWDOWN)
 else
   slow = UNSLOWED + math.floor((slow - UNSLOWED) * KEEP_TENTHS / 10)
 end
@@ -90,6 +92,7 @@ fn script(body: &str) -> String {
         .replace("MAX_SLOWDOWN", &MAX_SLOWDOWN.to_string())
         .replace("HALF_LIFE", &SLOWDOWN_HALF_LIFE_MS.to_string())
         .replace("KEEP_TENTHS", &SUCCESS_KEEPS_TENTHS.to_string())
+        .replace("SLOW_TENTHS", &SLOW_GROWS_TENTHS.to_string())
 }
 
 /// The three scripts, built once.
@@ -162,6 +165,7 @@ pub(super) async fn signal(
 ) -> Result<Option<PaceReading>, StoreError> {
     let (kind, after) = match signal {
         Signal::Success => (0, -1),
+        Signal::Slow => (2, -1),
         Signal::Pushback { retry_after_ms } => (
             1,
             retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
@@ -224,6 +228,7 @@ mod tests {
         }
         assert!(scripts.signal.contains("math.min(slow * 2, 64000)"));
         assert!(scripts.signal.contains("* 9 / 10"));
+        assert!(scripts.signal.contains("math.floor(slow * 15 / 10)"));
     }
 
     #[test]

@@ -1077,6 +1077,14 @@ export interface components {
          */
         ReportItem: {
             connection?: components["schemas"]["ConnectionFailure"] | null;
+            /**
+             * Format: int64
+             * @description How long the site took to answer, in milliseconds, as the worker measured it (the same
+             *     way for every page: to the first byte, or to the whole response). A lane whose site
+             *     answers much slower than its recent baseline slows for the whole fleet
+             *     (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
+             */
+            response_ms?: number | null;
             /** @description The `Retry-After` header as received (seconds or an HTTP date), if any. */
             retry_after?: string | null;
             /**

@@ -17,6 +17,7 @@ use crate::support::{Robotsd, json_of, post_value};
 
 mod alone;
 mod lanes_and_reports;
+mod slowing;
 
 /// A loopback site that logs when each page request arrived; `/robots.txt` is `robots`, and the
 /// pages under `/limited/` answer 429 with `Retry-After: 3` the first time.

@@ -520,6 +520,23 @@ class ReportItem(Struct):
     The page's URL (its origin is what the report is about).
     """
     connection: Union[ConnectionFailure, None, UnsetType] = UNSET
+    response_ms: Union[
+        Annotated[
+            int,
+            Meta(
+                description="How long the site took to answer, in milliseconds, as the worker measured it (the same\nway for every page: to the first byte, or to the whole response). A lane whose site\nanswers much slower than its recent baseline slows for the whole fleet\n(docs/politeness.md); taken from answers that are no pushback, at most 600,000.",
+                ge=0,
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    How long the site took to answer, in milliseconds, as the worker measured it (the same
+    way for every page: to the first byte, or to the whole response). A lane whose site
+    answers much slower than its recent baseline slows for the whole fleet
+    (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
+    """
     retry_after: Union[
         Annotated[
             str,
