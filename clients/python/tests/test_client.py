@@ -429,6 +429,8 @@ def test_feedback_returns_the_origins_pacing_state(make_site: MakeSite, robotsd:
                 ReportItem(url=site.url + "/p/2", status=200),
             ]
         )
+        # A response time is taken with a report: the first few only make the lane's baseline.
+        timed = client.report(site.url + "/p/2", status=200, response_ms=40)
         after = client.check(site.url + "/p/3", "ExampleBot", pace=True)
         held = client.robots(site.url)
         with pytest.raises(ProblemError) as neither:
@@ -438,6 +440,7 @@ def test_feedback_returns_the_origins_pacing_state(make_site: MakeSite, robotsd:
     assert isinstance(refused, ReportTaken) and refused.origin == site.url
     assert isinstance(refused.pace, PaceStateJson)
     assert refused.pace.slowdown == 2.0 and refused.pace.scope == "local"
+    assert isinstance(timed, ReportTaken) and timed.origin == site.url
     assert refused.pace.last_slot == slot.pace.not_before
     assert refused.pace.retry_after_until
     held_until = instant(refused.pace.retry_after_until)

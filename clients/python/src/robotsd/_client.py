@@ -199,6 +199,7 @@ def _report_item(
     retry_after: Optional[str],
     timeout: bool,
     connection: Optional[str] = None,
+    response_ms: Optional[int] = None,
 ) -> ReportItem:
     return ReportItem(
         url=url,
@@ -206,6 +207,7 @@ def _report_item(
         retry_after=msgspec.UNSET if retry_after is None else retry_after,
         timeout=True if timeout else msgspec.UNSET,
         connection=msgspec.UNSET if connection is None else connection,
+        response_ms=msgspec.UNSET if response_ms is None else response_ms,
     )
 
 
@@ -399,14 +401,15 @@ class Client:
         retry_after: Optional[str] = None,
         timeout: bool = False,
         connection: Optional[str] = None,
+        response_ms: Optional[int] = None,
     ) -> ReportTaken:
         """Report one answer, as :meth:`feedback` does: ``status`` (with the ``Retry-After``
         header's value as received, if any), ``timeout=True``, or ``connection="refused"`` or
-        ``"reset"``. Returns the origin's pacing state after it; a problem with the report
-        raises :class:`ProblemError`."""
-        return _one_report(
-            self.feedback([_report_item(url, status, retry_after, timeout, connection)])
-        )
+        ``"reset"``; with ``response_ms``, how long the site took (a site answering much slower
+        than usual slows the fleet). Returns the origin's pacing state after it; a problem with
+        the report raises :class:`ProblemError`."""
+        item = _report_item(url, status, retry_after, timeout, connection, response_ms)
+        return _one_report(self.feedback([item]))
 
     def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
         """What robotsd holds for ``url``'s origin (``GET /v1/robots``), fetching it if needed."""
@@ -549,12 +552,11 @@ class AsyncClient:
         retry_after: Optional[str] = None,
         timeout: bool = False,
         connection: Optional[str] = None,
+        response_ms: Optional[int] = None,
     ) -> ReportTaken:
         """As :meth:`Client.report`."""
-        results = await self.feedback(
-            [_report_item(url, status, retry_after, timeout, connection)]
-        )
-        return _one_report(results)
+        item = _report_item(url, status, retry_after, timeout, connection, response_ms)
+        return _one_report(await self.feedback([item]))
 
     async def robots(self, url: str, *, include_robots_txt: bool = False) -> RobotsResponse:
         """As :meth:`Client.robots`."""
