@@ -83,9 +83,22 @@ pub struct ReportItem {
     /// How long the site took to answer, in milliseconds, as the worker measured it (the same
     /// way for every page: to the first byte, or to the whole response). A lane whose site
     /// answers much slower than its recent baseline slows for the whole fleet
-    /// (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
-    #[serde(default)]
+    /// (docs/politeness.md); taken from answers that are no pushback. At most 600,000 (ten
+    /// minutes): a larger value is refused with the request, as any value out of its schema.
+    #[serde(default, deserialize_with = "response_ms")]
+    #[schema(minimum = 0, maximum = 600_000)]
     pub response_ms: Option<u64>,
+}
+
+/// A report's `response_ms`, within the bound its schema states.
+fn response_ms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let value = <Option<u64> as Deserialize>::deserialize(d)?;
+    match value {
+        Some(ms) if ms > crate::pacing::latency::MAX_RESPONSE_MS => Err(serde::de::Error::custom(
+            format!("response_ms {ms} is over 600000 (ten minutes)"),
+        )),
+        value => Ok(value),
+    }
 }
 
 /// `POST /v1/feedback`: what the sites answered, many pages at once.

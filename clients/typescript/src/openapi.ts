@@ -1082,7 +1082,8 @@ export interface components {
              * @description How long the site took to answer, in milliseconds, as the worker measured it (the same
              *     way for every page: to the first byte, or to the whole response). A lane whose site
              *     answers much slower than its recent baseline slows for the whole fleet
-             *     (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
+             *     (docs/politeness.md); taken from answers that are no pushback. At most 600,000 (ten
+             *     minutes): a larger value is refused with the request, as any value out of its schema.
              */
             response_ms?: number | null;
             /** @description The `Retry-After` header as received (seconds or an HTTP date), if any. */

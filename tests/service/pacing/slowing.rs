@@ -138,3 +138,19 @@ async fn a_site_that_slows_under_load_is_given_wider_intervals_by_the_whole_flee
     // under it while the slowdown eases and above it once the site slows again.
     assert!(median(late.clone()) >= 225, "late gaps {late:?}");
 }
+
+#[tokio::test]
+async fn a_response_time_past_its_bound_is_refused_with_the_request() {
+    let redis = RedisServer::start().await;
+    let replicas = replicas(&redis, &[]).await;
+    let url = replicas[0].url("/v1/feedback");
+    let report = |ms: u64| json!({"reports": [{"url": "https://example.com/a", "status": 200, "response_ms": ms}]});
+    let (status, answer) = post_value(&url, &report(600_001)).await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(
+        answer["type"], "urn:robotsd:problem:invalid-body",
+        "{answer}"
+    );
+    let (status, answer) = post_value(&url, &report(600_000)).await;
+    assert_eq!(status, 200, "{answer}");
+}

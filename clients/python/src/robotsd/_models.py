@@ -524,8 +524,9 @@ class ReportItem(Struct):
         Annotated[
             int,
             Meta(
-                description="How long the site took to answer, in milliseconds, as the worker measured it (the same\nway for every page: to the first byte, or to the whole response). A lane whose site\nanswers much slower than its recent baseline slows for the whole fleet\n(docs/politeness.md); taken from answers that are no pushback, at most 600,000.",
+                description="How long the site took to answer, in milliseconds, as the worker measured it (the same\nway for every page: to the first byte, or to the whole response). A lane whose site\nanswers much slower than its recent baseline slows for the whole fleet\n(docs/politeness.md); taken from answers that are no pushback. At most 600,000 (ten\nminutes): a larger value is refused with the request, as any value out of its schema.",
                 ge=0,
+                le=600000,
             ),
         ],
         None,
@@ -535,7 +536,8 @@ class ReportItem(Struct):
     How long the site took to answer, in milliseconds, as the worker measured it (the same
     way for every page: to the first byte, or to the whole response). A lane whose site
     answers much slower than its recent baseline slows for the whole fleet
-    (docs/politeness.md); taken from answers that are no pushback, at most 600,000.
+    (docs/politeness.md); taken from answers that are no pushback. At most 600,000 (ten
+    minutes): a larger value is refused with the request, as any value out of its schema.
     """
     retry_after: Union[
         Annotated[
