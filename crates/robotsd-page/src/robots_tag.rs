@@ -9,8 +9,8 @@
 //! cut and ignore the rest (§3.1.1). robotsd reads a field whole (the API bounds a value at
 //! 16 KiB). Where robotsd decides: rules are case-insensitive (§3.1.3) while RFC 9651 keys are
 //! lower case, so a field that does not parse is read again in lower case; and a member that
-//! still does not parse ends the field as a cut does, the members before it honoured and the
-//! rest listed as unparseable, so that a typo in one member never drops the others' rules.
+//! still does not parse is listed as unparseable while the members around it count, so that a
+//! typo in one member never drops the others' rules.
 
 use sfv::{BareItem, Item, ListEntry, Parser};
 
@@ -29,8 +29,7 @@ pub struct TagRule {
 pub struct TagLine {
     /// Its rules, in order.
     pub rules: Vec<TagRule>,
-    /// From the first member that does not parse (or is not a product token) to the end: not
-    /// read.
+    /// The members that do not parse (or name no product token), joined by `, `: not read.
     pub unparseable: Option<String>,
 }
 
@@ -46,8 +45,8 @@ pub fn field_line(value: &str) -> TagLine {
             for entry in &list {
                 match entry {
                     ListEntry::Item(item) if member(item, &mut line.rules) => {}
-                    // An Inner List, or an Item that names no product token: read as a field
-                    // cut there.
+                    // An Inner List, or an Item that names no product token: the members are
+                    // read one at a time.
                     _ => return member_by_member(&text),
                 }
             }
@@ -57,22 +56,25 @@ pub fn field_line(value: &str) -> TagLine {
     member_by_member(&trimmed.to_ascii_lowercase())
 }
 
-/// The members of a field that does not parse as a List, read one at a time up to the first
-/// that does not parse: as a cut field is read.
+/// The members of a field that does not parse as a List, read one at a time: a member that
+/// does not parse is listed as unparseable and the members after it still count, since every
+/// rule restricts and one broken member must not drop another's `noindex`.
 fn member_by_member(text: &str) -> TagLine {
     let mut line = TagLine::default();
+    let mut broken: Vec<&str> = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
         let (member_text, after) = split_member(rest);
-        let parsed = Parser::new(member_text.trim_matches([' ', '\t']).as_bytes()).parse::<Item>();
+        let member_text = member_text.trim_matches([' ', '\t']);
+        let parsed = Parser::new(member_text.as_bytes()).parse::<Item>();
         match parsed {
-            Ok(item) if member(&item, &mut line.rules) => rest = after,
-            _ => {
-                line.unparseable = Some(rest.trim_matches([' ', '\t']).to_owned());
-                break;
-            }
+            Ok(item) if member(&item, &mut line.rules) => {}
+            _ if member_text.is_empty() => {}
+            _ => broken.push(member_text),
         }
+        rest = after;
     }
+    line.unparseable = (!broken.is_empty()).then(|| broken.join(", "));
     line
 }
 

@@ -50,25 +50,29 @@ fn rules_are_case_insensitive_though_keys_are_lower_case() {
 }
 
 #[test]
-fn a_member_that_does_not_parse_ends_the_field_as_a_cut_does() {
-    // The members before it are honoured, the rest listed as not read.
-    let line = field_line(r#"*;noindex, Bad Bot;nofollow, other;nosnippet"#);
+fn a_member_that_does_not_parse_drops_no_other_members_rules() {
+    // A broken member before a `*;noindex` must not lose it: every rule restricts.
+    let line = field_line(r#"Bad Bot;nofollow, *;noindex, other;nosnippet"#);
     assert_eq!(
         line.rules,
-        [TagRule {
-            agent: None,
-            text: "noindex".into()
-        }]
+        [
+            TagRule {
+                agent: None,
+                text: "noindex".into()
+            },
+            TagRule {
+                agent: Some("other".into()),
+                text: "nosnippet".into()
+            },
+        ]
     );
-    assert_eq!(
-        line.unparseable.as_deref(),
-        Some("bad bot;nofollow, other;nosnippet")
-    );
+    assert_eq!(line.unparseable.as_deref(), Some("bad bot;nofollow"));
     // A String where a product token goes is no member either; a comma in a String is not
     // a member's end.
-    let line = field_line(r#"*;unavailable_after="a, b";noindex, "quoted";noindex"#);
-    assert_eq!(line.rules.len(), 2);
+    let line = field_line(r#"*;unavailable_after="a, b";noindex, "quoted";noindex, *;nofollow"#);
+    assert_eq!(line.rules.len(), 3);
     assert_eq!(line.rules[0].text, "unavailable_after:a, b");
+    assert_eq!(line.rules[2].text, "nofollow");
     assert_eq!(line.unparseable.as_deref(), Some(r#""quoted";noindex"#));
     // An Inner List names no product token.
     let line = field_line("(a b);noindex");
