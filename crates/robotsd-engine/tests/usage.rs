@@ -302,20 +302,31 @@ fn vocab_6_5_2_parameters_on_an_unknown_preference() {
     );
 }
 
+/// `(category, preference, known)` of every entry for `bot` at the root of `robots`.
+fn known(robots: &str) -> Vec<(String, Preference, bool)> {
+    let parsed = RobotsTxt::parse(robots.as_bytes());
+    let verdict = parsed.check(&["bot"], "https://example.com/");
+    verdict
+        .usage("/", PercentDecoding::Google)
+        .entries
+        .iter()
+        .map(|e| (e.category.to_string(), e.preference, e.is_known()))
+        .collect()
+}
+
 /// §6.4: unknown labels are ignored when applying preferences; robotsd reports them, flagged, so
 /// that files written for earlier revisions (`train-genai`, `bots`) are still visible.
 #[test]
 fn vocab_6_4_unknown_labels_are_reported_and_flagged() {
     let robots = "User-Agent: *\nContent-Usage: train-genai=n, train-ai=y\n";
-    let parsed = RobotsTxt::parse(robots.as_bytes());
-    let verdict = parsed.check(&["bot"], "https://example.com/");
-    let found: Vec<_> = verdict
-        .usage("/", PercentDecoding::Google)
-        .entries
-        .iter()
-        .map(|e| (e.category, e.preference, e.is_known()))
-        .collect();
-    assert_eq!(found, [("train-ai", Y, true), ("train-genai", N, false)]);
+    let found = known(robots);
+    assert_eq!(
+        found,
+        [
+            ("train-ai".into(), Y, true),
+            ("train-genai".into(), N, false)
+        ]
+    );
     assert_eq!(
         diagnostics(robots),
         [(
@@ -331,15 +342,11 @@ fn vocab_6_4_unknown_labels_are_reported_and_flagged() {
 #[test]
 fn vocab_4_ai_use_is_a_category_of_its_own() {
     let robots = "User-Agent: *\nContent-Usage: ai-use=n, search=y\n";
-    let parsed = RobotsTxt::parse(robots.as_bytes());
-    let verdict = parsed.check(&["bot"], "https://example.com/");
-    let found: Vec<_> = verdict
-        .usage("/", PercentDecoding::Google)
-        .entries
-        .iter()
-        .map(|e| (e.category, e.preference, e.is_known()))
-        .collect();
-    assert_eq!(found, [("ai-use", N, true), ("search", Y, true)]);
+    let found = known(robots);
+    assert_eq!(
+        found,
+        [("ai-use".into(), N, true), ("search".into(), Y, true)]
+    );
     assert_eq!(diagnostics(robots), []);
 }
 
