@@ -127,6 +127,7 @@ mod tests {
             allowed: a.allowed,
             reason: a.reason,
             pace: crate::fast::answer_json::pace_member(&Paced::NotAsked),
+            record: None,
         })
     }
 

@@ -13,7 +13,7 @@ mod page;
 mod params;
 mod parsed;
 pub mod problem;
-mod record;
+pub mod record;
 mod robots;
 mod rsl;
 pub mod types;
@@ -245,9 +245,10 @@ async fn check_one(
         ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: only `allowed` and `reason`.", example = "verdict"),
         ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
         ("pace" = Option<bool>, Query, description = pace::PACE_PARAM, example = true),
+        ("record" = Option<bool>, Query, description = RECORD_PARAM, example = true),
     ),
     responses(
-        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), and with `pace=true` the fetch slot.", body = CheckAnswer),
+        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, and with `record=true` the record.", body = CheckAnswer),
         (status = 400, description = "Missing or invalid url or ua, or more agents than --max-agents (a check's names) and --max-agent-names (one value's) allow.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
         EdgeProblems,
@@ -287,6 +288,7 @@ async fn check_answer(
             ("view", false),
             ("percent_decoding", false),
             ("pace", false),
+            ("record", false),
         ],
     )?;
     let view = view(&pairs)?;
@@ -295,6 +297,7 @@ async fn check_answer(
         pace: pace::pace_param(&pairs)?,
         licenses: view == View::Full,
     };
+    let record = params::flag(&pairs, "record")?;
     let url = required_url(&pairs)?;
     let agents: Vec<&str> = pairs
         .iter()
@@ -307,11 +310,24 @@ async fn check_answer(
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
         View::Verdict => write_verdict(&mut body, &answer),
     }
+    if record {
+        append_record(&mut body, state, &answer);
+    }
     let cache = answer
         .source
         .as_ref()
         .map(|source| CacheResult(source.cache));
     Ok((json::response(body), cache))
+}
+
+/// The OpenAPI description of the `record` parameter.
+const RECORD_PARAM: &str = "`true`: the answer also carries `record`, what robots.txt said of the URL (its SHA-256, the deciding rule, its preferences for the URL, the time and robotsd's version), compact, to store beside the fetched page (docs/page.md). Default `false`.";
+
+/// Adds `record` to the answer written in `body`, at the time of the cache's clock.
+fn append_record(body: &mut Vec<u8>, state: &AppState, answer: &checker::Answer) {
+    let now = state.checker.cache().clock().now().since_epoch().as_secs();
+    let at = robotsd_page::date::format_rfc3339(i64::try_from(now).unwrap_or(i64::MAX));
+    record::append(body, answer, at);
 }
 
 /// A request body declared as JSON (`application/json`, or any `+json` type), buffered within

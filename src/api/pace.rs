@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::params::Pairs;
-use super::problem::{ApiError, BodyProblems, EdgeProblems, ParameterProblem, Problem};
+use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use super::{AppState, JsonBody, JsonRequest, check_batch_len, check_url_length, read_json};
 use crate::origin::parse_target;
 pub use crate::pacing::answer::PaceJson;
@@ -16,18 +16,7 @@ use crate::pacing::{ConnectionFailure, PaceKey, PaceView, Report, Scope};
 
 /// The `pace` parameter: whether to reserve a fetch slot (`false` when absent).
 pub(super) fn pace_param(pairs: &Pairs<'_>) -> Result<bool, ApiError> {
-    match pairs
-        .iter()
-        .find(|(k, _)| k == "pace")
-        .map(|(_, v)| v.as_ref())
-    {
-        None | Some("false") => Ok(false),
-        Some("true") => Ok(true),
-        Some(_) => Err(ApiError::Parameter {
-            name: "pace".into(),
-            problem: ParameterProblem::Value("true, false"),
-        }),
-    }
+    super::params::flag(pairs, "pace")
 }
 
 /// The OpenAPI description of the `pace` parameter.

@@ -35,6 +35,22 @@ pub(super) fn check_params(pairs: &Pairs<'_>, known: &[(&str, bool)]) -> Result<
     Ok(())
 }
 
+/// A `true`/`false` parameter; `false` when absent.
+pub(super) fn flag(pairs: &Pairs<'_>, name: &'static str) -> Result<bool, ApiError> {
+    match pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_ref())
+    {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(ApiError::Parameter {
+            name: name.into(),
+            problem: ParameterProblem::Value("true, false"),
+        }),
+    }
+}
+
 /// How much of an answer to send: all of it, or only the verdict (`?view=verdict`), for fleets
 /// that check every URL and need nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

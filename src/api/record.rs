@@ -1,6 +1,7 @@
-//! The record a page answer gives to travel with the data (issue 41): what the page and its
+//! The record an answer gives to travel with the data (issue 41): what a page and its
 //! robots.txt said of it when it was fetched, compact enough to store beside every page of a
-//! dataset. aipref's vocabulary asks that preferences about training travel with what is trained
+//! dataset. `POST /v1/page` gives it whole; `GET /v1/check` gives robots.txt's part (the page
+//! is not read there). aipref's vocabulary asks that preferences about training travel with what is trained
 //! on the content (draft-ietf-aipref-vocab-08 §3.3); a crawler that keeps this record beside a
 //! page can show, later and without robotsd, which file and which line allowed the fetch and
 //! what the publisher stated about its use (docs/page.md, "A record to keep with the page").
@@ -12,13 +13,14 @@ use utoipa::ToSchema;
 
 use super::page::{CombinedJson, PageResponse, PageRuleJson};
 use super::types::{RuleJson, UsageJson};
+use crate::checker::Answer;
 
 /// The record's format and version: a reader keys on it.
 pub const RECORD_FORMAT: &str = "robotsd-record/1";
 
-/// A page answer's record, to store beside the page.
+/// An answer's record, to store beside the page.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-#[schema(example = json!({"format": "robotsd-record/1", "url": "https://example.com/articles/1", "at": "2026-11-28T00:00:00Z", "robotsd": "0.1.0", "robots_txt": {"allowed": true, "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f", "rule": {"directive": "allow", "pattern": "/articles/", "line": 3}}, "robots": {"index": true, "follow": true, "snippet": true, "index_rule": null}, "usage": {"vocabulary": "draft-ietf-aipref-vocab-08", "robots_txt": {"content_usage": {"train-ai": {"value": "n", "line": 4}}, "content_signal": null}, "content_usage_header": {"train-ai": "n"}, "combined": {"ai-use": {"value": null, "sources": []}, "search": {"value": null, "sources": []}, "train-ai": {"value": "n", "sources": ["robots_txt", "header"]}}, "tdm": {"reservation": true, "source": "meta", "policy": null}}}))]
+#[schema(example = json!({"format": "robotsd-record/1", "url": "https://example.com/articles/1", "at": "2026-11-28T00:00:00Z", "robotsd": "0.1.0", "vocabulary": "draft-ietf-aipref-vocab-08", "robots_txt": {"allowed": true, "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f", "rule": {"directive": "allow", "pattern": "/articles/", "line": 3}, "usage": {"content_usage": {"train-ai": {"value": "n", "line": 4}}, "content_signal": null}}, "robots": {"index": true, "follow": true, "snippet": true, "index_rule": null}, "usage": {"content_usage_header": {"train-ai": "n"}, "combined": {"ai-use": {"value": null, "sources": []}, "search": {"value": null, "sources": []}, "train-ai": {"value": "n", "sources": ["robots_txt", "header"]}}, "tdm": {"reservation": true, "source": "meta", "policy": null}}}))]
 pub struct RecordJson {
     /// `robotsd-record/1`.
     pub format: &'static str,
@@ -28,12 +30,16 @@ pub struct RecordJson {
     pub at: String,
     /// The robotsd version that read it.
     pub robotsd: &'static str,
-    /// What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the
-    /// deciding rule.
+    /// The revision of aipref's vocabulary the usage categories follow.
+    pub vocabulary: &'static str,
+    /// What robots.txt said of the URL: the copy's SHA-256 (of the bytes served), the deciding
+    /// rule and its preferences for the URL.
     pub robots_txt: RecordRobotsTxt,
-    /// The page's robots rules in force; null when robots.txt disallows the URL (not read).
+    /// The page's robots rules in force; null when the page was not read (a check, or a URL
+    /// robots.txt disallows).
     pub robots: Option<RecordRobots>,
-    /// The AI-use statements, with their sources; null when robots.txt disallows the URL.
+    /// The page's AI-use statements and the combined answer, with their sources; null when the
+    /// page was not read.
     pub usage: Option<RecordUsage>,
 }
 
@@ -46,6 +52,9 @@ pub struct RecordRobotsTxt {
     pub sha256: Option<String>,
     /// The deciding rule (directive, pattern, line); null when none matched.
     pub rule: Option<RuleJson>,
+    /// Its preferences for the URL (`Content-Usage`, `Content-Signal`, RSL licenses), as the
+    /// check's `usage`; null when none applies, and always for a URL it disallows.
+    pub usage: Option<UsageJson>,
 }
 
 /// The page's robots rules in force.
@@ -61,13 +70,9 @@ pub struct RecordRobots {
     pub index_rule: Option<PageRuleJson>,
 }
 
-/// The AI-use statements about the page, with their sources.
+/// The page's AI-use statements, with their sources.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct RecordUsage {
-    /// The revision of aipref's vocabulary followed.
-    pub vocabulary: &'static str,
-    /// robots.txt's preferences for the URL, each with its line; null when none applies.
-    pub robots_txt: Option<UsageJson>,
     /// The page's `Content-Usage` header: its categories with a `y` or `n`.
     pub content_usage_header: BTreeMap<String, super::types::PreferenceValue>,
     /// aipref's rule over both, per category.
@@ -88,19 +93,10 @@ pub struct RecordTdm {
 }
 
 impl RecordJson {
-    /// The record of `answer`, read at `at` (RFC 3339).
+    /// The record of a page answer, read at `at` (RFC 3339).
     pub fn of(answer: &PageResponse, at: String) -> RecordJson {
         let check = &answer.check;
         RecordJson {
-            format: RECORD_FORMAT,
-            url: check.url.clone(),
-            at,
-            robotsd: env!("CARGO_PKG_VERSION"),
-            robots_txt: RecordRobotsTxt {
-                allowed: check.allowed,
-                sha256: check.robots.as_ref().and_then(|r| r.sha256.clone()),
-                rule: check.rule.clone(),
-            },
             robots: answer.robots.as_ref().map(|r| RecordRobots {
                 index: r.index,
                 follow: r.follow,
@@ -108,8 +104,6 @@ impl RecordJson {
                 index_rule: r.index_rule.clone(),
             }),
             usage: answer.usage.as_ref().map(|u| RecordUsage {
-                vocabulary: u.vocabulary,
-                robots_txt: u.robots_txt.clone(),
                 content_usage_header: u.content_usage_header.categories.clone(),
                 combined: u.combined.clone(),
                 tdm: RecordTdm {
@@ -118,6 +112,66 @@ impl RecordJson {
                     policy: u.tdm.policy.clone(),
                 },
             }),
+            ..RecordJson::robots_txt_only(
+                check.url.clone(),
+                at,
+                RecordRobotsTxt {
+                    allowed: check.allowed,
+                    sha256: check.robots.as_ref().and_then(|r| r.sha256.clone()),
+                    rule: check.rule.clone(),
+                    usage: check.usage.clone(),
+                },
+            )
         }
     }
+
+    /// The record of a check's answer, read at `at` (RFC 3339): robots.txt's part, since the
+    /// page itself is not read.
+    pub fn of_check(answer: &Answer, at: String) -> RecordJson {
+        RecordJson::robots_txt_only(
+            answer.url.clone(),
+            at,
+            RecordRobotsTxt {
+                allowed: answer.allowed,
+                sha256: answer
+                    .source
+                    .as_ref()
+                    .and_then(|s| s.sha256)
+                    .map(|digest| crate::hex::hex(&digest)),
+                rule: answer.rule.clone().map(Into::into),
+                usage: UsageJson::of(
+                    &answer.usage,
+                    answer.usage_cut,
+                    &answer.rsl,
+                    answer.rsl_total,
+                ),
+            },
+        )
+    }
+
+    fn robots_txt_only(url: String, at: String, robots_txt: RecordRobotsTxt) -> RecordJson {
+        RecordJson {
+            format: RECORD_FORMAT,
+            url,
+            at,
+            robotsd: env!("CARGO_PKG_VERSION"),
+            vocabulary: robotsd_engine::AIPREF_VOCABULARY,
+            robots_txt,
+            robots: None,
+            usage: None,
+        }
+    }
+}
+
+/// Adds the record of `answer` (read at `at`) to the answer's JSON in `out`, as its last member:
+/// the answer's own bytes stay those of the fast writer, and only a check that asks for a
+/// record pays for serde.
+pub fn append(out: &mut Vec<u8>, answer: &Answer, at: String) {
+    let record = RecordJson::of_check(answer, at);
+    debug_assert_eq!(out.last(), Some(&b'}'));
+    out.pop();
+    out.extend_from_slice(b",\"record\":");
+    // A record always serialises, and a Vec cannot fail to grow.
+    let _ = serde_json::to_writer(&mut *out, &record);
+    out.push(b'}');
 }

@@ -365,6 +365,10 @@ pub struct CheckResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable)]
     pub pace: Option<Option<PaceJson>>,
+    /// With `record=true` (`GET /v1/check`): what robots.txt said of the URL, compact, to
+    /// store beside the page (docs/page.md). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Box<super::record::RecordJson>>,
 }
 
 impl From<Answer> for CheckResponse {
@@ -386,6 +390,7 @@ impl From<Answer> for CheckResponse {
             usage: UsageJson::of(&a.usage, a.usage_cut, &a.rsl, a.rsl_total),
             robots: a.source.map(Into::into),
             pace: crate::fast::answer_json::pace_member(&a.pace),
+            record: None,
         }
     }
 }
@@ -473,6 +478,9 @@ pub struct VerdictResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(nullable)]
     pub pace: Option<Option<PaceJson>>,
+    /// With `record=true` (`GET /v1/check`), as in the full answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record: Option<Box<super::record::RecordJson>>,
 }
 
 /// The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`).

@@ -337,6 +337,8 @@ fn every_documented_field_is_written() {
     } = &answer;
     let mut out = Vec::new();
     write_answer(&mut out, &answer);
+    // With `record=true`, the handler adds the record after the answer.
+    crate::api::record::append(&mut out, &answer, "2026-11-28T00:00:00Z".into());
     let written: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
     let doc = serde_json::to_value(crate::api::openapi()).expect("OpenAPI as JSON");
     let schema = &doc["components"]["schemas"]["CheckResponse"];

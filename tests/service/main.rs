@@ -20,6 +20,7 @@ mod long_redirects;
 mod pacing;
 mod page;
 mod percent_decoding;
+mod record;
 mod redis_sentinel;
 mod redis_server;
 mod redis_tls;

@@ -327,6 +327,7 @@ export interface components {
             pace?: components["schemas"]["PaceJson"] | null;
             /** @description Why (a closed set; see README.md). */
             reason: components["schemas"]["Reason"];
+            record?: components["schemas"]["RecordJson"] | null;
             robots?: components["schemas"]["RobotsSourceJson"] | null;
             /** @description The robots.txt that applies. */
             robots_url: string;
@@ -947,7 +948,7 @@ export interface components {
          */
         Reason: "matched_rule" | "no_matching_rule" | "no_robots_txt" | "redirect_limit" | "unreachable_disallow_all" | "last_good_copy" | "unreachable_no_copy" | "unreachable_30_days";
         /**
-         * @description A page answer's record, to store beside the page.
+         * @description An answer's record, to store beside the page.
          * @example {
          *       "at": "2026-11-28T00:00:00Z",
          *       "format": "robotsd-record/1",
@@ -964,7 +965,16 @@ export interface components {
          *           "line": 3,
          *           "pattern": "/articles/"
          *         },
-         *         "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f"
+         *         "sha256": "38ee13a89fd0de18fe5f1f192cb4179a600acc093eefb277f5a7f77660033e8f",
+         *         "usage": {
+         *           "content_signal": null,
+         *           "content_usage": {
+         *             "train-ai": {
+         *               "line": 4,
+         *               "value": "n"
+         *             }
+         *           }
+         *         }
          *       },
          *       "robotsd": "0.1.0",
          *       "url": "https://example.com/articles/1",
@@ -989,22 +999,13 @@ export interface components {
          *         "content_usage_header": {
          *           "train-ai": "n"
          *         },
-         *         "robots_txt": {
-         *           "content_signal": null,
-         *           "content_usage": {
-         *             "train-ai": {
-         *               "line": 4,
-         *               "value": "n"
-         *             }
-         *           }
-         *         },
          *         "tdm": {
          *           "policy": null,
          *           "reservation": true,
          *           "source": "meta"
-         *         },
-         *         "vocabulary": "draft-ietf-aipref-vocab-08"
-         *       }
+         *         }
+         *       },
+         *       "vocabulary": "draft-ietf-aipref-vocab-08"
          *     }
          */
         RecordJson: {
@@ -1014,8 +1015,8 @@ export interface components {
             format: string;
             robots?: components["schemas"]["RecordRobots"] | null;
             /**
-             * @description What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the
-             *     deciding rule.
+             * @description What robots.txt said of the URL: the copy's SHA-256 (of the bytes served), the deciding
+             *     rule and its preferences for the URL.
              */
             robots_txt: components["schemas"]["RecordRobotsTxt"];
             /** @description The robotsd version that read it. */
@@ -1023,6 +1024,8 @@ export interface components {
             /** @description The page's URL, as robots.txt's answer normalised it. */
             url: string;
             usage?: components["schemas"]["RecordUsage"] | null;
+            /** @description The revision of aipref's vocabulary the usage categories follow. */
+            vocabulary: string;
         };
         /** @description The page's robots rules in force. */
         RecordRobots: {
@@ -1041,6 +1044,7 @@ export interface components {
             rule?: components["schemas"]["RuleJson"] | null;
             /** @description The SHA-256 of the copy's bytes as served (hex); null when there was no file. */
             sha256?: string | null;
+            usage?: components["schemas"]["UsageJson"] | null;
         };
         /** @description TDMRep, as the record keeps it. */
         RecordTdm: {
@@ -1051,7 +1055,7 @@ export interface components {
             /** @description `well_known`, `header` or `meta`. */
             source?: string | null;
         };
-        /** @description The AI-use statements about the page, with their sources. */
+        /** @description The page's AI-use statements, with their sources. */
         RecordUsage: {
             /** @description aipref's rule over both, per category. */
             combined: {
@@ -1061,11 +1065,8 @@ export interface components {
             content_usage_header: {
                 [key: string]: components["schemas"]["PreferenceValue"];
             };
-            robots_txt?: components["schemas"]["UsageJson"] | null;
             /** @description TDMRep's reservation, where it came from, and the policy in force. */
             tdm: components["schemas"]["RecordTdm"];
-            /** @description The revision of aipref's vocabulary followed. */
-            vocabulary: string;
         };
         /**
          * @description What a worker saw when it fetched a page.
@@ -1572,6 +1573,7 @@ export interface components {
             pace?: components["schemas"]["PaceJson"] | null;
             /** @description Why, as in the full answer. */
             reason: components["schemas"]["Reason"];
+            record?: components["schemas"]["RecordJson"] | null;
         };
         /** @description The origin's `/.well-known/tdmrep.json`, for the page's URL (`--tdmrep`). */
         WellKnownJson: {
@@ -1696,6 +1698,11 @@ export interface operations {
                  * @example true
                  */
                 pace?: boolean;
+                /**
+                 * @description `true`: the answer also carries `record`, what robots.txt said of the URL (its SHA-256, the deciding rule, its preferences for the URL, the time and robotsd's version), compact, to store beside the fetched page (docs/page.md). Default `false`.
+                 * @example true
+                 */
+                record?: boolean;
             };
             header?: never;
             path?: never;
@@ -1703,7 +1710,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), and with `pace=true` the fetch slot. */
+            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, and with `record=true` the record. */
             200: {
                 headers: {
                     [name: string]: unknown;

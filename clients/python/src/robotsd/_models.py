@@ -1625,28 +1625,35 @@ class PreferenceJson(Struct):
     """
 
 
-class RecordRobotsTxt(Struct):
+class RecordUsage(Struct):
     """
-    What robots.txt said of the URL.
+    The page's AI-use statements, with their sources.
     """
 
-    allowed: Annotated[bool, Meta(description="Whether it allowed the URL.")]
+    combined: Annotated[
+        dict[str, CombinedJson],
+        Meta(description="aipref's rule over both, per category."),
+    ]
     """
-    Whether it allowed the URL.
+    aipref's rule over both, per category.
     """
-    rule: Union[RuleJson, None, UnsetType] = UNSET
-    sha256: Union[
-        Annotated[
-            str,
-            Meta(
-                description="The SHA-256 of the copy's bytes as served (hex); null when there was no file."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
+    content_usage_header: Annotated[
+        dict[str, PreferenceValue],
+        Meta(
+            description="The page's `Content-Usage` header: its categories with a `y` or `n`."
+        ),
+    ]
     """
-    The SHA-256 of the copy's bytes as served (hex); null when there was no file.
+    The page's `Content-Usage` header: its categories with a `y` or `n`.
+    """
+    tdm: Annotated[
+        RecordTdm,
+        Meta(
+            description="TDMRep's reservation, where it came from, and the policy in force."
+        ),
+    ]
+    """
+    TDMRep's reservation, where it came from, and the policy in force.
     """
 
 
@@ -1823,22 +1830,6 @@ class UsageLineJson(Struct):
     """
     The path it applies to, as written, or null for the whole site.
     """
-
-
-class VerdictResponse(Struct):
-    """
-    Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
-    """
-
-    allowed: Annotated[bool, Meta(description="Whether the URL may be fetched.")]
-    """
-    Whether the URL may be fetched.
-    """
-    reason: Annotated[Reason, Meta(description="Why, as in the full answer.")]
-    """
-    Why, as in the full answer.
-    """
-    pace: Union[PaceJson, None, UnsetType] = UNSET
 
 
 BatchRequest: TypeAlias = Annotated[
@@ -2246,6 +2237,138 @@ class UsageJson(Struct):
     """
 
 
+class PageUsageJson(Struct):
+    """
+    The page's AI-use statements, beside robots.txt's.
+    """
+
+    combined: Annotated[
+        dict[str, CombinedJson],
+        Meta(
+            description="Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over\nrobots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else\nunknown). No category inherits another's value (§5). A use that qualifies as Search\n(§4.3: selecting assets and directing users to them, with a link, excerpts only to judge\nrelevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`\nsay; a generated summary or answer is not Search."
+        ),
+    ]
+    """
+    Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over
+    robots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else
+    unknown). No category inherits another's value (§5). A use that qualifies as Search
+    (§4.3: selecting assets and directing users to them, with a link, excerpts only to judge
+    relevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`
+    say; a generated summary or answer is not Search.
+    """
+    content_usage_header: Annotated[
+        ContentUsageHeaderJson, Meta(description="The page's `Content-Usage` header.")
+    ]
+    """
+    The page's `Content-Usage` header.
+    """
+    tdm: Annotated[
+        TdmJson, Meta(description="TDMRep, from the headers and the document.")
+    ]
+    """
+    TDMRep, from the headers and the document.
+    """
+    vocabulary: Annotated[
+        str,
+        Meta(
+            description="The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`."
+        ),
+    ]
+    """
+    The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`.
+    """
+    robots_txt: Union[UsageJson, None, UnsetType] = UNSET
+
+
+class RecordRobotsTxt(Struct):
+    """
+    What robots.txt said of the URL.
+    """
+
+    allowed: Annotated[bool, Meta(description="Whether it allowed the URL.")]
+    """
+    Whether it allowed the URL.
+    """
+    rule: Union[RuleJson, None, UnsetType] = UNSET
+    sha256: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The SHA-256 of the copy's bytes as served (hex); null when there was no file."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    The SHA-256 of the copy's bytes as served (hex); null when there was no file.
+    """
+    usage: Union[UsageJson, None, UnsetType] = UNSET
+
+
+class RecordJson(Struct):
+    """
+    An answer's record, to store beside the page.
+    """
+
+    at: Annotated[str, Meta(description="When robotsd read the page (RFC 3339, UTC).")]
+    """
+    When robotsd read the page (RFC 3339, UTC).
+    """
+    format: Annotated[str, Meta(description="`robotsd-record/1`.")]
+    """
+    `robotsd-record/1`.
+    """
+    robots_txt: Annotated[
+        RecordRobotsTxt,
+        Meta(
+            description="What robots.txt said of the URL: the copy's SHA-256 (of the bytes served), the deciding\nrule and its preferences for the URL."
+        ),
+    ]
+    """
+    What robots.txt said of the URL: the copy's SHA-256 (of the bytes served), the deciding
+    rule and its preferences for the URL.
+    """
+    robotsd: Annotated[str, Meta(description="The robotsd version that read it.")]
+    """
+    The robotsd version that read it.
+    """
+    url: Annotated[
+        str, Meta(description="The page's URL, as robots.txt's answer normalised it.")
+    ]
+    """
+    The page's URL, as robots.txt's answer normalised it.
+    """
+    vocabulary: Annotated[
+        str,
+        Meta(
+            description="The revision of aipref's vocabulary the usage categories follow."
+        ),
+    ]
+    """
+    The revision of aipref's vocabulary the usage categories follow.
+    """
+    robots: Union[RecordRobots, None, UnsetType] = UNSET
+    usage: Union[RecordUsage, None, UnsetType] = UNSET
+
+
+class VerdictResponse(Struct):
+    """
+    Only the verdict (`?view=verdict`): for fleets that check every URL and need nothing else.
+    """
+
+    allowed: Annotated[bool, Meta(description="Whether the URL may be fetched.")]
+    """
+    Whether the URL may be fetched.
+    """
+    reason: Annotated[Reason, Meta(description="Why, as in the full answer.")]
+    """
+    Why, as in the full answer.
+    """
+    pace: Union[PaceJson, None, UnsetType] = UNSET
+    record: Union[RecordJson, None, UnsetType] = UNSET
+
+
 class CheckResponse(Struct):
     """
     The answer to a check.
@@ -2293,91 +2416,63 @@ class CheckResponse(Struct):
     """
     group: Union[GroupJson, None, UnsetType] = UNSET
     pace: Union[PaceJson, None, UnsetType] = UNSET
+    record: Union[RecordJson, None, UnsetType] = UNSET
     robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
     rule: Union[RuleJson, None, UnsetType] = UNSET
     usage: Union[UsageJson, None, UnsetType] = UNSET
 
 
-class PageUsageJson(Struct):
+class PageResponse(Struct):
     """
-    The page's AI-use statements, beside robots.txt's.
+    What robotsd makes of a fetched page, for the crawler.
     """
 
-    combined: Annotated[
-        dict[str, CombinedJson],
+    allowed: Annotated[
+        bool, Meta(description="Whether robots.txt allows the URL, as `check.allowed`.")
+    ]
+    """
+    Whether robots.txt allows the URL, as `check.allowed`.
+    """
+    check: Annotated[
+        CheckResponse,
         Meta(
-            description="Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over\nrobots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else\nunknown). No category inherits another's value (§5). A use that qualifies as Search\n(§4.3: selecting assets and directing users to them, with a link, excerpts only to judge\nrelevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`\nsay; a generated summary or answer is not Search."
+            description="robots.txt's answer for the URL, as `GET /v1/check` gives it."
         ),
     ]
     """
-    Per category of aipref's vocabulary (`train-ai`, `ai-use`, `search`), combined over
-    robots.txt's statement and the header's (§5.1: any `n` is `n`, else any `y` is `y`, else
-    unknown). No category inherits another's value (§5). A use that qualifies as Search
-    (§4.3: selecting assets and directing users to them, with a link, excerpts only to judge
-    relevance, no summaries) is decided by `search` alone, whatever `train-ai` and `ai-use`
-    say; a generated summary or answer is not Search.
+    robots.txt's answer for the URL, as `GET /v1/check` gives it.
     """
-    content_usage_header: Annotated[
-        ContentUsageHeaderJson, Meta(description="The page's `Content-Usage` header.")
-    ]
+    document_cut: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them\nis not in the answer; absent otherwise. The one thing that can leave a rule unread:\nevery header and every `meta` tag of what is read counts, whole."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
     """
-    The page's `Content-Usage` header.
+    Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them
+    is not in the answer; absent otherwise. The one thing that can leave a rule unread:
+    every header and every `meta` tag of what is read counts, whole.
     """
-    tdm: Annotated[
-        TdmJson, Meta(description="TDMRep, from the headers and the document.")
-    ]
+    encoding: Union[
+        Annotated[
+            str,
+            Meta(
+                description="The charset the document was read in, when one was sent."
+            ),
+        ],
+        None,
+        UnsetType,
+    ] = UNSET
     """
-    TDMRep, from the headers and the document.
+    The charset the document was read in, when one was sent.
     """
-    vocabulary: Annotated[
-        str,
-        Meta(
-            description="The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`."
-        ),
-    ]
-    """
-    The revision of aipref's vocabulary `combined` follows: `draft-ietf-aipref-vocab-08`.
-    """
-    robots_txt: Union[UsageJson, None, UnsetType] = UNSET
-
-
-class RecordUsage(Struct):
-    """
-    The AI-use statements about the page, with their sources.
-    """
-
-    combined: Annotated[
-        dict[str, CombinedJson],
-        Meta(description="aipref's rule over both, per category."),
-    ]
-    """
-    aipref's rule over both, per category.
-    """
-    content_usage_header: Annotated[
-        dict[str, PreferenceValue],
-        Meta(
-            description="The page's `Content-Usage` header: its categories with a `y` or `n`."
-        ),
-    ]
-    """
-    The page's `Content-Usage` header: its categories with a `y` or `n`.
-    """
-    tdm: Annotated[
-        RecordTdm,
-        Meta(
-            description="TDMRep's reservation, where it came from, and the policy in force."
-        ),
-    ]
-    """
-    TDMRep's reservation, where it came from, and the policy in force.
-    """
-    vocabulary: Annotated[
-        str, Meta(description="The revision of aipref's vocabulary followed.")
-    ]
-    """
-    The revision of aipref's vocabulary followed.
-    """
-    robots_txt: Union[UsageJson, None, UnsetType] = UNSET
+    record: Union[RecordJson, None, UnsetType] = UNSET
+    robots: Union[PageRobotsJson, None, UnsetType] = UNSET
+    usage: Union[PageUsageJson, None, UnsetType] = UNSET
 
 
 BatchItem: TypeAlias = Annotated[
@@ -2469,93 +2564,3 @@ class EvaluateResponse(Struct):
     `true` when `results` reached its bound (8 MiB): from the item that reached it on, each
     answer is given as `view=verdict` gives it. Absent otherwise.
     """
-
-
-class RecordJson(Struct):
-    """
-    A page answer's record, to store beside the page.
-    """
-
-    at: Annotated[str, Meta(description="When robotsd read the page (RFC 3339, UTC).")]
-    """
-    When robotsd read the page (RFC 3339, UTC).
-    """
-    format: Annotated[str, Meta(description="`robotsd-record/1`.")]
-    """
-    `robotsd-record/1`.
-    """
-    robots_txt: Annotated[
-        RecordRobotsTxt,
-        Meta(
-            description="What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the\ndeciding rule."
-        ),
-    ]
-    """
-    What robots.txt said of the URL: the copy's SHA-256 (of the bytes served) and the
-    deciding rule.
-    """
-    robotsd: Annotated[str, Meta(description="The robotsd version that read it.")]
-    """
-    The robotsd version that read it.
-    """
-    url: Annotated[
-        str, Meta(description="The page's URL, as robots.txt's answer normalised it.")
-    ]
-    """
-    The page's URL, as robots.txt's answer normalised it.
-    """
-    robots: Union[RecordRobots, None, UnsetType] = UNSET
-    usage: Union[RecordUsage, None, UnsetType] = UNSET
-
-
-class PageResponse(Struct):
-    """
-    What robotsd makes of a fetched page, for the crawler.
-    """
-
-    allowed: Annotated[
-        bool, Meta(description="Whether robots.txt allows the URL, as `check.allowed`.")
-    ]
-    """
-    Whether robots.txt allows the URL, as `check.allowed`.
-    """
-    check: Annotated[
-        CheckResponse,
-        Meta(
-            description="robots.txt's answer for the URL, as `GET /v1/check` gives it."
-        ),
-    ]
-    """
-    robots.txt's answer for the URL, as `GET /v1/check` gives it.
-    """
-    document_cut: Union[
-        Annotated[
-            bool,
-            Meta(
-                description="Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them\nis not in the answer; absent otherwise. The one thing that can leave a rule unread:\nevery header and every `meta` tag of what is read counts, whole."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    Only the document's first 2 MiB were read (as Googlebot reads HTML), so a rule past them
-    is not in the answer; absent otherwise. The one thing that can leave a rule unread:
-    every header and every `meta` tag of what is read counts, whole.
-    """
-    encoding: Union[
-        Annotated[
-            str,
-            Meta(
-                description="The charset the document was read in, when one was sent."
-            ),
-        ],
-        None,
-        UnsetType,
-    ] = UNSET
-    """
-    The charset the document was read in, when one was sent.
-    """
-    record: Union[RecordJson, None, UnsetType] = UNSET
-    robots: Union[PageRobotsJson, None, UnsetType] = UNSET
-    usage: Union[PageUsageJson, None, UnsetType] = UNSET
