@@ -1,5 +1,4 @@
-"""The chart's workload and fleet pacing, checked on rendered manifests (.ci/deploy-checks.sh
-imports this module).
+"""The chart's workload and fleet pacing, checked on rendered manifests.
 
 Replicas that decide pacing slots alone (no shared store, or the store down) each keep
 1/--fleet-size of a site's rate; a fleet size below the pods that can do so at once gives the
@@ -63,7 +62,7 @@ def fleet_env(doc):
 
 def run_value(entry):
     """The value the deploy checks start robotsd with for a rendered env entry: a Secret's and
-    the pod index are stood in for later (deploy-checks.sh)."""
+    the pod index are stood in for later (runs.stand_in_env)."""
     if "value" in entry:
         return entry["value"]
     if entry.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == POD_INDEX:

@@ -1,4 +1,4 @@
-"""The chart's PrometheusRule keeps to its own release (.ci/deploy-checks.sh imports this).
+"""The chart's PrometheusRule keeps to its own release.
 
 Two releases of the chart that both ship the rules must not fire, or hide, each other's alerts:
 every series a rule selects must be matched on the release's job and namespace, and every
