@@ -9,6 +9,7 @@
 //! Nothing here changes a verdict, and no failure here fails a check.
 
 pub mod document;
+mod error;
 mod pattern;
 mod prescan;
 
@@ -21,7 +22,8 @@ use crate::documents::{
     DocumentBackoff, DocumentCache, DocumentHandle, DocumentKind, DocumentState, DocumentView, Held,
 };
 use crate::origin::Target;
-pub use document::{Content, LicenseTerms, RslDocument, RslError};
+pub use document::{Content, LicenseTerms, RslDocument};
+pub use error::RslError;
 
 /// RSL 1.0 license documents, as a kind of document robotsd keeps.
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@
 //! stand in one). What it cannot read is not well-formed XML, and is refused here, never passed
 //! on uncounted.
 
-use super::document::RslError;
+use super::error::RslError;
 
 /// The bounds the pass enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
