@@ -9,10 +9,11 @@
 //!
 //! [`CheckResponse`]: crate::api::types::CheckResponse
 
-use std::time::SystemTime;
-
+use super::json::{
+    BackoffMembers, SourceMembers, list, number, optional, serde_json_value, source_members,
+    string, total, truncated,
+};
 use crate::bounds;
-use crate::cache::Lookup;
 use crate::checker::{Answer, Paced, Source, UsageItem};
 use crate::pacing::answer::PaceJson;
 use crate::rsl::RslReport;
@@ -148,21 +149,6 @@ fn usage(out: &mut Vec<u8>, answer: &Answer) {
     out.push(b'}');
 }
 
-/// `,"<list>_total":N` when a list shows fewer than its total, as serde skips it otherwise.
-pub(super) fn total(out: &mut Vec<u8>, key: &[u8], shown: usize, total: usize) {
-    if total > shown {
-        out.extend_from_slice(key);
-        number(out, total);
-    }
-}
-
-/// `,"truncated":true` when an object was cut, as serde skips it otherwise.
-pub(super) fn truncated(out: &mut Vec<u8>, cut: bool) {
-    if cut {
-        out.extend_from_slice(br#","truncated":true"#);
-    }
-}
-
 fn preferences(out: &mut Vec<u8>, items: &[UsageItem]) {
     if items.is_empty() {
         out.extend_from_slice(b"null");
@@ -212,79 +198,6 @@ fn source(out: &mut Vec<u8>, source: &Source) {
     );
 }
 
-/// Where a fetched document came from, as an answer shows it: the robots.txt's `robots` and
-/// each license document's `source` alike, in one order (that of `RobotsSourceJson` and
-/// `RslSourceJson`).
-pub(super) struct SourceMembers<'a> {
-    pub status: Option<u16>,
-    pub fetched_at: Option<SystemTime>,
-    pub sha256: Option<&'a [u8; 32]>,
-    pub expires_at: Option<SystemTime>,
-    pub bytes: Option<usize>,
-    pub final_url: Option<&'a str>,
-    pub cache: Lookup,
-    pub backoff: Option<BackoffMembers<'a>>,
-}
-
-/// A run of failures in a [`SourceMembers`].
-pub(super) struct BackoffMembers<'a> {
-    pub since: SystemTime,
-    pub failures: u32,
-    pub next_retry: SystemTime,
-    /// When the answer's basis ends (robots.txt only: `None` leaves the member out).
-    pub until: Option<Option<SystemTime>>,
-    pub last_error: &'a str,
-}
-
-/// Writes a [`SourceMembers`] object.
-pub(super) fn source_members(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
-    out.extend_from_slice(br#"{"status":"#);
-    optional(out, source.status, number);
-    out.extend_from_slice(br#","fetched_at":"#);
-    optional(out, source.fetched_at, timestamp);
-    out.extend_from_slice(br#","sha256":"#);
-    optional(out, source.sha256, crate::hex::push_quoted_digest);
-    out.extend_from_slice(br#","expires_at":"#);
-    optional(out, source.expires_at, timestamp);
-    out.extend_from_slice(br#","bytes":"#);
-    optional(out, source.bytes, number);
-    out.extend_from_slice(br#","final_url":"#);
-    optional(out, source.final_url, string);
-    out.extend_from_slice(br#","cache":""#);
-    out.extend_from_slice(source.cache.as_str().as_bytes());
-    out.extend_from_slice(br#"","backoff":"#);
-    match &source.backoff {
-        Some(backoff) => {
-            out.extend_from_slice(br#"{"since":"#);
-            timestamp(out, backoff.since);
-            out.extend_from_slice(br#","failures":"#);
-            number(out, backoff.failures);
-            out.extend_from_slice(br#","next_retry":"#);
-            timestamp(out, backoff.next_retry);
-            if let Some(until) = backoff.until {
-                out.extend_from_slice(br#","until":"#);
-                optional(out, until, timestamp);
-            }
-            out.extend_from_slice(br#","last_error":"#);
-            string(out, backoff.last_error);
-            out.push(b'}');
-        }
-        None => out.extend_from_slice(b"null"),
-    }
-    out.push(b'}');
-}
-
-pub(super) fn optional<T>(
-    out: &mut Vec<u8>,
-    value: Option<T>,
-    write: impl FnOnce(&mut Vec<u8>, T),
-) {
-    match value {
-        Some(value) => write(out, value),
-        None => out.extend_from_slice(b"null"),
-    }
-}
-
 /// A list of the agents asked about, each cut at [`bounds::MAX_AGENT_JSON_BYTES`]; whether any
 /// was cut.
 fn echoed<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) -> bool {
@@ -302,59 +215,6 @@ fn echoed<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) -> bool {
         }
     }
     cut
-}
-
-pub(super) fn list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a str>) {
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        string(out, item);
-    }
-}
-
-/// A JSON string. Most values (URLs, tokens, patterns) need no escape and are copied whole; the
-/// others are left to serde_json, so escapes are spelt exactly as everywhere else in the API.
-pub(super) fn string(out: &mut Vec<u8>, value: &str) {
-    if needs_escape(value.as_bytes()) {
-        serde_json_value(out, value);
-    } else {
-        out.push(b'"');
-        out.extend_from_slice(value.as_bytes());
-        out.push(b'"');
-    }
-}
-
-/// Whether any byte is a control character, `"` or `\\`. Written as a fold over fixed-size
-/// chunks, without an early exit, so that it compiles to vector compares: a byte-at-a-time
-/// `any` took more instructions than the rest of the answer.
-fn needs_escape(bytes: &[u8]) -> bool {
-    let special = |b: u8| (b < 0x20) | (b == b'"') | (b == b'\\');
-    let mut chunks = bytes.chunks_exact(16);
-    let mut found = false;
-    for chunk in &mut chunks {
-        found |= chunk.iter().fold(false, |acc, &b| acc | special(b));
-        if found {
-            return true;
-        }
-    }
-    chunks.remainder().iter().any(|&b| special(b))
-}
-
-pub(super) fn number(out: &mut Vec<u8>, value: impl itoa::Integer) {
-    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-}
-
-/// A quoted RFC 3339 timestamp, as `types::rfc3339` writes it.
-pub(super) fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
-    out.push(b'"');
-    super::timestamp::write_rfc3339(out, at);
-    out.push(b'"');
-}
-
-fn serde_json_value<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
-    // Strings and finite or non-finite floats always serialise; a Vec cannot fail to grow.
-    let _ = serde_json::to_writer(out, value);
 }
 
 #[cfg(test)]

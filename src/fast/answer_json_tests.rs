@@ -1,6 +1,6 @@
 //! The hand-written check answer against the documented shape, written by serde.
 
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use proptest::prelude::*;
 
@@ -11,6 +11,7 @@ use crate::checker::{
     AgentToken, BackoffState, GroupInfo, Paced, Reason, RuleInfo, UsageCut, UsageItem,
 };
 use crate::clock::Timestamp;
+use crate::fast::json::needs_escape;
 use crate::pace_policy::FleetShare;
 use crate::pacing::{IntervalSource, Pace, Scope};
 

@@ -20,6 +20,7 @@
 //! same three things: a measured saving, a reference it is tested against, and a row above.
 
 pub mod answer_json;
+mod json;
 pub mod query;
 mod rsl_json;
 pub mod timestamp;

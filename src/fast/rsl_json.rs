@@ -1,11 +1,12 @@
 //! `usage.rsl` of a check answer written by hand, like the rest of the answer
-//! ([`super::answer_json`]): the license terms are written straight from the cached document,
-//! without the owned copies and the serde machinery of [`RslJson`]. The output is
+//! ([`super::answer_json`], and with the same pieces, [`super::json`]): the license terms are
+//! written straight from the cached document, without the owned copies and the serde machinery
+//! of [`RslJson`]. The output is
 //! byte-for-byte what serde writes for `RslJson`, which the answer writer's tests check.
 //!
 //! [`RslJson`]: crate::api::types::RslJson
 
-use super::answer_json::{
+use super::json::{
     BackoffMembers, SourceMembers, list, number, optional, source_members, string, total, truncated,
 };
 use crate::rsl::document::{Payment, Scope};
