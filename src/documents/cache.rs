@@ -22,7 +22,6 @@ use std::time::{Duration, SystemTime};
 use url::Url;
 
 use super::DocumentKind;
-use super::fleet::DocumentFleet;
 use super::parser::ParserPool;
 use crate::cache::FleetConfig;
 use crate::cache::Lookup;
@@ -214,6 +213,15 @@ const ENTRY_OVERHEAD_BYTES: u32 = 512;
 /// default 16 MiB, ten times the heaviest license measured in BENCHMARKS.md), so that one site's
 /// document never flushes more than an eighth of everyone's, and one always fits.
 pub const DOCUMENT_SHARE: u64 = 8;
+
+/// The store, as a document cache uses it. Defined beside the cache that holds it rather than
+/// in fleet.rs, which reads and writes through it: fleet.rs names the cache's entries, so it
+/// stands above this file (issue 42).
+#[derive(Debug, Clone)]
+pub(crate) struct DocumentFleet {
+    pub(crate) store: Store,
+    pub(crate) config: FleetConfig,
+}
 
 /// Documents of one kind by URL. Cheap to clone; clones share everything.
 pub struct DocumentCache<K: DocumentKind> {

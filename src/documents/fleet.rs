@@ -11,19 +11,11 @@ use std::time::Duration;
 use url::Url;
 
 use super::DocumentKind;
-use super::cache::{DocumentCache, DocumentMeta, Entry, Held};
-use crate::cache::FleetConfig;
+use super::cache::{DocumentCache, DocumentFleet, DocumentMeta, Entry, Held};
 use crate::cache::policy::{Backoff, Copy, OriginState};
 use crate::clock::Timestamp;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
-use crate::store::{BodyWrite, Record, Store};
-
-/// The store, as a document cache uses it.
-#[derive(Debug, Clone)]
-pub(crate) struct DocumentFleet {
-    pub(crate) store: Store,
-    pub(crate) config: FleetConfig,
-}
+use crate::store::{BodyWrite, Record};
 
 type State<K> = OriginState<DocumentMeta, Held<K>>;
 
