@@ -12,6 +12,7 @@ mod breaker;
 mod memory;
 pub mod record;
 mod recovery;
+mod redis_config;
 mod redis_pace;
 mod redis_record;
 mod redis_store;
@@ -26,8 +27,10 @@ use futures_util::future::BoxFuture;
 pub use breaker::{Breaker, BreakerState};
 pub use memory::MemoryStore;
 pub use record::{Encoded, Record, RecordError};
-pub use redis_store::{RedisConfig, RedisStore, RedisStoreError, RedisTarget, RedisTls, redact};
-pub use sentinel::SentinelConfig;
+pub use redis_config::{
+    RedisConfig, RedisStoreError, RedisTarget, RedisTls, SentinelConfig, redact,
+};
+pub use redis_store::RedisStore;
 
 use crate::clock::Clock;
 use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest};

@@ -23,46 +23,7 @@ use redis::{AsyncConnectionConfig, ConnectionAddr, TlsMode};
 use tokio::sync::{Notify, watch};
 
 use super::StoreError;
-use super::redis_store::{RedisStoreError, RedisTls};
-
-/// Where the sentinels are and which master to ask them for.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SentinelConfig {
-    /// The sentinels, host and port each; any one that answers is enough.
-    pub sentinels: Vec<(String, u16)>,
-    /// The name the sentinels monitor the master under (`sentinel monitor <name> …`).
-    pub master: String,
-    /// The sentinels' own password (`requirepass` in sentinel.conf), if they need one; the
-    /// master's is the store's.
-    pub password: Option<String>,
-    /// TLS to the sentinels and to the master they name.
-    pub tls: bool,
-}
-
-impl std::fmt::Debug for SentinelConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SentinelConfig")
-            .field("sentinels", &self.sentinels)
-            .field("master", &self.master)
-            .field("password", &self.password.is_some())
-            .field("tls", &self.tls)
-            .finish()
-    }
-}
-
-impl std::fmt::Display for SentinelConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "master {:?} through sentinels ", self.master)?;
-        for (i, (host, port)) in self.sentinels.iter().enumerate() {
-            let comma = if i == 0 { "" } else { "," };
-            match host.contains(':') {
-                true => write!(f, "{comma}[{host}]:{port}")?,
-                false => write!(f, "{comma}{host}:{port}")?,
-            }
-        }
-        Ok(())
-    }
-}
+use super::redis_config::{RedisStoreError, RedisTls, SentinelConfig};
 
 /// How the master is reached, once the sentinels have named it.
 pub(super) struct MasterSettings<'a> {
