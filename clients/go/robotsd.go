@@ -229,6 +229,11 @@ type Answer struct {
 	// CheckManyPaced); nil without asking, and nil when the URL is disallowed (nothing is
 	// reserved).
 	Pace *Pace `json:"pace"`
+	// Record is, when the check asked for it (CheckRecorded), what robots.txt said of the URL,
+	// compact, to store beside the fetched page as it is (format "robotsd-record/1": the URL,
+	// the time, the copy's SHA-256, the deciding rule and its preferences for the URL;
+	// docs/page.md). Empty otherwise.
+	Record json.RawMessage `json:"record,omitempty"`
 }
 
 // Full reports whether the answer is in full, rather than the verdict alone (Allowed, Reason
@@ -451,7 +456,13 @@ type Result struct {
 
 // Check asks whether the agent(s) may fetch rawURL.
 func (c *Client) Check(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
-	return c.check(ctx, rawURL, ua, false)
+	return c.check(ctx, rawURL, ua, false, false)
+}
+
+// CheckRecorded is Check whose answer also carries Answer.Record (GET /v1/check?record=true),
+// to store beside the page once it is fetched.
+func (c *Client) CheckRecorded(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
+	return c.check(ctx, rawURL, ua, false, true)
 }
 
 // CheckPaced asks whether the agent(s) may fetch rawURL and, when they may, reserves a fetch
@@ -459,13 +470,16 @@ func (c *Client) Check(ctx context.Context, rawURL string, ua ...string) (*Answe
 // Answer.Pace. One reservation is one fetch: reserve right before fetching, then wait
 // Pace.Wait(). The Transport does this for every request.
 func (c *Client) CheckPaced(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
-	return c.check(ctx, rawURL, ua, true)
+	return c.check(ctx, rawURL, ua, true, false)
 }
 
-func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace bool) (*Answer, error) {
+func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace, record bool) (*Answer, error) {
 	query := url.Values{"url": {rawURL}, "ua": ua}
 	if pace {
 		query.Set("pace", "true")
+	}
+	if record {
+		query.Set("record", "true")
 	}
 	var answer Answer
 	if err := c.do(ctx, http.MethodGet, "/v1/check?"+query.Encode(), nil, &answer); err != nil {

@@ -2,6 +2,8 @@ package robotsd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -240,6 +242,38 @@ func TestADisallowedRequestCarriesTheReasonAndTheLine(t *testing.T) {
 	answer, err := client.Check(context.Background(), s.URL+"/p/1", "OtherBot")
 	if err != nil || answer.Allowed || answer.Group == nil || answer.Group.Global {
 		t.Fatalf("%+v %v", answer, err)
+	}
+}
+
+func TestACheckRecordedCarriesWhatRobotsTxtSaidOfTheURL(t *testing.T) {
+	s := startSite(t)
+	client := startRobotsd(t)
+	plain, err := client.Check(context.Background(), s.URL+"/private/report", "ExampleBot")
+	if err != nil || plain.Record != nil {
+		t.Fatalf("a record nobody asked for: %s %v", plain.Record, err)
+	}
+	answer, err := client.CheckRecorded(context.Background(), s.URL+"/private/report", "ExampleBot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var record struct {
+		Format    string `json:"format"`
+		URL       string `json:"url"`
+		RobotsTxt struct {
+			Allowed bool   `json:"allowed"`
+			SHA256  string `json:"sha256"`
+			Rule    *Rule  `json:"rule"`
+		} `json:"robots_txt"`
+		Robots json.RawMessage `json:"robots"`
+	}
+	if err := json.Unmarshal(answer.Record, &record); err != nil {
+		t.Fatalf("%s: %v", answer.Record, err)
+	}
+	digest := sha256.Sum256([]byte(siteRobots))
+	if record.Format != "robotsd-record/1" || record.URL != s.URL+"/private/report" ||
+		record.RobotsTxt.Allowed || record.RobotsTxt.SHA256 != hex.EncodeToString(digest[:]) ||
+		record.RobotsTxt.Rule == nil || record.RobotsTxt.Rule.Line != 2 || string(record.Robots) != "null" {
+		t.Fatalf("record %s", answer.Record)
 	}
 }
 

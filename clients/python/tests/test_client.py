@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import time
 from collections.abc import Iterator
@@ -36,6 +37,7 @@ from robotsd import (
     PaceStateJson,
     Problem,
     ProblemError,
+    RecordJson,
     ReportItem,
     ReportTaken,
     RobotsResponse,
@@ -72,6 +74,22 @@ def test_check_answers_with_the_rule_that_decided_and_its_line(site: Site, robot
     assert page.group and page.group.global_ and page.group.agents == ["*"]
     # Four checks, one fetch: robotsd caches the file.
     assert site.hits["/robots.txt"] == 1
+
+
+def test_check_gives_a_record_of_robots_txt_when_asked(site: Site, robotsd: Robotsd) -> None:
+    with Client(robotsd.url) as client:
+        plain = client.check(site.url + "/private/3", "ExampleBot")
+        answer = client.check(site.url + "/private/3", "ExampleBot", record=True)
+    assert plain.record is msgspec.UNSET
+    record = answer.record
+    assert isinstance(record, RecordJson)
+    assert record.format == "robotsd-record/1" and record.url == site.url + "/private/3"
+    assert record.vocabulary == "draft-ietf-aipref-vocab-08"
+    assert record.robots_txt.allowed is False
+    assert record.robots_txt.sha256 == hashlib.sha256(SITE_ROBOTS.encode()).hexdigest()
+    assert record.robots_txt.rule and record.robots_txt.rule.line == robots_line("Disallow: /private/")
+    # A check does not read the page.
+    assert record.robots is None and record.usage is None
 
 
 def test_check_takes_several_agents(site: Site, robotsd: Robotsd) -> None:

@@ -43,6 +43,8 @@ export type CheckResponse = Schemas["CheckResponse"];
  * without the rule, group, crawl-delay or file behind it.
  */
 export type VerdictResponse = Schemas["VerdictResponse"];
+/** What robots.txt (and, from {@link RobotsdClient.page}, the page) said of a URL, to keep beside it. */
+export type RecordJson = Schemas["RecordJson"];
 /** An answer about one URL: in full ({@link CheckResponse}), or the verdict alone ({@link VerdictResponse}). */
 export type CheckAnswer = CheckResponse | VerdictResponse;
 /** One result of {@link RobotsdClient.checkMany}: an answer, or the {@link Problem} with that URL. */
@@ -230,6 +232,16 @@ export interface CheckOptions extends CallOptions {
   pace?: boolean;
 }
 
+/** Options of {@link RobotsdClient.check}. */
+export interface SingleCheckOptions extends CheckOptions {
+  /**
+   * The answer also carries `record` (`record=true`): what robots.txt said of the URL (its
+   * SHA-256, the deciding rule, its preferences for the URL, the time), to store beside the
+   * fetched page (docs/page.md).
+   */
+  record?: boolean;
+}
+
 /** Options of {@link RobotsdClient.reserve}. */
 export interface ReserveOptions extends CallOptions {
   /** How percent-encoded characters compare; robotsd's default is `google`. */
@@ -248,7 +260,10 @@ export interface EvaluateInput extends CheckOptions {
   include?: Schemas["EvaluateInclude"];
 }
 
-type CheckQuery = Omit<NonNullable<operations["check_get"]["parameters"]["query"]>, "pace"> & { pace?: "true" };
+type CheckQuery = Omit<NonNullable<operations["check_get"]["parameters"]["query"]>, "pace" | "record"> & {
+  pace?: "true";
+  record?: "true";
+};
 type RobotsQuery = operations["robots_get"]["parameters"]["query"];
 
 /**
@@ -273,12 +288,13 @@ export class RobotsdClient {
    * Asks whether the agent(s) may fetch `url` (`GET /v1/check`), and with `pace: true` reserves
    * the fetch's slot (`pace` in the answer). A problem throws a {@link ProblemError}.
    */
-  async check(url: string, ua: string | string[], options: CheckOptions = {}): Promise<CheckResponse> {
+  async check(url: string, ua: string | string[], options: SingleCheckOptions = {}): Promise<CheckResponse> {
     const query: CheckQuery = {
       url,
       ua: toArray(ua),
       percent_decoding: options.percentDecoding,
       pace: options.pace ? "true" : undefined,
+      record: options.record ? "true" : undefined,
     };
     return this.#request<CheckResponse>("GET", `/v1/check?${queryString(query)}`, undefined, options.signal);
   }

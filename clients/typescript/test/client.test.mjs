@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { createServer } from "node:http";
 import { test } from "node:test";
 
@@ -16,6 +17,7 @@ import {
 
 import {
   HOSTILE_FLAGS,
+  SITE_ROBOTS,
   freePort,
   hostilePaths,
   reservations,
@@ -58,6 +60,26 @@ test("check answers with the verdict, the reason, the rule's line and the crawl-
 
   assert.equal(site.hits("/robots.txt"), 1, "robotsd fetches robots.txt once and answers from its cache");
   assert.equal(site.hits("/private/report"), 0);
+});
+
+test("check with record carries what robots.txt said of the URL, to keep beside the page", async (t) => {
+  const site = await startSite(t);
+  const client = new RobotsdClient({ baseUrl: await startRobotsd(t) });
+  const plain = await client.check(`${site.url}/private/report`, "ExampleBot");
+  assert.equal(plain.record, undefined);
+  const { record } = await client.check(`${site.url}/private/report`, "ExampleBot", { record: true });
+  assert.equal(record?.format, "robotsd-record/1");
+  assert.equal(record.url, `${site.url}/private/report`);
+  assert.equal(record.vocabulary, "draft-ietf-aipref-vocab-08");
+  assert.deepEqual(record.robots_txt, {
+    allowed: false,
+    sha256: createHash("sha256").update(SITE_ROBOTS).digest("hex"),
+    rule: { directive: "disallow", pattern: "/private/", line: 2 },
+    usage: null,
+  });
+  // A check does not read the page.
+  assert.equal(record.robots, null);
+  assert.equal(record.usage, null);
 });
 
 test("checkMany splits a long list into batches of 1,000 and answers every URL in order", async (t) => {

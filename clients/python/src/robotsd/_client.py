@@ -149,12 +149,18 @@ def _check_params(
 
 
 def _check_call(
-    url: str, ua: UserAgent, percent_decoding: Optional[PercentDecoding], pace: bool
+    url: str,
+    ua: UserAgent,
+    percent_decoding: Optional[PercentDecoding],
+    pace: bool,
+    record: bool = False,
 ) -> _Call:
     agents = _agents(ua)
     params = [("url", url)]
     params += [("ua", agent) for agent in ([agents] if isinstance(agents, str) else agents)]
     params += _check_params(percent_decoding, pace)
+    if record:
+        params.append(("record", "true"))
     return _Call("GET", "/v1/check", _check_decoder.decode, params=params)
 
 
@@ -336,6 +342,7 @@ class Client:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        record: bool = False,
     ) -> CheckResponse:
         """May ``ua`` fetch ``url``? ``GET /v1/check``; a problem raises :class:`ProblemError`.
 
@@ -343,8 +350,12 @@ class Client:
         (a :class:`PaceJson`, ``None`` when the URL is disallowed) says to wait ``wait_ms``
         before fetching (``outcome == "reserved"``), or to ask again after ``wait_ms``
         (``"deferred"``: nothing was reserved). Reserve right before fetching, once per fetch.
-        Without it, ``pace`` is ``UNSET``."""
-        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding, pace))
+        Without it, ``pace`` is ``UNSET``.
+
+        ``record=True`` adds ``record`` (a :class:`RecordJson`): what robots.txt said of the
+        URL (its SHA-256, the deciding rule, its preferences for the URL, the time), to store
+        beside the fetched page (docs/page.md)."""
+        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding, pace, record))
         return result
 
     def check_many(
@@ -505,9 +516,12 @@ class AsyncClient:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        record: bool = False,
     ) -> CheckResponse:
         """As :meth:`Client.check`."""
-        result: CheckResponse = await self._do(_check_call(url, ua, percent_decoding, pace))
+        result: CheckResponse = await self._do(
+            _check_call(url, ua, percent_decoding, pace, record)
+        )
         return result
 
     async def check_many(
