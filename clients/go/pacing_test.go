@@ -335,6 +335,52 @@ func TestA5xxAndATimeoutAreReportedAndSlowTheOriginDown(t *testing.T) {
 	}
 }
 
+func TestAnAnswerMuchSlowerThanUsualSlowsTheOriginDown(t *testing.T) {
+	s := startTimedSite(t, "User-agent: *\n", map[string]http.HandlerFunc{
+		"/lagging": func(w http.ResponseWriter, _ *http.Request) {
+			time.Sleep(700 * time.Millisecond)
+		},
+	})
+	client := startRobotsd(t, "--default-crawl-delay", "20ms")
+	crawler := &http.Client{Transport: &Transport{Client: client, UserAgent: "PaceBot"}}
+	get := func(path string) {
+		resp, err := crawler.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	slowdown := func() float64 {
+		robots, err := client.Robots(context.Background(), s.URL+"/", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if robots.Pace == nil {
+			return 1
+		}
+		return robots.Pace.Slowdown
+	}
+	// Enough usual answers for robotsd to trust the site's baseline (five; a few more, as
+	// reports arrive in batches), none of them slow.
+	for i := 0; i < 8; i++ {
+		get(fmt.Sprintf("/p/%d", i))
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := slowdown(); got != 1 {
+		t.Fatalf("slowed by usual answers: %v", got)
+	}
+	// One answer far slower than the baseline: its time, reported with it, slows the origin
+	// down for the fleet (×1.5). No status says so: only the time does.
+	get("/lagging")
+	deadline := time.Now().Add(5 * time.Second)
+	for slowdown() < 1.4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a slow answer did not slow the origin down: slowdown %v", slowdown())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestCancellingTheContextEndsTheWaitForASlotPromptly(t *testing.T) {
 	s := startTimedSite(t, "User-agent: *\nCrawl-delay: 0.8\n", nil)
 	client := startRobotsd(t, "--max-pace-wait", "1s")

@@ -30,8 +30,9 @@ const DefaultMaxPaceWait = 10 * time.Minute
 // timeout is the base transport's own (dial, TLS, ResponseHeaderTimeout: they start after the
 // wait), or the request's deadline when the wait for the slot took at most a tenth of the time it
 // had (the deadline counts the wait: give the fetch its own limit with the base transport's
-// timeouts, and allow for the wait in http.Client.Timeout); while a site is slowed down it also
-// reports successes, which ease the slowdown. The Transport's next request to that origin takes
+// timeouts, and allow for the wait in http.Client.Timeout). It reports every other answer too,
+// batched, with the time the site took to answer (Report.ResponseMS): successes ease a slowdown,
+// and a site answering much slower than its baseline slows the fleet down. The Transport's next request to that origin takes
 // its slot once the pushback has been reported, and a Retry-After holds its own requests back
 // even if the report is lost. A report that fails is dropped: it never fails a request.
 //
@@ -144,7 +145,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	sent := time.Now()
 	resp, err := base.RoundTrip(req)
 	if answer != nil && answer.Pace != nil {
-		t.report(req, target, origin, answer.Pace, resp, err, sent.Sub(entered), time.Since(sent))
+		t.report(req, target, origin, resp, err, sent.Sub(entered), time.Since(sent))
 	}
 	return resp, err
 }
@@ -283,10 +284,12 @@ func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answ
 }
 
 // report tells robotsd, in the background, what the site answered a paced request: a 429, any
-// 5xx, a timeout, or a connection refused or reset; and, while the origin is slowed down, the
-// other answers too. waited is how long the request waited for its slot (within the caller's
-// time limit), ran how long the fetch itself ran.
-func (t *Transport) report(req *http.Request, target, origin string, pace *Pace, resp *http.Response, err error, waited, ran time.Duration) {
+// 5xx, a timeout, or a connection refused or reset; and every other answer with the time the
+// site took to answer it (to the response's header, as RoundTrip returns it), from which robotsd
+// keeps the site's baseline and slows the fleet when the site slows down. waited is how long the
+// request waited for its slot (within the caller's time limit), ran how long the fetch itself
+// ran.
+func (t *Transport) report(req *http.Request, target, origin string, resp *http.Response, err error, waited, ran time.Duration) {
 	switch {
 	case err != nil:
 		switch failureOf(req.Context(), err, waited, ran) {
@@ -307,10 +310,26 @@ func (t *Transport) report(req *http.Request, target, origin string, pace *Pace,
 		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode, RetryAfter: retryAfter}, true)
 	case resp.StatusCode >= 500 && resp.StatusCode <= 599:
 		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode}, true)
-	case resp.StatusCode >= 100 && resp.StatusCode <= 599 && (pace.Slowdown > 1 || pace.RetryAfterUntil != nil):
-		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode}, false)
+	case resp.StatusCode >= 100 && resp.StatusCode <= 599:
+		t.reports.add(t.Client, origin, Report{URL: target, Status: resp.StatusCode, ResponseMS: responseMS(ran)}, false)
 	}
 }
+
+// responseMS is a response time as a report carries it: whole milliseconds, rounded up, so
+// that a fast answer is still a sample (zero is "not said"), and within the bound robotsd takes.
+func responseMS(ran time.Duration) int64 {
+	ms := (ran + time.Millisecond - 1) / time.Millisecond
+	if ms < 1 {
+		return 1
+	}
+	if ms > maxResponseMS {
+		return maxResponseMS
+	}
+	return int64(ms)
+}
+
+// The longest response time robotsd takes in a report (ten minutes).
+const maxResponseMS = 600_000
 
 // The longest Retry-After value robotsd takes in a report.
 const maxRetryAfterBytes = 256

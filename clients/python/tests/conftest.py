@@ -82,7 +82,9 @@ class Site:
     """A loopback site serving ``robots`` (SITE_ROBOTS) and ``paths`` (site_paths(), the index
     first, linking to the others), recording every request, and when each page request arrived
     (``arrivals``). ``answers`` gives a path's first answers instead of the page, in turn (a
-    429 with its Retry-After, say); ``served`` gives pages of their own headers and bodies."""
+    429 with its Retry-After, say); ``served`` gives pages of their own headers and bodies.
+    ``lag`` is ``(pages, seconds)``: once that many pages were asked for, each answer takes
+    that much longer (a site slowing down under a crawl)."""
 
     def __init__(
         self,
@@ -91,6 +93,7 @@ class Site:
         answers: Optional[dict[str, list[Answer]]] = None,
         documents: Optional[dict[str, str]] = None,
         served: Optional[dict[str, Page]] = None,
+        lag: Optional[tuple[int, float]] = None,
     ) -> None:
         self.hits: Counter[str] = Counter()
         self.agents: dict[str, list[str]] = {}
@@ -114,10 +117,14 @@ class Site:
                     site.hits[path] += 1
                     site.agents.setdefault(path, []).append(self.headers.get("User-Agent", ""))
                     answer = scripted[path].pop(0) if scripted.get(path) else None
+                    lagging = False
                     if path != "/robots.txt":
                         known = path in pages or path in own
                         status = answer[0] if answer else 200 if known else 404
+                        lagging = lag is not None and len(site.arrivals) >= lag[0]
                         site.arrivals.append((arrived, path, status))
+                if lagging and lag is not None:
+                    time.sleep(lag[1])
                 if answer is None and path in own:
                     fields, page = own[path]
                     self.send_response(200)
@@ -200,8 +207,9 @@ def make_site() -> Iterator[MakeSite]:
         answers: Optional[dict[str, list[Answer]]] = None,
         documents: Optional[dict[str, str]] = None,
         served: Optional[dict[str, Page]] = None,
+        lag: Optional[tuple[int, float]] = None,
     ) -> Site:
-        s = Site(robots, paths, answers, documents, served)
+        s = Site(robots, paths, answers, documents, served, lag)
         made.append(s)
         return s
 

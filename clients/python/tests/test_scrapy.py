@@ -291,7 +291,9 @@ def test_pacing_keeps_the_crawl_delay_between_any_two_fetches(
     assert crawl.stat("pace/deferred") is None and crawl.stat("pace/stale") is None
     assert robotsd.metric("robotsd_pace_reservations_total", outcome="reserved") == len(allowed) + late
     assert crawl.stat("batches") < len(paced_paths(10))
-    assert crawl.stat("feedback/reported") is None  # nothing to report: every page answered
+    # Every answer reported with its time, none of them a pushback.
+    assert crawl.stat("feedback/reported") == len(allowed)
+    assert crawl.stat("feedback/pushback") is None
     assert "comes before RetryMiddleware" not in crawl.log
 
 
@@ -337,6 +339,27 @@ def test_a_429_is_reported_and_the_next_fetch_waits_for_its_retry_after(
     assert robotsd.metric("robotsd_pace_reports_total", signal="retry_after") == 1
 
 
+def test_every_answer_is_reported_with_its_time_and_a_site_slowing_down_slows_the_fleet(
+    make_site: MakeSite, robotsd: Robotsd, tmp_path: Path
+) -> None:
+    # The site answers at once, then, from its ninth page on, 0.8 s late: far past its baseline.
+    paths = ["/"] + [f"/p/{i}" for i in range(12)]
+    site = make_site(PACED_ROBOTS, paths, lag=(8, 0.8))
+    crawl = Crawl(robotsd.url, site, tmp_path)
+
+    assert crawl.returncode == 0, crawl.log[-5000:]
+    assert crawl.output["fetched"] == sorted(paths)
+    # Every answer went to robotsd with the time Scrapy measured, none of them a pushback.
+    assert crawl.stat("feedback/reported") == len(paths)
+    assert crawl.stat("feedback/pushback") is None
+    slow = robotsd.metric("robotsd_pace_reports_total", signal="slow")
+    success = robotsd.metric("robotsd_pace_reports_total", signal="success")
+    assert slow >= 1, (slow, success, site.arrivals)
+    assert slow + success >= 8, (slow, success, site.arrivals)
+    # Slowed by the answers' times alone (x1.5, decaying from then on): no status said so.
+    assert crawl.stat("feedback/slowdown_max") >= 1.45
+
+
 def test_deferred_slots_are_asked_for_again_and_everything_is_crawled(
     make_site: MakeSite, start_robotsd: StartRobotsd, tmp_path: Path
 ) -> None:
@@ -372,7 +395,7 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
     answers = [
         Response(page.url, status=503, headers={"Retry-After": "2"}, request=page),
         Response(page.url, status=500, request=page),
-        Response(page.url, status=404, request=page),  # not a pushback: not reported
+        Response(page.url, status=404, request=page),  # not a pushback: a success
         Response(page.url, status=429, request=page, flags=["cached"]),  # not the site now
     ]
 
@@ -396,22 +419,24 @@ def test_the_middleware_reports_pushback_and_a_failed_report_never_fails_the_cra
         assert client.check(page.url, CRAWLER_UA).allowed
     reporting, stats = middleware_for(robotsd.url)
     asyncio.run(main(reporting))
-    assert stats.get_value("robotsd/feedback/reported") == 5
+    assert stats.get_value("robotsd/feedback/reported") == 6
     assert stats.get_value("robotsd/feedback/pushback") == 2
     assert stats.get_value("robotsd/feedback/timeout") == 1
     assert stats.get_value("robotsd/feedback/refused") == 1
     assert stats.get_value("robotsd/feedback/reset") == 1
     assert stats.get_value("robotsd/feedback/problem") is None
-    assert stats.get_value("robotsd/feedback/slowdown_max") > 31.9  # five doublings
+    # Five doublings, less the tenth of the excess the 404's success took off (x4 to x3.7).
+    assert stats.get_value("robotsd/feedback/slowdown_max") == pytest.approx(29.6, abs=0.05)
     assert stats.get_value("robotsd/feedback/failed") is None
     assert robotsd.metric("robotsd_pace_reports_total", signal="retry_after") == 1
     assert robotsd.metric("robotsd_pace_reports_total", signal="timeout") == 1
-    assert robotsd.metric("robotsd_pace_reports_total") == 5
+    assert robotsd.metric("robotsd_pace_reports_total", signal="success") == 1
+    assert robotsd.metric("robotsd_pace_reports_total") == 6
 
     unreachable, stats = middleware_for(closed_url())
     asyncio.run(main(unreachable))
-    assert stats.get_value("robotsd/feedback/reported") == 5
-    assert stats.get_value("robotsd/feedback/failed") == 5
+    assert stats.get_value("robotsd/feedback/reported") == 6
+    assert stats.get_value("robotsd/feedback/failed") == 6
 
 
 def test_a_deferred_slot_is_asked_for_again_with_a_bounded_jitter() -> None:

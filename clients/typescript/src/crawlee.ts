@@ -83,7 +83,9 @@ export interface RobotsdCrawleeOptions {
    * `--default-crawl-delay`, 1 s, where robots.txt states none). A 429 or 503 (with its
    * `Retry-After`), another 5xx, a timeout (the site had the whole navigation time limit, the
    * wait for the slot excluded), or a connection refused or reset is reported to robotsd
-   * (`POST /v1/feedback`), which slows the origin down for the whole fleet.
+   * (`POST /v1/feedback`), which slows the origin down for the whole fleet; every other answer
+   * is reported in batches with the time the site took, so that the fleet also slows down when
+   * the site answers much slower than its baseline.
    *
    * `false`: robotsd is only asked for verdicts, and the crawler keeps the crawl-delay of
    * robotsd's answer by itself, per origin, across its concurrency (none where robots.txt states
@@ -177,7 +179,8 @@ export type CrawlerClass = new (...args: any[]) => {
  *
  * Pacing is on by default (the `pace` option): in crawlers with `preNavigationHooks` (HTTP and
  * browser crawlers), each request waits for the slot robotsd reserves for it, right before its
- * fetch, and a site's pushback (429, 5xx, timeouts) is reported to robotsd. With `pace: false`
+ * fetch, and a site's pushback (429, 5xx, timeouts) is reported to robotsd, as is every other
+ * answer with the time the site took (a site answering much slower slows the fleet too). With `pace: false`
  * the crawler keeps the crawl-delay itself. Either way, two fetches to one origin never start
  * closer than the interval. A request whose slot robotsd cannot reserve fails (Crawlee retries
  * it), or is fetched with the last interval known with `failOpen`.
@@ -629,7 +632,8 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
  * what the site answered a fetch the pre-navigation hook paced. A 429 or 503 (with its
  * `Retry-After`) or another 5xx is reported at once (`POST /v1/feedback`): robotsd slows the
  * origin down for the whole fleet, and slots this process reserved before it are given up. Other
- * statuses are reported, in batches, only while robotsd says the origin is slowed down. A report
+ * statuses are reported in batches, with the time the site took (from the request leaving to this
+ * hook): robotsd slows the fleet down when a site answers much slower than its baseline. A report
  * that fails is logged as a warning; it never fails the crawl. Put it first among
  * `postNavigationHooks`. With `pace: false` it reports nothing, and only keeps the `Retry-After`
  * of a 429 or 503 for this process.

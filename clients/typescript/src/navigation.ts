@@ -157,7 +157,10 @@ export async function started(
   ];
 }
 
-/** Records what the site answered a request this module paced, and tells robotsd of a pushback. */
+/**
+ * Records what the site answered a request this module paced, and tells robotsd: a pushback at
+ * once, any other answer in a batch, with the time the site took.
+ */
 export function responded(context: PostNavigationContext, pacer: Pacer, report: boolean, warn: Warn): void {
   const { request } = context;
   const navigation = navigating.get(request);
@@ -166,7 +169,10 @@ export function responded(context: PostNavigationContext, pacer: Pacer, report: 
   const response = responseOf(context);
   if (!response) return;
   if (response.sentAt !== undefined) pacer.sentAt(response.url, response.sentAt);
-  pacer.response(response.url, response.status, response.retryAfter, report, warn);
+  // From the moment the request left to the crawler's post-navigation hooks, the same way for
+  // every page of one crawler: what robotsd compares with the site's baseline.
+  const tookMs = navigation.sent > 0 ? performance.now() - navigation.sent : undefined;
+  pacer.response(response.url, response.status, response.retryAfter, report, warn, tookMs);
 }
 
 /**

@@ -14,11 +14,22 @@
  */
 import { type CheckResponse, type Pace, type RobotsdClient, type Report, askAgainDelayMs, slotLatenessMs } from "./index.js";
 
+/** The longest response time robotsd takes in a report (ten minutes). */
+const MAX_RESPONSE_MS = 600_000;
+
+/**
+ * A response time as a report carries it: whole milliseconds, rounded up so that a fast answer
+ * is still a sample, within the bound robotsd takes.
+ */
+export function reportedMs(ms: number): number {
+  return Math.min(MAX_RESPONSE_MS, Math.max(1, Math.ceil(ms)));
+}
+
 /** The longest interval kept locally: robotsd's own default cap (`--max-crawl-delay`, 60 s). */
 export const MAX_LOCAL_INTERVAL_MS = 60_000;
 /** The longest `Retry-After` honoured locally: robotsd's own default cap (`--max-retry-after`, 10 min). */
 export const MAX_HOLD_MS = 600_000;
-/** How long reports of successes (sent only while an origin is slowed down) wait to be batched. */
+/** How long reports of successes wait to be batched. */
 const SUCCESS_FLUSH_MS = 1_000;
 /**
  * What {@link Pacer.send} adds to the interval: the requests handed to the network one interval
@@ -64,8 +75,6 @@ interface OriginPace {
   pushbacks: number;
   /** The last interval known for the origin (ms): a slot's, else the crawl-delay. */
   interval: number | undefined;
-  /** robotsd said the origin is slowed down: reports of successes help it recover. */
-  slowed: boolean;
   /** The pushback reports on their way: robotsd hears of them before this process reserves again. */
   reporting: Promise<void>;
 }
@@ -106,7 +115,6 @@ export class Pacer {
       const at = performance.now() + pace.wait_ms;
       const state = this.#state(origin);
       const pushbacks = state.pushbacks;
-      state.slowed = pace.slowdown > 1;
       // A deferred slot is asked for again with a jitter, so that the workers told the same
       // not_before do not all ask at once.
       await sleepUntil(reserved ? at : performance.now() + askAgainDelayMs(pace.wait_ms));
@@ -237,13 +245,15 @@ export class Pacer {
   /**
    * What the site answered a fetch of `url`. A 429 or 5xx is a pushback: slots reserved before
    * it are given up, a Retry-After holds the origin back here, and with `report` robotsd hears of
-   * it at once (the whole fleet slows down). Any other status is reported only while robotsd said
-   * the origin is slowed down, in batches, to ease the slowdown.
+   * it at once (the whole fleet slows down). With `report`, any other status is reported too, in
+   * batches, with `responseMs`, the time the site took: robotsd keeps the site's baseline of them
+   * and slows the fleet down when the site answers much slower; while the origin is slowed down,
+   * each also eases the slowdown.
    */
-  response(url: string, status: number, retryAfter: string | undefined, report: boolean, warn: Warn): void {
+  response(url: string, status: number, retryAfter: string | undefined, report: boolean, warn: Warn, responseMs?: number): void {
     const state = this.#state(originOf(url));
     if (!isPushback(status)) {
-      if (report && state.slowed) this.#success({ url, status }, warn);
+      if (report) this.#success({ url, status, ...(responseMs !== undefined ? { response_ms: reportedMs(responseMs) } : {}) }, warn);
       return;
     }
     state.pushbacks++;
@@ -291,10 +301,7 @@ export class Pacer {
     try {
       const results = await this.#client.feedback(reports);
       for (const [index, result] of results.entries()) {
-        if ("origin" in result) {
-          const state = this.#origins.get(result.origin);
-          if (state) state.slowed = result.pace.slowdown > 1;
-        } else {
+        if (!("origin" in result)) {
           warn(`robotsd did not take the report about ${reports[index]?.url}: ${result.detail}`);
         }
       }
@@ -307,7 +314,7 @@ export class Pacer {
     let state = this.#origins.get(origin);
     if (!state) {
       if (this.#origins.size >= SWEEP_AT) this.#sweep();
-      state = { last: -Infinity, started: -Infinity, sent: -Infinity, hold: -Infinity, pushbacks: 0, interval: undefined, slowed: false, reporting: Promise.resolve() };
+      state = { last: -Infinity, started: -Infinity, sent: -Infinity, hold: -Infinity, pushbacks: 0, interval: undefined, reporting: Promise.resolve() };
       this.#origins.set(origin, state);
     }
     return state;

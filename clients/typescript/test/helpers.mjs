@@ -129,12 +129,14 @@ export async function startSite(t) {
  * runs in a worker thread of its own, so that the times at which it sees each request are not
  * skewed by the crawler keeping the test's event loop busy. `script` says what given hits of a
  * path answer instead of the page: `{ "/p/2": [{ status: 429, headers: { "retry-after": "1" } }] }`
- * (the first hit of /p/2), or `"hang"` (never answered). `arrivals()` resolves to every request
- * but robots.txt, in the order they came: `{ path, at, status }`, `at` in milliseconds.
+ * (the first hit of /p/2), or `"hang"` (never answered). `lag: { after, ms }`: once `after`
+ * pages were asked for, each answer takes `ms` longer (a site slowing down under a crawl).
+ * `arrivals()` resolves to every request but robots.txt, in the order they came:
+ * `{ path, at, status }`, `at` in milliseconds.
  */
-export async function startPacedSite(t, { robots, pages = 12, script = {} }) {
+export async function startPacedSite(t, { robots, pages = 12, script = {}, lag = null }) {
   const paths = Array.from({ length: pages }, (_, i) => `/p/${i}`);
-  const worker = new Worker(new URL("./site-worker.mjs", import.meta.url), { workerData: { robots, pages: paths, script } });
+  const worker = new Worker(new URL("./site-worker.mjs", import.meta.url), { workerData: { robots, pages: paths, script, lag } });
   t.after(() => worker.terminate());
   const { port } = await new Promise((resolve, reject) => {
     worker.once("message", resolve);

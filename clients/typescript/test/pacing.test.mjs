@@ -21,6 +21,8 @@ const CRAWL_DELAY_MS = 200;
 const PACED_FLOOR_MS = CRAWL_DELAY_MS - slotLatenessMs(CRAWL_DELAY_MS) - ARRIVAL_JITTER_MS;
 const ROBOTS = "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.2\n";
 
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
 /** A client whose `POST /v1/feedback` bodies are kept in `sent`, in order. */
 function reportingClient(baseUrl) {
   const sent = [];
@@ -197,6 +199,35 @@ test("a 5xx and a timeout are reported to robotsd as pushback", async (t) => {
   // ease it: never a pushback twice.
   assert.ok(sent.every((report) => report.timeout || report.status === 500 || report.status === 200));
   assertGapsAtLeast(await site.arrivals(), PACED_FLOOR_MS);
+});
+
+test("every answer is reported with the time the site took, and a site slowing down slows the fleet", async (t) => {
+  // The site answers at once, then, from its ninth page on, 800 ms late: far past its baseline.
+  const site = await startPacedSite(t, { robots: ROBOTS, pages: 12, lag: { after: 8, ms: 800 } });
+  await warmUp(t, site);
+  const baseUrl = await startRobotsd(t);
+  const { client, sent } = reportingClient(baseUrl);
+  const crawl = await robotsdCrawl(t, {
+    Crawler: CheerioCrawler,
+    client,
+    start: `${site.url}/`,
+    robotsd: { ua: "ExampleBot" },
+    crawlerOptions: { maxConcurrency: 4 },
+  });
+
+  assertCrawledEverything(crawl, site);
+  // Reports of successes wait a second to be batched: the last batch is sent after the crawl.
+  for (let waited = 0; sent.length < site.paths.length && waited < 3000; waited += 50) await sleep(50);
+  // Every answer, each with the time the site took; the late ones took at least the lag.
+  assert.equal(sent.length, site.paths.length, JSON.stringify(sent));
+  assert.ok(sent.every((report) => report.status === 200 && Number.isInteger(report.response_ms) && report.response_ms >= 1), JSON.stringify(sent));
+  assert.equal(sent.filter((report) => report.response_ms >= 800).length, site.paths.length - 8, JSON.stringify(sent));
+  // robotsd took a late answer as the site slowing down, and slowed it (x1.5) for the fleet,
+  // from the times alone: no status said so.
+  assert.ok((await reports(baseUrl, "slow")) >= 1, JSON.stringify(sent));
+  assert.equal(await reports(baseUrl, "pushback"), 0);
+  const robots = await client.robots(`${site.url}/`);
+  assert.ok(robots.pace && robots.pace.slowdown >= 1.45, JSON.stringify(robots.pace));
 });
 
 test("slots robotsd puts off (--max-pace-wait) are asked for again, and everything is crawled", async (t) => {

@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import { parentPort, workerData } from "node:worker_threads";
 
-const { robots, pages, script } = workerData;
+const { robots, pages, script, lag } = workerData;
 const arrivals = [];
 const hits = new Map();
 
@@ -36,12 +36,16 @@ const server = createServer((req, res) => {
     res.writeHead(404, { "content-type": "text/html" }).end("<p>not found</p>");
     return;
   }
+  const lagging = lag !== null && arrivals.length >= lag.after;
   arrivals.push({ path, at, status: 200 });
   const links = path === "/" ? pages.map((p) => `<a href="${p}">${p}</a>`).join("") : "";
   // The empty icon keeps a browser from asking for /favicon.ico, which no crawler decided to fetch.
-  res
-    .writeHead(200, { "content-type": "text/html; charset=utf-8" })
-    .end(`<!doctype html><title>${path}</title><link rel="icon" href="data:,">${links}`);
+  const answer = () =>
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end(`<!doctype html><title>${path}</title><link rel="icon" href="data:,">${links}`);
+  if (lagging) setTimeout(answer, lag.ms);
+  else answer();
 });
 
 parentPort.on("message", (message) => {

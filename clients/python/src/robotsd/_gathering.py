@@ -112,12 +112,14 @@ class _Reporter:
         self._timer: Optional[asyncio.TimerHandle] = None
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def add(self, origin: str, report: ReportItem) -> None:
+    def add(self, origin: str, report: ReportItem, settle: bool = True) -> None:
+        """Queues ``report``; with ``settle``, :meth:`settled` waits for it too."""
         loop = asyncio.get_running_loop()
         if self._pending_done is None:
             self._pending_done = loop.create_future()
         self._pending.append(report)
-        self._unsettled[origin] = self._pending_done
+        if settle:
+            self._unsettled[origin] = self._pending_done
         if len(self._pending) >= self._max_size:
             self._flush()
         elif self._timer is None:

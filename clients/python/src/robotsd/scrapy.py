@@ -10,7 +10,9 @@ Scrapy then never fetches robots.txt: robotsd does, once per origin for the whol
 checks of requests that arrive together go to robotsd as one batch. Each check also reserves
 the request's fetch slot (``pace=true``), and the request waits for it, so that the whole fleet
 keeps each site's crawl-delay together; the sites' 429, 503, other 5xx, timeouts and connections
-refused or reset are reported back (``POST /v1/feedback``) so that the fleet slows down together. ``ROBOTSD_PACE = False``
+refused or reset are reported back (``POST /v1/feedback``) so that the fleet slows down together,
+and so is every other answer with the time the site took, so that the fleet also slows down
+when a site answers much slower than usual. ``ROBOTSD_PACE = False``
 turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
 sees the answers that RetryMiddleware retries. ``ROBOTSD_PAGE = True`` also asks robotsd about
 each page let through (``response.meta["robotsd_page"]``), and :class:`RobotsdNofollowMiddleware`
@@ -23,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import math
 import random
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
@@ -154,13 +157,19 @@ def _origin(parsed: ParseResult) -> str:
     return f"{parsed.scheme}://{(parsed.hostname or '').lower()}:{parsed.port or ''}"
 
 
-def _slowed(answer: object) -> bool:
-    """Whether the slot of ``answer`` was handed out while its origin was slowed down."""
-    if not isinstance(answer, (CheckResponse, VerdictResponse)):
-        return False
-    if not isinstance(answer.pace, PaceJson):
-        return False
-    return answer.pace.slowdown > 1.0 or bool(answer.pace.retry_after_until)
+def _response_ms(request: Request) -> Optional[int]:
+    """How long the site took to answer ``request``, as a report carries it: Scrapy's
+    ``download_latency`` (from the request's start to the response's headers, the same way for
+    every page) in whole milliseconds, rounded up so that a fast answer is still a sample, and
+    within the ten minutes robotsd takes; None when Scrapy did not measure it."""
+    latency = request.meta.get("download_latency")
+    if not isinstance(latency, (int, float)) or latency < 0:
+        return None
+    return min(max(1, math.ceil(latency * 1000)), _MAX_RESPONSE_MS)
+
+
+# The longest response time robotsd takes in a report (ten minutes).
+_MAX_RESPONSE_MS = 600_000
 
 
 def _floored(delay: float, jitter: float, gap: float) -> tuple[float, float]:
@@ -500,8 +509,8 @@ class RobotsdMiddleware:
     async def process_response(
         self, request: Request, response: Response, spider: Optional[Spider] = None
     ) -> Response:
-        """Reports a 429, 503 or other 5xx to robotsd (with its ``Retry-After``), and, while
-        the origin is slowed down, the other answers, which ease the slowdown. A response
+        """Reports a 429, 503 or other 5xx to robotsd (with its ``Retry-After``), and every
+        other answer with the time the site took (``download_latency``). A response
         from Scrapy's HTTP cache is not the site's answer now, and is not reported. With
         ``ROBOTSD_PAGE``, a 2xx response to a request robotsd allowed waits for robotsd's
         answer about the page, left in ``meta["robotsd_page"]``."""
@@ -517,8 +526,11 @@ class RobotsdMiddleware:
             header = response.headers.get(b"Retry-After")
             retry_after = header.decode("latin-1").strip() if header else None
             self._report(request, status=status, retry_after=retry_after or None, pushback=True)
-        elif _slowed(request.meta.get(META_KEY)):
-            self._report(request, status=status)
+        else:
+            # Every answer, with the time the site took: robotsd keeps the site's baseline from
+            # them and slows the fleet when it answers much slower; while the origin is slowed
+            # down, each also eases the slowdown.
+            self._report(request, status=status, response_ms=_response_ms(request))
 
     def process_exception(
         self, request: Request, exception: Exception, spider: Optional[Spider] = None
@@ -543,6 +555,7 @@ class RobotsdMiddleware:
         retry_after: Optional[str] = None,
         timeout: bool = False,
         connection: Optional[str] = None,
+        response_ms: Optional[int] = None,
         pushback: bool = False,
     ) -> None:
         parsed = urlparse_cached(request)
@@ -560,8 +573,9 @@ class RobotsdMiddleware:
                 self._stats_inc(f"feedback/{connection}")
             else:
                 self._stats_inc("feedback/pushback")
-        report = _report_item(request.url, status, retry_after, timeout, connection)
-        self._get_reporter().add(origin, report)
+        report = _report_item(request.url, status, retry_after, timeout, connection, response_ms)
+        # Only a pushback must reach robotsd before this origin's next slot is reserved.
+        self._get_reporter().add(origin, report, settle=pushback)
         self._stats_inc("feedback/reported")
 
     def _on_reports_sent(self, results: list[FeedbackResult]) -> None:
