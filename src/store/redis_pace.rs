@@ -7,10 +7,12 @@
 //! reads Redis's `TIME`, so that the replicas' clocks do not enter into it. The scripts do the
 //! arithmetic of [`crate::pace_policy`] in Lua, on the same integers; a test runs the same
 //! sequence of operations through both and compares them.
+//!
+//! This file builds the calls and reads their replies; the store (`redis_store.rs`) sends them,
+//! as it sends the record's (`redis_record.rs`), and stands above both (issue 42).
 
 use std::time::Duration;
 
-use super::redis_store::{RedisStore, eval};
 use super::{PaceReading, StoreError};
 use crate::pace_policy::{
     MAX_SLOWDOWN, PaceState, SLOW_GROWS_TENTHS, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS,
@@ -128,21 +130,34 @@ fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
         .map_err(|v| StoreError::Failed(format!("pacing script returned {} values", v.len())))
 }
 
-pub(super) async fn reserve(
-    store: &RedisStore,
+/// `EVAL script 1 key`, for the caller to add the script's arguments to: the pacing scripts'
+/// call, and the lease's release in `redis_store.rs`, which sends them all.
+pub(super) fn eval(script: &str, key: String) -> redis::Cmd {
+    let mut command = redis::cmd("EVAL");
+    command.arg(script).arg(1).arg(key);
+    command
+}
+
+/// The call that reserves `origin`'s next slot; [`granted`] reads its reply.
+pub(super) fn reserve(
+    scripts: &Scripts,
     origin: &str,
     request: SlotRequest,
     keep: Duration,
-) -> Result<SlotGrant, StoreError> {
-    let mut command = eval(&store.scripts().reserve, pace_key(origin));
+) -> redis::Cmd {
+    let mut command = eval(&scripts.reserve, pace_key(origin));
     command
         .arg(request.interval_ms)
         .arg(request.max_interval_ms)
         .arg(request.max_wait_ms)
         .arg(millis(keep).max(1))
         .arg(request.guard_ms);
-    let [reserved, at, now, interval_ms, slowdown, blocked_until] =
-        six(store.run(&command).await?)?;
+    command
+}
+
+/// The slot a [`reserve`] call's reply grants.
+pub(super) fn granted(reply: Vec<i64>) -> Result<SlotGrant, StoreError> {
+    let [reserved, at, now, interval_ms, slowdown, blocked_until] = six(reply)?;
     Ok(SlotGrant {
         reserved: reserved == 1,
         at,
@@ -153,16 +168,15 @@ pub(super) async fn reserve(
     })
 }
 
-/// A report into `lane`'s state; when the lane has none, only if `origin`'s record shows that
-/// some replica checked it. The record is in the origin's hash slot and the state in the lane's,
-/// so that is a second call, made only for a lane's first report.
-pub(super) async fn signal(
-    store: &RedisStore,
+/// The call that reports `signal` into `lane`'s state: `create` 1 creates the state, 0 changes
+/// only a state that exists. [`reading`] reads its reply.
+pub(super) fn signal(
+    scripts: &Scripts,
     lane: &str,
-    origin: &str,
     signal: Signal,
     keep: Duration,
-) -> Result<Option<PaceReading>, StoreError> {
+    create: u8,
+) -> redis::Cmd {
     let (kind, after) = match signal {
         Signal::Success => (0, -1),
         Signal::Slow => (2, -1),
@@ -171,39 +185,25 @@ pub(super) async fn signal(
             retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
         ),
     };
-    let run = |create: u8| {
-        let mut command = eval(&store.scripts().signal, pace_key(lane));
-        command
-            .arg(kind)
-            .arg(after)
-            .arg(millis(keep).max(1))
-            .arg(create);
-        command
-    };
-    if let Some(reading) = reading(six(store.run(&run(0)).await?)?) {
-        return Ok(Some(reading));
-    }
-    let mut exists = redis::cmd("EXISTS");
-    exists.arg(super::redis_record::record_key(origin));
-    let checked: i64 = store.run(&exists).await?;
-    if checked == 0 {
-        return Ok(None);
-    }
-    Ok(reading(six(store.run(&run(1)).await?)?))
+    let mut command = eval(&scripts.signal, pace_key(lane));
+    command
+        .arg(kind)
+        .arg(after)
+        .arg(millis(keep).max(1))
+        .arg(create);
+    command
 }
 
-pub(super) async fn read(
-    store: &RedisStore,
-    origin: &str,
-) -> Result<Option<PaceReading>, StoreError> {
-    let command = eval(&store.scripts().read, pace_key(origin));
-    Ok(reading(six(store.run(&command).await?)?))
+/// The call that reads `origin`'s state; [`reading`] reads its reply.
+pub(super) fn read(scripts: &Scripts, origin: &str) -> redis::Cmd {
+    eval(&scripts.read, pace_key(origin))
 }
 
-fn reading(
-    [exists, last_slot, blocked_until, slowdown, slowdown_at, now]: [u64; 6],
-) -> Option<PaceReading> {
-    (exists == 1).then_some(PaceReading {
+/// The state a [`signal`] or [`read`] call's reply shows, with Redis's now; `None` when the lane
+/// has none.
+pub(super) fn reading(reply: Vec<i64>) -> Result<Option<PaceReading>, StoreError> {
+    let [exists, last_slot, blocked_until, slowdown, slowdown_at, now] = six(reply)?;
+    Ok((exists == 1).then_some(PaceReading {
         state: PaceState {
             last_slot,
             blocked_until,
@@ -211,7 +211,7 @@ fn reading(
             slowdown_at,
         },
         now,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use tokio::sync::Mutex;
 
 use super::record::MAX_META_BYTES;
 use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
-use super::redis_pace::{self, Scripts};
+use super::redis_pace::{self, Scripts, eval};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelMaster};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
@@ -65,13 +65,6 @@ return 0
 /// A time to live in whole milliseconds, at least one (`PX 0` is an error).
 fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
-}
-
-/// `EVAL script 1 key`, for the caller to add the script's arguments to.
-pub(super) fn eval(script: &str, key: String) -> redis::Cmd {
-    let mut command = redis::cmd("EVAL");
-    command.arg(script).arg(1).arg(key);
-    command
 }
 
 /// `EVAL script 2 record-key hashed-record-key`: the record scripts touch both keys.
@@ -244,16 +237,8 @@ impl RedisStore {
         }
     }
 
-    /// The pacing scripts.
-    pub(super) fn scripts(&self) -> &Scripts {
-        &self.scripts
-    }
-
     /// Runs `command` and converts its reply.
-    pub(super) async fn run<T: redis::FromRedisValue>(
-        &self,
-        command: &redis::Cmd,
-    ) -> Result<T, StoreError> {
+    async fn run<T: redis::FromRedisValue>(&self, command: &redis::Cmd) -> Result<T, StoreError> {
         let value = self.query(command).await?;
         redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
     }
@@ -339,7 +324,11 @@ impl SharedStore for RedisStore {
         request: SlotRequest,
         keep: Duration,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
-        redis_pace::reserve(self, origin, request, keep).boxed()
+        async move {
+            let command = redis_pace::reserve(&self.scripts, origin, request, keep);
+            redis_pace::granted(self.run(&command).await?)
+        }
+        .boxed()
     }
 
     fn signal<'a>(
@@ -349,14 +338,34 @@ impl SharedStore for RedisStore {
         signal: Signal,
         keep: Duration,
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
-        redis_pace::signal(self, lane, origin, signal, keep).boxed()
+        // Into `lane`'s state; when the lane has none, only if `origin`'s record shows that some
+        // replica checked it. The record is in the origin's hash slot and the state in the
+        // lane's, so that is a second call, made only for a lane's first report.
+        async move {
+            let command = |create| redis_pace::signal(&self.scripts, lane, signal, keep, create);
+            if let Some(reading) = redis_pace::reading(self.run(&command(0)).await?)? {
+                return Ok(Some(reading));
+            }
+            let mut exists = redis::cmd("EXISTS");
+            exists.arg(record_key(origin));
+            let checked: i64 = self.run(&exists).await?;
+            if checked == 0 {
+                return Ok(None);
+            }
+            redis_pace::reading(self.run(&command(1)).await?)
+        }
+        .boxed()
     }
 
     fn pace<'a>(
         &'a self,
         origin: &'a str,
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
-        redis_pace::read(self, origin).boxed()
+        async move {
+            let command = redis_pace::read(&self.scripts, origin);
+            redis_pace::reading(self.run(&command).await?)
+        }
+        .boxed()
     }
 
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
