@@ -39,6 +39,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Circles known and not broken yet, each exactly as it stands (paths from the repository's
+# root). The check reports them and passes; one that changes, or goes, fails the check until it
+# is taken off this list, so the list only shrinks. Not for new circles.
+KNOWN = [
+    # page.rs and record.rs use each other (the record is made from the page's answer, which
+    # carries it), and types.rs uses record.rs and parsed.rs, which both use it back: issue 41's
+    # record, after issue 42 was written. To go with the next change in src/api/.
+    {"src/api/page.rs", "src/api/parsed.rs", "src/api/record.rs", "src/api/types.rs"},
+]
+
 # ---------------------------------------------------------------------------------------------
 # Lexer
 
@@ -154,7 +164,8 @@ def is_test_cfg(attr: list[Tok]) -> bool:
     """Whether an attribute's tokens (inside #[ ]) are cfg(test) or cfg(all(test, …))."""
     words = " ".join(t.text for t in attr)
     return bool(re.fullmatch(r"cfg \( test \)", words)
-                or (re.match(r"cfg \( all \(", words) and re.search(r"(?<!not \( )\btest\b", words)))
+                or (re.match(r"cfg \( all \(", words)
+                    and re.search(r"(?<!not \( )\btest\b", words)))
 
 
 STATEMENT_ITEMS = {"const", "static", "type", "use", "let"}
@@ -260,8 +271,8 @@ ITEM_KINDS = {"struct", "enum", "union", "trait", "type", "fn", "const", "static
 QUALIFIERS = {"const", "async", "unsafe", "extern", "default", "auto", "safe"}
 
 
-def parse_use_tree(toks: list[Tok], i: int, prefix: list[str], line: int,
-                   public: bool, out: list[Use]) -> int:
+def parse_use_tree(toks: list[Tok], i: int, prefix: list[str], public: bool,
+                   out: list[Use]) -> int:
     """Parse one use tree at toks[i], appending what it names to out; returns where it ends."""
     segs = list(prefix)
     if i < len(toks) and toks[i].text == "::":
@@ -273,7 +284,7 @@ def parse_use_tree(toks: list[Tok], i: int, prefix: list[str], line: int,
             end = matching(toks, i)
             i += 1
             while i < end - 1:
-                i = parse_use_tree(toks, i, segs, line, public, out)
+                i = parse_use_tree(toks, i, segs, public, out)
                 if toks[i].text == ",":
                     i += 1
             return end
@@ -308,7 +319,7 @@ def scan_code(toks: list[Tok], a: int, b: int, mod: Module) -> None:
         t = toks[j]
         if t.kind == "ident" and t.text == "use":
             uses: list[Use] = []
-            j = parse_use_tree(toks, j + 1, [], t.line, False, uses)
+            j = parse_use_tree(toks, j + 1, [], False, uses)
             for u in uses:
                 mod.refs.append(("glob" if u.name == "*" else "use", u))
                 if u.name not in (None, "*"):
@@ -316,7 +327,8 @@ def scan_code(toks: list[Tok], a: int, b: int, mod: Module) -> None:
                 elif u.name == "*":
                     mod.globs.append(u)
             continue
-        starts_path = (t.kind == "ident" or (t.text == "$" and j + 1 < b and toks[j + 1].text == "crate"))
+        starts_path = t.kind == "ident" or (
+            t.text == "$" and j + 1 < b and toks[j + 1].text == "crate")
         if starts_path and not (j > 0 and toks[j - 1].text == "::"):
             if t.text == "$":
                 j += 1
@@ -356,7 +368,8 @@ def parse_body(toks: list[Tok], i: int, end: int, mod: Module, modules: list[Mod
         start = i
         while i < end and toks[i].text in QUALIFIERS and i + 1 < end and (
                 toks[i + 1].kind in ("ident", "lit") and toks[i + 1].text not in ("_",)):
-            if toks[i].text == "const" and toks[i + 1].text not in ("fn", "unsafe", "async", "extern"):
+            if toks[i].text == "const" and toks[i + 1].text not in (
+                    "fn", "unsafe", "async", "extern"):
                 break  # `const NAME`, not `const fn`
             if toks[i].text == "extern" and toks[i + 1].text == "crate":
                 break
@@ -367,7 +380,7 @@ def parse_body(toks: list[Tok], i: int, end: int, mod: Module, modules: list[Mod
         nxt = toks[i + 1] if i + 1 < end else None
         if t.text == "use":
             uses: list[Use] = []
-            i = parse_use_tree(toks, i + 1, [], t.line, public, uses)
+            i = parse_use_tree(toks, i + 1, [], public, uses)
             for u in uses:
                 if u.name == "*":
                     mod.globs.append(u)
@@ -657,26 +670,39 @@ def short(file: str) -> str:
     return file.split("/", 1)[1] if "/" in file else file
 
 
-def report(graph: Graph, out, verbose: bool, strict: bool) -> int:
-    """Print the circles (with the edges inside each); 1 when there is one, else 0."""
+def report(graph: Graph, out, verbose: bool, strict: bool, known: list[set[str]]) -> int:
+    """Print the circles (with the edges inside each); 1 when there is one that is not known,
+    or a known one is not as listed, else 0. `known` is not looked at when strict."""
     cycles = graph.cycles(strict)
+    known = [] if strict else known
     if verbose:
         stairs = sum(graph.stairs(*e) for e in graph.edges)
         print(f"{len(graph.files)} files, {len(graph.edges)} edges between them "
               f"({stairs} of them from a mod.rs down to its own files"
               f"{', counted' if strict else ', not counted in circles'})", file=out)
+    new = [c for c in cycles if set(c) not in known]
+    old = [c for c in cycles if set(c) in known]
+    gone = [k for k in known if sorted(k) not in cycles]
     if not cycles:
         print(f"no circle between files ({len(graph.files)} files)", file=out)
-        return 0
-    print(f"{len(cycles)} circle(s) between files:", file=out)
-    for comp in cycles:
-        print(f"  {', '.join(short(f) for f in comp)}", file=out)
-        for a in comp:
-            for b in comp:
-                if (a, b) in graph.edges and (strict or not graph.stairs(a, b)):
-                    names = ", ".join(graph.edges[(a, b)])
-                    print(f"    {short(a)} -> {short(b)}: {names}", file=out)
-    return 1
+    me = Path(__file__).name
+    for title, comps in ((f"{len(new)} circle(s) between files:", new),
+                         (f"{len(old)} known circle(s), not broken yet (KNOWN in {me}):", old)):
+        if not comps:
+            continue
+        print(title, file=out)
+        for comp in comps:
+            print(f"  {', '.join(short(f) for f in comp)}", file=out)
+            for a in comp:
+                for b in comp:
+                    if (a, b) in graph.edges and (strict or not graph.stairs(a, b)):
+                        names = ", ".join(graph.edges[(a, b)])
+                        print(f"    {short(a)} -> {short(b)}: {names}", file=out)
+    for comp in gone:
+        files = ", ".join(short(f) for f in sorted(comp))
+        print(f"a known circle is not as listed any more ({files}): take it off KNOWN in {me}",
+              file=out)
+    return 1 if new or gone else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -691,7 +717,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.edges:
         for (a, b), names in sorted(graph.edges.items()):
             print(f"{short(a)} -> {short(b)}: {', '.join(names)}")
-    return report(graph, sys.stdout, verbose=not args.check, strict=args.strict)
+    return report(graph, sys.stdout, verbose=not args.check, strict=args.strict,
+                  known=KNOWN if args.src.resolve() == (ROOT / "src").resolve() else [])
 
 
 if __name__ == "__main__":
