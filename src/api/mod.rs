@@ -17,6 +17,7 @@ pub mod record;
 mod robots;
 mod rsl;
 pub mod types;
+pub mod values;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
+use super::record::{
+    CombinedJson, PageRuleJson, RecordJson, RecordRobots, RecordRobotsTxt, RecordTdm, RecordUsage,
+};
 use super::types::{CheckResponse, PreferenceValue, UserAgents};
 use super::{AppState, JsonBody, JsonRequest, check_one};
 use crate::checker::{CheckOptions, WorkMeter};
@@ -52,32 +55,6 @@ pub struct PageRequest {
     /// `true`: the answer carries a `record` to store beside the page (docs/page.md).
     #[serde(default)]
     pub record: bool,
-}
-
-/// Where a rule was written: `header` (its position among the request's `headers`, from 0), or
-/// `line` (the line of the document its `meta` tag ends on, from 1).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-pub struct PageRuleJson {
-    /// The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`).
-    pub rule: String,
-    /// The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:
-    /// every crawler.
-    pub agent: Option<String>,
-    /// Its header's position, when it was written in a header.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub header: Option<usize>,
-    /// Its `meta` tag's line, when it was written in the document.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub line: Option<u32>,
-    /// `unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as
-    /// Google ignores it. Absent when the rule applies.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ignored: Option<&'static str>,
-    /// Its words, when it is unknown as a whole but each word separated by spaces is a rule:
-    /// `noindex nofollow` written without a comma looks like two rules, and Google reads it as
-    /// one it does not know (so it restricts nothing). Absent otherwise.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub looks_like: Option<Vec<String>>,
 }
 
 /// The page's robots rules in force for the crawler, after Google's rules: general and
@@ -201,21 +178,12 @@ impl WellKnownJson {
     }
 }
 
-/// One aipref category, combined by aipref's rule over robots.txt and the header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-pub struct CombinedJson {
-    /// Any `n`: `n`; else any `y`: `y`; else null (unknown).
-    pub value: Option<PreferenceValue>,
-    /// The statements that gave it a value: `robots_txt`, `header`.
-    pub sources: Vec<&'static str>,
-}
-
 /// The page's AI-use statements, beside robots.txt's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct PageUsageJson {
     /// robots.txt's preferences for the URL, as `/v1/check` gives them (`usage` there), or
     /// null when none applies.
-    pub robots_txt: Option<super::types::UsageJson>,
+    pub robots_txt: Option<super::values::UsageJson>,
     /// The page's `Content-Usage` header.
     pub content_usage_header: ContentUsageHeaderJson,
     /// TDMRep, from the headers and the document.
@@ -255,7 +223,7 @@ pub struct PageResponse {
     /// to store beside the page (its URL, the time, robots.txt's SHA-256 and deciding rule, the
     /// page's rules in force and its AI-use statements with their sources, robotsd's version).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub record: Option<super::record::RecordJson>,
+    pub record: Option<RecordJson>,
 }
 
 fn ignored_name(ignored: Ignored) -> &'static str {
@@ -326,7 +294,7 @@ impl TdmJson {
 }
 
 impl PageUsageJson {
-    fn of(usage: page::PageUsage, robots_txt: Option<super::types::UsageJson>) -> PageUsageJson {
+    fn of(usage: page::PageUsage, robots_txt: Option<super::values::UsageJson>) -> PageUsageJson {
         let (state, categories) = match usage.header {
             HeaderUsage::Absent => ("absent", BTreeMap::new()),
             HeaderUsage::Unparseable => ("unparseable", BTreeMap::new()),
@@ -490,7 +458,39 @@ pub(super) async fn page_post(
     };
     if want_record {
         let at = robotsd_page::date::format_rfc3339(now);
-        response.record = Some(super::record::RecordJson::of(&response, at));
+        response.record = Some(record_of(&response, at));
     }
     Ok(JsonBody(response))
+}
+
+/// The record of a page answer, read at `at` (RFC 3339).
+fn record_of(answer: &PageResponse, at: String) -> RecordJson {
+    let check = &answer.check;
+    RecordJson {
+        robots: answer.robots.as_ref().map(|r| RecordRobots {
+            index: r.index,
+            follow: r.follow,
+            snippet: r.snippet,
+            index_rule: r.index_rule.clone(),
+        }),
+        usage: answer.usage.as_ref().map(|u| RecordUsage {
+            content_usage_header: u.content_usage_header.categories.clone(),
+            combined: u.combined.clone(),
+            tdm: RecordTdm {
+                reservation: u.tdm.reservation,
+                source: u.tdm.source,
+                policy: u.tdm.policy.clone(),
+            },
+        }),
+        ..RecordJson::robots_txt_only(
+            check.url.clone(),
+            at,
+            RecordRobotsTxt {
+                allowed: check.allowed,
+                sha256: check.robots.as_ref().and_then(|r| r.sha256.clone()),
+                rule: check.rule.clone(),
+                usage: check.usage.clone(),
+            },
+        )
+    }
 }

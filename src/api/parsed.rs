@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::types::{PreferenceValue, RuleJson};
+use super::values::{PreferenceValue, RuleJson};
 use robotsd_engine::{self as robots, DiagnosticKind};
 
 /// A `user-agent` line.

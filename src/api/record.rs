@@ -11,12 +11,46 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::page::{CombinedJson, PageResponse, PageRuleJson};
-use super::types::{RuleJson, UsageJson};
+use super::values::{PreferenceValue, RuleJson, UsageJson};
 use crate::checker::Answer;
 
 /// The record's format and version: a reader keys on it.
 pub const RECORD_FORMAT: &str = "robotsd-record/1";
+
+/// Where a rule was written: `header` (its position among the request's `headers`, from 0), or
+/// `line` (the line of the document its `meta` tag ends on, from 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct PageRuleJson {
+    /// The rule as written (`noindex`, `max-snippet:50`, `unavailable_after: 25 Jun 2010 15:00:00 PST`).
+    pub rule: String,
+    /// The agent it named (`X-Robots-Tag: googlebot: …`, `<meta name="googlebot">`), or null:
+    /// every crawler.
+    pub agent: Option<String>,
+    /// Its header's position, when it was written in a header.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<usize>,
+    /// Its `meta` tag's line, when it was written in the document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// `unknown` (not a rule) or `unparseable` (a value robotsd cannot read): ignored, as
+    /// Google ignores it. Absent when the rule applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<&'static str>,
+    /// Its words, when it is unknown as a whole but each word separated by spaces is a rule:
+    /// `noindex nofollow` written without a comma looks like two rules, and Google reads it as
+    /// one it does not know (so it restricts nothing). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looks_like: Option<Vec<String>>,
+}
+
+/// One aipref category, combined by aipref's rule over robots.txt and the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct CombinedJson {
+    /// Any `n`: `n`; else any `y`: `y`; else null (unknown).
+    pub value: Option<PreferenceValue>,
+    /// The statements that gave it a value: `robots_txt`, `header`.
+    pub sources: Vec<&'static str>,
+}
 
 /// An answer's record, to store beside the page.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -74,7 +108,7 @@ pub struct RecordRobots {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct RecordUsage {
     /// The page's `Content-Usage` header: its categories with a `y` or `n`.
-    pub content_usage_header: BTreeMap<String, super::types::PreferenceValue>,
+    pub content_usage_header: BTreeMap<String, PreferenceValue>,
     /// aipref's rule over both, per category.
     pub combined: BTreeMap<&'static str, CombinedJson>,
     /// TDMRep's reservation, where it came from, and the policy in force.
@@ -93,38 +127,6 @@ pub struct RecordTdm {
 }
 
 impl RecordJson {
-    /// The record of a page answer, read at `at` (RFC 3339).
-    pub fn of(answer: &PageResponse, at: String) -> RecordJson {
-        let check = &answer.check;
-        RecordJson {
-            robots: answer.robots.as_ref().map(|r| RecordRobots {
-                index: r.index,
-                follow: r.follow,
-                snippet: r.snippet,
-                index_rule: r.index_rule.clone(),
-            }),
-            usage: answer.usage.as_ref().map(|u| RecordUsage {
-                content_usage_header: u.content_usage_header.categories.clone(),
-                combined: u.combined.clone(),
-                tdm: RecordTdm {
-                    reservation: u.tdm.reservation,
-                    source: u.tdm.source,
-                    policy: u.tdm.policy.clone(),
-                },
-            }),
-            ..RecordJson::robots_txt_only(
-                check.url.clone(),
-                at,
-                RecordRobotsTxt {
-                    allowed: check.allowed,
-                    sha256: check.robots.as_ref().and_then(|r| r.sha256.clone()),
-                    rule: check.rule.clone(),
-                    usage: check.usage.clone(),
-                },
-            )
-        }
-    }
-
     /// The record of a check's answer, read at `at` (RFC 3339): robots.txt's part, since the
     /// page itself is not read.
     pub fn of_check(answer: &Answer, at: String) -> RecordJson {
@@ -149,7 +151,12 @@ impl RecordJson {
         )
     }
 
-    fn robots_txt_only(url: String, at: String, robots_txt: RecordRobotsTxt) -> RecordJson {
+    /// A record of robots.txt's part, the page's (`robots`, `usage`) left null.
+    pub(super) fn robots_txt_only(
+        url: String,
+        at: String,
+        robots_txt: RecordRobotsTxt,
+    ) -> RecordJson {
         RecordJson {
             format: RECORD_FORMAT,
             url,
