@@ -148,7 +148,7 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
     let copy = match &record.copy {
         None => None,
         Some(stored) => {
-            let meta = Arc::new(fetch_meta(&stored.fetch)?);
+            let meta = fetch_meta(&stored.fetch)?;
             let (rules, detail) = match (&stored.no_robots, body) {
                 (Some(name), _) => (Rules::NoRobots, Detail::NoRobots(no_robots_reason(name)?)),
                 (None, Some(body)) => (
@@ -161,7 +161,7 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
                 rules,
                 fetched_at: Timestamp::from_unix_millis(stored.kept_at_ms),
                 expires_at: Timestamp::from_unix_millis(stored.expires_at_ms),
-                meta: Remembered { meta, detail },
+                meta: Remembered::new(meta, detail),
             })
         }
     };
@@ -171,10 +171,10 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
             since: Timestamp::from_unix_millis(stored.since_ms),
             failures: stored.failures,
             next_retry: Timestamp::from_unix_millis(stored.next_retry_ms),
-            last: Remembered {
-                meta: Arc::new(fetch_meta(&stored.last)?),
-                detail: Detail::Failed(stored.reason.clone()),
-            },
+            last: Remembered::new(
+                fetch_meta(&stored.last)?,
+                Detail::Failed(stored.reason.clone()),
+            ),
         }),
     };
     Some(OriginState {
@@ -401,8 +401,8 @@ mod tests {
     use crate::cache::policy::FetchResult;
 
     fn meta() -> Remembered {
-        Remembered {
-            meta: Arc::new(FetchMeta {
+        Remembered::new(
+            FetchMeta {
                 status: Some(200),
                 bytes: 33,
                 truncated: false,
@@ -412,9 +412,9 @@ mod tests {
                 duration: Duration::from_millis(12),
                 address: Some([192, 0, 2, 7].into()),
                 validators: Default::default(),
-            }),
-            detail: Detail::Parsed(KeptBody::keep(BODY)),
-        }
+            },
+            Detail::Parsed(KeptBody::keep(BODY)),
+        )
     }
 
     const BODY: &[u8] = b"User-agent: *\nDisallow: /private\n";

@@ -12,6 +12,7 @@
 mod fetch_log;
 mod fleet;
 mod kept_body;
+mod memo;
 pub mod policy;
 mod refresh;
 mod remembered;
@@ -29,6 +30,7 @@ use crate::store::Store;
 use fleet::Fleet;
 pub use fleet::FleetConfig;
 pub use kept_body::KeptBody;
+pub use memo::{CopyMemo, MemoKey};
 use policy::{Decision, FetchResult, OriginState, PolicyConfig};
 pub(crate) use remembered::Remembered;
 use remembered::{Detail, fetch_result, state_weight};

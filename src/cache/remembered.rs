@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::KeptBody;
 use super::policy::{FetchResult, OriginState, Rules};
+use super::{CopyMemo, KeptBody};
 use crate::destination::DestinationError;
 use crate::fetch::{FetchMeta, FetchOutcome, NoRobotsReason, ParsedRobots, UnreachableReason};
 use crate::kept::{allocation, kept_text};
@@ -15,6 +15,8 @@ use crate::kept::{allocation, kept_text};
 pub(crate) struct Remembered {
     pub(super) meta: Arc<FetchMeta>,
     pub(super) detail: Detail,
+    /// What answers from this fetch's copy derive once (shared by the clones of a state).
+    pub(super) memo: Arc<CopyMemo>,
 }
 
 /// The part of an outcome an answer needs besides its [`FetchMeta`].
@@ -52,9 +54,15 @@ impl Remembered {
         if !not_modified.validators.is_empty() {
             meta.validators = not_modified.validators;
         }
+        Remembered::new(meta, self.detail.clone())
+    }
+
+    /// What the cache remembers of a fetch with `meta` and `detail`, nothing derived yet.
+    pub(super) fn new(meta: FetchMeta, detail: Detail) -> Remembered {
         Remembered {
             meta: Arc::new(meta),
-            detail: self.detail.clone(),
+            detail,
+            memo: Arc::default(),
         }
     }
 
@@ -77,20 +85,28 @@ impl Remembered {
                 .last_modified
                 .as_ref()
                 .map_or(0, |v| allocation(v.len()));
-        meta + match &self.detail {
-            Detail::Parsed(body) => body.heap_size(),
-            Detail::NoRobots(_) => 0,
-            Detail::Failed(reason) => crate::kept::string(reason),
-            Detail::Refused(error) => error.heap_size(),
-        }
+        // The memo's bytes, at their bound, whether or not an answer has made them yet: only a
+        // copy's (a failure's or a refusal's is never answered from).
+        let kept = match self.detail {
+            Detail::Parsed(_) | Detail::NoRobots(_) => {
+                allocation(CopyMemo::bound(self.meta.final_url.as_str().len()))
+            }
+            Detail::Failed(_) | Detail::Refused(_) => 0,
+        };
+        let memo =
+            allocation(std::mem::size_of::<CopyMemo>() + 2 * std::mem::size_of::<usize>()) + kept;
+        meta + memo
+            + match &self.detail {
+                Detail::Parsed(body) => body.heap_size(),
+                Detail::NoRobots(_) => 0,
+                Detail::Failed(reason) => crate::kept::string(reason),
+                Detail::Refused(error) => error.heap_size(),
+            }
     }
 }
 
 pub(super) fn fetch_result(outcome: FetchOutcome) -> FetchResult<Remembered> {
-    let remember = |meta, detail| Remembered {
-        meta: Arc::new(meta),
-        detail,
-    };
+    let remember = Remembered::new;
     match outcome {
         FetchOutcome::Body {
             body: ParsedRobots { robots, text },

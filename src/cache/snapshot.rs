@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::policy::{BackoffBasis, Decision, OriginState, PolicyConfig, Rules};
-use super::{Detail, KeptBody, Lookup, Remembered, policy};
+use super::{CopyMemo, Detail, KeptBody, Lookup, Remembered, policy};
 use crate::clock::Timestamp;
 use crate::destination::DestinationError;
 use crate::fetch::{FetchMeta, NoRobotsReason};
@@ -72,6 +72,8 @@ pub struct CopyInfo {
     pub meta: Arc<FetchMeta>,
     /// The robots.txt as fetched, when it was parsed.
     pub body: Option<KeptBody>,
+    /// What answers from this copy derive once and reuse.
+    pub memo: Arc<CopyMemo>,
 }
 
 /// A run of failures.
@@ -183,6 +185,7 @@ fn copy_info(copy: &policy::Copy<Remembered>) -> CopyInfo {
             Detail::Parsed(body) => Some(body.clone()),
             _ => None,
         },
+        memo: Arc::clone(&copy.meta.memo),
     }
 }
 

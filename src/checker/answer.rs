@@ -13,7 +13,7 @@ use crate::pacing::Pace;
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
-use crate::cache::{Basis, Lookup, Snapshot};
+use crate::cache::{Basis, CopyMemo, Lookup, Snapshot};
 use crate::fetch::NoRobotsReason;
 
 /// Why the verdict is what it is: a closed set, documented in README.md.
@@ -168,6 +168,11 @@ pub struct Source {
     /// The current backoff, if the origin's robots.txt is unreachable. Boxed, as
     /// [`Paced::Slot`] is: most answers have none.
     pub backoff: Option<Box<BackoffState>>,
+    /// What answers from the same copy derive once: the JSON of the members above from
+    /// `status` to `final_url` (`fast::answer_json`); only outside a backoff, when those
+    /// members are the copy's alone.
+    #[serde(skip)]
+    pub memo: Option<Arc<CopyMemo>>,
 }
 
 /// A run of failures, for the answer.
@@ -435,6 +440,9 @@ pub fn source(snapshot: &Snapshot) -> Source {
         expires_at: copy.map(|c| c.expires_at.to_system()),
         bytes: meta.map(|m| m.bytes),
         final_url: meta.map(|m| m.final_url.as_str().to_owned()),
+        memo: copy
+            .filter(|_| backoff.is_none())
+            .map(|c| Arc::clone(&c.memo)),
         backoff: backoff.map(|b| {
             Box::new(BackoffState {
                 since: b.since.to_system(),
@@ -479,6 +487,7 @@ mod tests {
                 no_robots,
                 meta: Arc::new(meta),
                 body: None,
+                memo: Arc::default(),
             }),
             backoff: None,
         }

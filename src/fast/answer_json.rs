@@ -10,8 +10,8 @@
 //! [`CheckResponse`]: crate::api::types::CheckResponse
 
 use super::json::{
-    BackoffMembers, SourceMembers, list, number, optional, serde_json_value, source_members,
-    string, total, truncated,
+    BackoffMembers, SourceMembers, list, number, optional, serde_json_value, source_fetch,
+    source_use, string, total, truncated,
 };
 use crate::bounds;
 use crate::checker::{Answer, Paced, Source, UsageItem};
@@ -183,19 +183,30 @@ fn source(out: &mut Vec<u8>, source: &Source) {
         until: Some(backoff.until),
         last_error: &backoff.last_error,
     });
-    source_members(
-        out,
-        &SourceMembers {
-            status: source.status,
-            fetched_at: source.fetched_at,
-            sha256: source.sha256.as_ref(),
-            expires_at: source.expires_at,
-            bytes: source.bytes,
-            final_url: source.final_url.as_deref(),
-            cache: source.cache,
-            backoff,
-        },
-    );
+    let members = SourceMembers {
+        status: source.status,
+        fetched_at: source.fetched_at,
+        sha256: source.sha256.as_ref(),
+        expires_at: source.expires_at,
+        bytes: source.bytes,
+        final_url: source.final_url.as_deref(),
+        cache: source.cache,
+        backoff,
+    };
+    // The fetch's members are the same in every answer from the copy: written once, then
+    // copied (unless the memo was made for other times, which a copy never gives it).
+    let kept = source.memo.as_ref().and_then(|memo| {
+        memo.get_or_make((source.fetched_at, source.expires_at), || {
+            let mut fetch = Vec::with_capacity(256);
+            source_fetch(&mut fetch, &members);
+            fetch
+        })
+    });
+    match kept {
+        Some(fetch) => out.extend_from_slice(fetch),
+        None => source_fetch(out, &members),
+    }
+    source_use(out, &members);
 }
 
 /// A list of the agents asked about, each cut at [`bounds::MAX_AGENT_JSON_BYTES`]; whether any

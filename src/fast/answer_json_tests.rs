@@ -137,6 +137,7 @@ fn full() -> Answer {
                 until: Some(at(1_795_043_300)),
                 last_error: "connection refused".into(),
             })),
+            memo: None,
         }),
         pace: Paced::Slot(Box::new(pace())),
     }
@@ -420,11 +421,71 @@ fn every_optional_field_null() {
         bytes: None,
         final_url: None,
         backoff: None,
+        memo: None,
     });
     assert_same(&answer);
     // A robots.txt given with the request: nothing was fetched.
     answer.source = None;
     assert_same(&answer);
+}
+
+#[test]
+fn a_copys_memo_writes_the_same_bytes_made_and_reused_and_is_passed_over_for_other_times() {
+    let mut answer = full();
+    source(&mut answer).backoff = None;
+    let memo = std::sync::Arc::new(crate::cache::CopyMemo::default());
+    source(&mut answer).memo = Some(std::sync::Arc::clone(&memo));
+    // Made by the first answer, copied into the second: the same bytes as serde's each time.
+    assert_same(&answer);
+    assert_same(&answer);
+    let mut written = Vec::new();
+    write_answer(&mut written, &answer);
+    // Kept for the times it was made for: an answer from renewed times writes its own.
+    source(&mut answer).expires_at = Some(at(1_795_172_800));
+    source(&mut answer).final_url = Some("https://example.com/elsewhere.txt".into());
+    assert_same(&answer);
+    let mut renewed = Vec::new();
+    write_answer(&mut renewed, &answer);
+    assert_ne!(written, renewed);
+    // The memo holds the first answer's members, as written for it.
+    let kept = memo
+        .get_or_make((Some(at(1_795_000_000)), Some(at(1_795_086_400))), || {
+            unreachable!("made by the first answer")
+        })
+        .expect("kept for the first answer's times");
+    let text = std::str::from_utf8(kept).expect("JSON text");
+    assert!(text.starts_with(r#"{"status":200,"fetched_at":"#), "{text}");
+    assert!(
+        text.ends_with(r#""final_url":"https://www.example.com/robots.txt""#),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_copys_memo_never_holds_more_than_its_charged_bound() {
+    let mut answer = full();
+    let url = "https://www.example.com/robots.txt";
+    *source(&mut answer) = Source {
+        cache: Lookup::Hit,
+        status: Some(599),
+        fetched_at: Some(at(253_402_300_799)),
+        sha256: Some([0xff; 32]),
+        expires_at: Some(at(253_402_300_799)),
+        bytes: Some(usize::MAX),
+        final_url: Some(url.into()),
+        backoff: None,
+        memo: Some(std::sync::Arc::default()),
+    };
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    let memo = source(&mut answer).memo.clone().expect("a memo");
+    let kept = memo
+        .get_or_make(
+            (Some(at(253_402_300_799)), Some(at(253_402_300_799))),
+            || unreachable!("made by the answer"),
+        )
+        .expect("kept");
+    assert_eq!(kept.len(), crate::cache::CopyMemo::bound(url.len()));
 }
 
 #[test]

@@ -48,6 +48,13 @@ pub(super) struct BackoffMembers<'a> {
 
 /// Writes a [`SourceMembers`] object.
 pub(super) fn source_members(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
+    source_fetch(out, source);
+    source_use(out, source);
+}
+
+/// The object's start and the fetch's own members, `status` to `final_url`: the same in every
+/// answer from one copy, outside a backoff.
+pub(super) fn source_fetch(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
     out.extend_from_slice(br#"{"status":"#);
     optional(out, source.status, number);
     out.extend_from_slice(br#","fetched_at":"#);
@@ -60,6 +67,10 @@ pub(super) fn source_members(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
     optional(out, source.bytes, number);
     out.extend_from_slice(br#","final_url":"#);
     optional(out, source.final_url, string);
+}
+
+/// The rest of the object, after [`source_fetch`]: how the cache was used and the backoff.
+pub(super) fn source_use(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
     out.extend_from_slice(br#","cache":""#);
     out.extend_from_slice(source.cache.as_str().as_bytes());
     out.extend_from_slice(br#"","backoff":"#);
