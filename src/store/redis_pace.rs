@@ -13,6 +13,7 @@
 
 use std::time::Duration;
 
+use super::lua::Lua;
 use super::{PaceReading, StoreError};
 use crate::pace_policy::{
     MAX_SLOWDOWN, PaceState, SLOW_GROWS_TENTHS, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS,
@@ -99,17 +100,17 @@ fn script(body: &str) -> String {
 
 /// The three scripts, built once.
 pub(super) struct Scripts {
-    reserve: String,
-    signal: String,
-    read: String,
+    pub(super) reserve: Lua,
+    pub(super) signal: Lua,
+    pub(super) read: Lua,
 }
 
 impl Scripts {
     pub(super) fn new() -> Scripts {
         Scripts {
-            reserve: script(RESERVE),
-            signal: script(SIGNAL),
-            read: script(READ),
+            reserve: Lua::new(script(RESERVE)),
+            signal: Lua::new(script(SIGNAL)),
+            read: Lua::new(script(READ)),
         }
     }
 }
@@ -130,14 +131,6 @@ fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
         .map_err(|v| StoreError::Failed(format!("pacing script returned {} values", v.len())))
 }
 
-/// `EVAL script 1 key`, for the caller to add the script's arguments to: the pacing scripts'
-/// call, and the lease's release in `redis_store.rs`, which sends them all.
-pub(super) fn eval(script: &str, key: String) -> redis::Cmd {
-    let mut command = redis::cmd("EVAL");
-    command.arg(script).arg(1).arg(key);
-    command
-}
-
 /// The call that reserves `origin`'s next slot; [`granted`] reads its reply.
 pub(super) fn reserve(
     scripts: &Scripts,
@@ -145,7 +138,7 @@ pub(super) fn reserve(
     request: SlotRequest,
     keep: Duration,
 ) -> redis::Cmd {
-    let mut command = eval(&scripts.reserve, pace_key(origin));
+    let mut command = scripts.reserve.call(&[pace_key(origin)]);
     command
         .arg(request.interval_ms)
         .arg(request.max_interval_ms)
@@ -185,7 +178,7 @@ pub(super) fn signal(
             retry_after_ms.map_or(-1, |ms| i64::try_from(ms).unwrap_or(i64::MAX)),
         ),
     };
-    let mut command = eval(&scripts.signal, pace_key(lane));
+    let mut command = scripts.signal.call(&[pace_key(lane)]);
     command
         .arg(kind)
         .arg(after)
@@ -196,7 +189,7 @@ pub(super) fn signal(
 
 /// The call that reads `origin`'s state; [`reading`] reads its reply.
 pub(super) fn read(scripts: &Scripts, origin: &str) -> redis::Cmd {
-    eval(&scripts.read, pace_key(origin))
+    scripts.read.call(&[pace_key(origin)])
 }
 
 /// The state a [`signal`] or [`read`] call's reply shows, with Redis's now; `None` when the lane
@@ -221,14 +214,14 @@ mod tests {
     #[test]
     fn the_scripts_carry_the_policy_s_constants() {
         let scripts = Scripts::new();
-        for body in [&scripts.reserve, &scripts.signal, &scripts.read] {
+        for body in [&scripts.reserve, &scripts.signal, &scripts.read].map(Lua::text) {
             assert!(body.contains("math.max(tonumber(f[3]) or 1000, 1000)"));
             assert!(body.contains("2 ^ (-elapsed / 60000)"));
             assert!(!body.contains("UNSLOWED") && !body.contains("HALF_LIFE"));
         }
-        assert!(scripts.signal.contains("math.min(slow * 2, 64000)"));
-        assert!(scripts.signal.contains("* 9 / 10"));
-        assert!(scripts.signal.contains("math.floor(slow * 15 / 10)"));
+        assert!(scripts.signal.text().contains("math.min(slow * 2, 64000)"));
+        assert!(scripts.signal.text().contains("* 9 / 10"));
+        assert!(scripts.signal.text().contains("math.floor(slow * 15 / 10)"));
     }
 
     #[test]

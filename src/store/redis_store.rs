@@ -19,9 +19,10 @@ use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use tokio::sync::Mutex;
 
+use super::lua::{self, Lua};
 use super::record::MAX_META_BYTES;
 use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
-use super::redis_pace::{self, Scripts, eval};
+use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelMaster};
 use super::{BodyWrite, PaceReading, SharedStore, StoreError};
@@ -46,6 +47,14 @@ pub struct RedisStore {
     connection: Arc<Connection>,
     config: Arc<RedisConfig>,
     scripts: Arc<Scripts>,
+    record_scripts: Arc<RecordScripts>,
+}
+
+/// The record's scripts and the lease's release, built once.
+struct RecordScripts {
+    load: Lua,
+    save: Lua,
+    release: Lua,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -67,15 +76,9 @@ fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
 }
 
-/// `EVAL script 2 record-key hashed-record-key`: the record scripts touch both keys.
-fn eval_record(script: &str, origin: &str) -> redis::Cmd {
-    let mut command = redis::cmd("EVAL");
-    command
-        .arg(script)
-        .arg(2)
-        .arg(record_key(origin))
-        .arg(hashed_record_key(origin));
-    command
+/// A record script's call: the record scripts touch both keys.
+fn record_call(script: &Lua, origin: &str) -> redis::Cmd {
+    script.call(&[record_key(origin), hashed_record_key(origin)])
 }
 
 fn lease_key(origin: &str) -> String {
@@ -191,6 +194,11 @@ impl RedisStore {
             connection: Arc::new(connection),
             config: Arc::new(config),
             scripts: Arc::new(Scripts::new()),
+            record_scripts: Arc::new(RecordScripts {
+                load: Lua::new(redis_record::LOAD),
+                save: Lua::new(redis_record::SAVE),
+                release: Lua::new(RELEASE),
+            }),
         })
     }
 
@@ -198,14 +206,33 @@ impl RedisStore {
     /// redis-rs repairs it from every node of the slot map it knows, where a new one could only
     /// start from the node the URL names, which may be the master that died.
     async fn query(&self, command: &redis::Cmd) -> Result<redis::Value, StoreError> {
+        self.query_script(None, command).await
+    }
+
+    /// [`RedisStore::query`] of a call of `script` (an `EVALSHA`), when given: a Redis that
+    /// does not hold it yet is given it, and the call made again, on the same connection.
+    async fn query_script(
+        &self,
+        script: Option<&Lua>,
+        command: &redis::Cmd,
+    ) -> Result<redis::Value, StoreError> {
         async fn on(
+            script: Option<&Lua>,
             command: &redis::Cmd,
             connection: &mut impl ConnectionLike,
         ) -> redis::RedisResult<redis::Value> {
-            command.query_async(connection).await
+            match (command.query_async(connection).await, script) {
+                (Err(error), Some(script)) if lua::missing(&error) => {
+                    let _: redis::Value = script.load().query_async(connection).await?;
+                    command.query_async(connection).await
+                }
+                (answer, _) => answer,
+            }
         }
         match &*self.connection {
-            Connection::Single(manager) => on(command, &mut manager.clone()).await.map_err(failed),
+            Connection::Single(manager) => on(script, command, &mut manager.clone())
+                .await
+                .map_err(failed),
             Connection::Cluster(cluster) => {
                 // The connection is multiplexed: calls share a clone of it, and only making it is
                 // done under the lock (once, however many calls wait).
@@ -224,11 +251,11 @@ impl RedisStore {
                         }
                     }
                 };
-                on(command, &mut connection).await.map_err(failed)
+                on(script, command, &mut connection).await.map_err(failed)
             }
             Connection::Sentinel(master) => {
                 let (generation, mut connection) = master.connection().await?;
-                let result = on(command, &mut connection).await;
+                let result = on(script, command, &mut connection).await;
                 if let Err(error) = &result {
                     master.failed(generation, error);
                 }
@@ -242,6 +269,16 @@ impl RedisStore {
         let value = self.query(command).await?;
         redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
     }
+
+    /// Runs a call of `script` and converts its reply.
+    async fn run_script<T: redis::FromRedisValue>(
+        &self,
+        script: &Lua,
+        command: &redis::Cmd,
+    ) -> Result<T, StoreError> {
+        let value = self.query_script(Some(script), command).await?;
+        redis::from_redis_value(value).map_err(|e| StoreError::Failed(e.to_string()))
+    }
 }
 
 impl SharedStore for RedisStore {
@@ -251,9 +288,10 @@ impl SharedStore for RedisStore {
         max_body_bytes: usize,
     ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
         async move {
-            let mut command = eval_record(redis_record::LOAD, origin);
+            let script = &self.record_scripts.load;
+            let mut command = record_call(script, origin);
             command.arg(MAX_META_BYTES).arg(max_body_bytes);
-            redis_record::loaded(self.query(&command).await?)
+            redis_record::loaded(self.query_script(Some(script), &command).await?)
         }
         .boxed()
     }
@@ -272,13 +310,14 @@ impl SharedStore for RedisStore {
                 BodyWrite::Keep => ("keep", b""),
                 BodyWrite::Remove => ("remove", b""),
             };
-            let mut command = eval_record(redis_record::SAVE, origin);
+            let script = &self.record_scripts.save;
+            let mut command = record_call(script, origin);
             command
                 .arg(redis_record::frame(version, meta))
                 .arg(mode)
                 .arg(body)
                 .arg(millis(ttl));
-            self.query(&command).await.map(drop)
+            self.query_script(Some(script), &command).await.map(drop)
         }
         .boxed()
     }
@@ -310,9 +349,10 @@ impl SharedStore for RedisStore {
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
-            let mut command = eval(RELEASE, lease_key(origin));
+            let script = &self.record_scripts.release;
+            let mut command = script.call(&[lease_key(origin)]);
             command.arg(token);
-            let _: i64 = self.run(&command).await?;
+            let _: i64 = self.run_script(script, &command).await?;
             Ok(())
         }
         .boxed()
@@ -326,7 +366,7 @@ impl SharedStore for RedisStore {
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
         async move {
             let command = redis_pace::reserve(&self.scripts, origin, request, keep);
-            redis_pace::granted(self.run(&command).await?)
+            redis_pace::granted(self.run_script(&self.scripts.reserve, &command).await?)
         }
         .boxed()
     }
@@ -343,7 +383,9 @@ impl SharedStore for RedisStore {
         // lane's, so that is a second call, made only for a lane's first report.
         async move {
             let command = |create| redis_pace::signal(&self.scripts, lane, signal, keep, create);
-            if let Some(reading) = redis_pace::reading(self.run(&command(0)).await?)? {
+            let script = &self.scripts.signal;
+            if let Some(reading) = redis_pace::reading(self.run_script(script, &command(0)).await?)?
+            {
                 return Ok(Some(reading));
             }
             let mut exists = redis::cmd("EXISTS");
@@ -352,7 +394,7 @@ impl SharedStore for RedisStore {
             if checked == 0 {
                 return Ok(None);
             }
-            redis_pace::reading(self.run(&command(1)).await?)
+            redis_pace::reading(self.run_script(script, &command(1)).await?)
         }
         .boxed()
     }
@@ -363,7 +405,7 @@ impl SharedStore for RedisStore {
     ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
         async move {
             let command = redis_pace::read(&self.scripts, origin);
-            redis_pace::reading(self.run(&command).await?)
+            redis_pace::reading(self.run_script(&self.scripts.read, &command).await?)
         }
         .boxed()
     }

@@ -109,6 +109,37 @@ impl Backend {
         ]
     }
 
+    /// Empties every server's script cache (`SCRIPT FLUSH`), as a new or restarted server,
+    /// or a replica just promoted, starts.
+    fn flush_scripts(&self) {
+        let nodes: Vec<(u16, Vec<String>)> = match self {
+            Backend::Single(server) => vec![(server.port, Vec::new())],
+            Backend::Cluster(cluster) => {
+                cluster.nodes.iter().map(|n| (n.port, Vec::new())).collect()
+            }
+            Backend::TlsCluster(cluster) => cluster
+                .nodes
+                .iter()
+                .map(|n| (n.port, cluster.cli_tls_args()))
+                .collect(),
+        };
+        for (port, tls) in nodes {
+            let output = Command::new("timeout")
+                .args(["10", "redis-cli"])
+                .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+                .args(tls)
+                .args(["SCRIPT", "FLUSH"])
+                .stderr(Stdio::null())
+                .output()
+                .expect("redis-cli is required for these tests");
+            let out = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success() && out.trim() == "OK",
+                "SCRIPT FLUSH: {out}"
+            );
+        }
+    }
+
     /// Runs a command with `redis-cli` on the node that holds its key (`-c` follows a
     /// cluster's redirections): its output.
     fn raw(&self, command: &[&str]) -> String {
@@ -162,7 +193,59 @@ on_every_backend!(
     garbage_and_future_schema_records_are_ignored_and_replaced,
     a_record_an_earlier_build_kept_as_a_hash_is_read,
     a_backoff_keeps_the_last_good_copy_for_the_fleet,
+    a_store_that_lost_its_scripts_is_given_them_again,
 );
+
+/// The scripts are called by their SHA-1 (`EVALSHA`): a server that no longer holds them
+/// answers `NOSCRIPT`, and each call gives it the script and is made again, so that nothing
+/// fails: the record is written and read, the lease taken and released, slots reserved.
+async fn a_store_that_lost_its_scripts_is_given_them_again(backend: &Backend) {
+    let server = origin(|| ok(RULES)).await;
+    let [a, b, _] = backend.replicas().await;
+    backend.flush_scripts();
+    let url = server.url("/private/x");
+    // A miss: the lease and the record's scripts, on servers that hold none.
+    let answer = a.check(&url).await;
+    assert_eq!(answer["reason"], "matched_rule", "{answer}");
+    assert_eq!(answer["robots"]["cache"], "miss", "{answer}");
+    backend.flush_scripts();
+    // The record read by another replica, and slots reserved on the fleet's clock.
+    let answer = b.check(&url).await;
+    assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
+    for _ in 0..2 {
+        backend.flush_scripts();
+        let check = url::Url::parse_with_params(
+            &b.0.url("/v1/check"),
+            [("url", url.as_str()), ("ua", "bot"), ("pace", "true")],
+        )
+        .unwrap();
+        let answer = json_of(reqwest::get(check).await.expect("robotsd answered")).await;
+        assert_eq!(answer["allowed"], false, "{answer}");
+        let allowed = url::Url::parse_with_params(
+            &b.0.url("/v1/check"),
+            [
+                ("url", server.url("/public").as_str()),
+                ("ua", "bot"),
+                ("pace", "true"),
+            ],
+        )
+        .unwrap();
+        let answer = json_of(reqwest::get(allowed).await.expect("robotsd answered")).await;
+        assert_eq!(answer["pace"]["scope"], "fleet", "{answer}");
+    }
+    assert_eq!(server.hits(), 1, "one fetch for the fleet");
+    for replica in [&a, &b] {
+        let metrics = replica.0.metrics().await;
+        let errors: Vec<&str> = metrics
+            .lines()
+            .filter(|l| {
+                l.starts_with("robotsd_store_operations_total{") && !l.contains(r#"outcome="ok""#)
+            })
+            .filter(|l| !l.ends_with(" 0"))
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+}
 
 async fn cold_checks_across_three_replicas_send_one_fetch(backend: &Backend) {
     let server = origin(|| ok(RULES)).await;
