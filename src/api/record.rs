@@ -1,10 +1,11 @@
 //! The record an answer gives to travel with the data (issue 41): what a page and its
 //! robots.txt said of it when it was fetched, compact enough to store beside every page of a
 //! dataset. `POST /v1/page` gives it whole; `GET /v1/check` gives robots.txt's part (the page
-//! is not read there). aipref's vocabulary asks that preferences about training travel with what is trained
-//! on the content (draft-ietf-aipref-vocab-08 §3.3); a crawler that keeps this record beside a
-//! page can show, later and without robotsd, which file and which line allowed the fetch and
-//! what the publisher stated about its use (docs/page.md, "A record to keep with the page").
+//! is not read there). aipref's vocabulary asks that preferences about training travel with
+//! what is trained on the content (draft-ietf-aipref-vocab-08 §3.3); a crawler that keeps this
+//! record beside a page can show, later and without robotsd, which file and which line allowed
+//! the fetch and what the publisher stated about its use (docs/page.md, "A record to keep with
+//! the page").
 
 use std::collections::BTreeMap;
 
