@@ -2,9 +2,10 @@
 # The miss path (issue 42; figures in BENCHMARKS.md): how many cold origins a second robotsd
 # takes in, against a bare reqwest client fetching the same files at the same concurrency (the
 # floor of this machine), and whether a storm of misses slows the cached checks of other origins.
-# Loopback only: one listener (examples/corpus_origin.rs, on 0.0.0.0:PORT) is every origin
-# http://127.a.b.c:PORT/ (on Linux, any 127/8 address reaches it), each served one file of the
-# real corpus (the vendored subset, crates/robotsd-engine/tests/data/corpus/robots, or
+# Loopback only, in a network namespace of its own where only lo exists (as benches/sizing.sh):
+# one listener (examples/corpus_origin.rs, on 0.0.0.0:PORT, so reachable from nothing but lo)
+# is every origin http://127.a.b.c:PORT/ (on Linux, any 127/8 address reaches it), each served
+# one file of the real corpus (the vendored subset, crates/robotsd-engine/tests/data/corpus/robots, or
 # $ROBOTSD_MISS_CORPUS, e.g. ../shared/corpus/robots) chosen by its address. robotsd runs with
 # its defaults but --allow-private-networks (and --redis-url for the robotsd+redis rows). The
 # origins are IP literals, so no DNS lookup is measured (robotsd resolves names only).
@@ -26,17 +27,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20000}
 rate=${2:-200}
-for tool in redis-server redis-cli curl python3; do
-  command -v "$tool" >/dev/null || { echo "needs $tool (Debian: redis-server, curl, python3)" >&2; exit 2; }
+for tool in redis-server redis-cli curl python3 unshare ip timeout; do
+  command -v "$tool" >/dev/null || { echo "needs $tool (Debian: redis-server, curl, python3, util-linux, iproute2)" >&2; exit 2; }
 done
+if [ -z "${MISS_IN_NETNS:-}" ]; then
+  # Built here, where the registry is reachable if anything is missing; run in the namespace.
+  cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
+    --example miss_load --example baseline_server
+  export MISS_IN_NETNS=1
+  # Root gets a network namespace directly; anyone else through a user namespace of their own.
+  userns=(--map-root-user)
+  [ "$(id -u)" = 0 ] && userns=()
+  exec timeout --kill-after=10 "${MISS_TIMEOUT:-3600}" unshare "${userns[@]}" --net bash "$0" "$@"
+fi
+ip link set lo up
 corpus=${ROBOTSD_MISS_CORPUS:-crates/robotsd-engine/tests/data/corpus/robots}
 [ -d "$corpus" ] || { echo "no corpus at $corpus" >&2; exit 2; }
 
 # shellcheck source=benches/common.sh
 source benches/common.sh
 
-cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
-  --example miss_load --example baseline_server
 bin=target/release/robotsd
 ex=target/release/examples
 
