@@ -107,12 +107,10 @@ mod tests {
     use crate::checker::{AgentToken, Checker, Paced};
 
     fn answer(url: &str) -> Answer {
-        let robots =
-            robotsd_engine::RobotsTxt::parse(b"User-agent: *\nDisallow: /private\nAllow: /\n");
-        let agents = [AgentToken {
-            input: "bot".into(),
-            token: "bot".into(),
-        }];
+        let robots = std::sync::Arc::new(robotsd_engine::RobotsTxt::parse(
+            b"User-agent: *\nDisallow: /private\nAllow: /\n",
+        ));
+        let agents = [AgentToken::new("bot").expect("a token")];
         Checker::evaluate(
             &robots,
             &agents,

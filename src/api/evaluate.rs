@@ -115,7 +115,9 @@ impl Evaluation {
     fn answer(self, stop: &Stop) -> Result<Vec<u8>, ApiError> {
         let robots_txt = &self.robots_txt;
         let cut_at_bytes = (robots_txt.len() > self.max_bytes).then_some(self.max_bytes);
-        let robots = RobotsTxt::parse(&robots_txt[..robots_txt.len().min(self.max_bytes)]);
+        let robots = std::sync::Arc::new(RobotsTxt::parse(
+            &robots_txt[..robots_txt.len().min(self.max_bytes)],
+        ));
         // The file is given: its rules are known before any URL is matched.
         cost::check_work(
             self.urls.len(),
@@ -138,7 +140,7 @@ impl Evaluation {
         let mut out = writer.close_results();
         if self.include {
             out.extend_from_slice(br#","parsed":"#);
-            serde_json::to_writer(&mut out, &ParsedJson::from(&robots))
+            serde_json::to_writer(&mut out, &ParsedJson::from(&*robots))
                 .map_err(|_| ApiError::Internal)?;
         }
         if let Some(cut) = cut_at_bytes {
@@ -151,7 +153,7 @@ impl Evaluation {
 }
 
 fn evaluate_one(
-    robots: &RobotsTxt,
+    robots: &std::sync::Arc<RobotsTxt>,
     tokens: &[checker::AgentToken],
     url: &str,
     decoding: PercentDecoding,

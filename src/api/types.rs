@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::cache::Lookup;
-use crate::checker::{Answer, GroupInfo, Reason, Source};
+use crate::checker::{Answer, GroupInfo, GroupShown, Reason, Source};
 use crate::fast::timestamp::rfc3339;
 use robotsd_engine as robots;
 
@@ -54,15 +54,32 @@ pub struct GroupJson {
     pub truncated: Option<bool>,
 }
 
+impl GroupJson {
+    /// Applied groups as an answer shows them.
+    pub fn of(groups: robotsd_engine::AppliedGroups<'_>) -> GroupJson {
+        let shown = GroupShown::of(groups);
+        let mut cut = false;
+        let (agents, lines): (Vec<String>, Vec<u32>) = shown
+            .agents()
+            .map(|(value, value_cut, line)| {
+                cut |= value_cut;
+                (value.into_owned(), line)
+            })
+            .unzip();
+        let total = shown.agents_total(agents.len());
+        GroupJson {
+            global: shown.global(),
+            agents_total: (total > agents.len()).then_some(total),
+            truncated: (cut || total > agents.len()).then_some(true),
+            agents,
+            lines,
+        }
+    }
+}
+
 impl From<GroupInfo> for GroupJson {
     fn from(g: GroupInfo) -> Self {
-        GroupJson {
-            agents_total: (g.agents_total > g.agents.len()).then_some(g.agents_total),
-            truncated: g.truncated.then_some(true),
-            agents: g.agents,
-            lines: g.lines,
-            global: g.global,
-        }
+        GroupJson::of(g.get())
     }
 }
 
@@ -93,8 +110,8 @@ impl AgentJson {
             .into_iter()
             .take(MAX_ECHOED_AGENTS)
             .map(|agent| {
-                let (input, input_cut) = cut_owned(&agent.input, MAX_AGENT_JSON_BYTES);
-                let (token, token_cut) = cut_owned(&agent.token, MAX_AGENT_JSON_BYTES);
+                let (input, input_cut) = cut_owned(agent.input(), MAX_AGENT_JSON_BYTES);
+                let (token, token_cut) = cut_owned(agent.token(), MAX_AGENT_JSON_BYTES);
                 truncated |= input_cut || token_cut;
                 (input, token)
             })
@@ -157,7 +174,7 @@ impl From<Source> for RobotsSourceJson {
             sha256: s.sha256.map(|digest| crate::hex::hex(&digest)),
             expires_at: s.expires_at.map(rfc3339),
             bytes: s.bytes,
-            final_url: s.final_url,
+            final_url: s.final_url.map(|url| url.as_str().to_owned()),
             cache: s.cache,
             backoff: s.backoff.map(|b| BackoffJson {
                 since: rfc3339(b.since),
@@ -226,8 +243,8 @@ impl From<Answer> for CheckResponse {
                 Verdict::Disallow
             },
             reason: a.reason,
+            robots_url: a.robots_url(),
             url: a.url,
-            robots_url: a.robots_url,
             agent: AgentJson::of(a.agents),
             rule: a.rule.map(Into::into),
             group: a.group.map(Into::into),

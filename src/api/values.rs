@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::checker::shown::pattern_shown;
 use crate::checker::{RuleInfo, UsageCut, UsageItem};
 use robotsd_engine as robots;
 
@@ -47,14 +48,22 @@ pub struct RuleJson {
     pub truncated: Option<bool>,
 }
 
+impl RuleJson {
+    /// A rule as an answer shows it.
+    pub fn of(rule: &robotsd_engine::Rule<'_>) -> RuleJson {
+        let (pattern, truncated) = pattern_shown(rule);
+        RuleJson {
+            directive: rule.directive().into(),
+            pattern: pattern.into_owned(),
+            line: rule.line(),
+            truncated: truncated.then_some(true),
+        }
+    }
+}
+
 impl From<RuleInfo> for RuleJson {
     fn from(r: RuleInfo) -> Self {
-        RuleJson {
-            directive: r.directive.into(),
-            pattern: r.pattern,
-            line: r.line,
-            truncated: r.truncated.then_some(true),
-        }
+        RuleJson::of(&r.0.get())
     }
 }
 

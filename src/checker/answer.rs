@@ -5,16 +5,17 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
+use robotsd_engine::{PercentDecoding, RobotsTxt};
 
+use super::shown::{AgentToken, GroupInfo, RuleInfo};
 use super::usage::{UsageCut, UsageItem};
-use crate::bounds;
 use crate::pacing::Pace;
 
 use super::CheckError;
 use crate::cache::policy::{BackoffBasis, Rules};
 use crate::cache::{Basis, CopyMemo, Lookup, Snapshot};
-use crate::fetch::NoRobotsReason;
+use crate::fetch::{FetchMeta, NoRobotsReason};
+use crate::origin::Origin;
 
 /// Why the verdict is what it is: a closed set, documented in README.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
@@ -68,85 +69,6 @@ impl Reason {
     }
 }
 
-/// The rule that decided.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct RuleInfo {
-    /// `allow` or `disallow`.
-    pub directive: Directive,
-    /// The pattern as written, cut at [`bounds::MAX_PATTERN_JSON_BYTES`].
-    pub pattern: String,
-    /// 1-based line number in robots.txt.
-    pub line: u32,
-    /// Whether `pattern` was cut.
-    pub truncated: bool,
-}
-
-impl RuleInfo {
-    /// The rule as an answer shows it: its pattern cut to the bound.
-    pub fn of(rule: &robotsd_engine::Rule<'_>) -> RuleInfo {
-        let (pattern, truncated) =
-            bounds::cut_owned(&rule.pattern(), bounds::MAX_PATTERN_JSON_BYTES);
-        RuleInfo {
-            directive: rule.directive(),
-            pattern,
-            line: rule.line(),
-            truncated,
-        }
-    }
-}
-
-/// The groups that applied.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GroupInfo {
-    /// `user-agent` values as written: the first [`bounds::MAX_GROUP_AGENTS`], each cut at
-    /// [`bounds::MAX_AGENT_JSON_BYTES`].
-    pub agents: Vec<String>,
-    /// Their line numbers.
-    pub lines: Vec<u32>,
-    /// Whether these are the `*` groups.
-    pub global: bool,
-    /// How many `user-agent` lines the groups have, `agents` or not.
-    pub agents_total: usize,
-    /// Whether a value was cut or left out.
-    pub truncated: bool,
-}
-
-impl GroupInfo {
-    /// The groups as an answer shows them: their first agents, each cut to the bound.
-    pub fn of(groups: &robotsd_engine::AppliedGroups<'_>) -> GroupInfo {
-        let mut truncated = false;
-        // A loop rather than an unzip of a map: every check reads its group.
-        let (mut agents, mut lines) = (Vec::new(), Vec::new());
-        for agent in groups.agents().take(bounds::MAX_GROUP_AGENTS) {
-            let (value, cut) = bounds::cut_owned(&agent.value, bounds::MAX_AGENT_JSON_BYTES);
-            truncated |= cut;
-            agents.push(value);
-            lines.push(agent.line);
-        }
-        let agents_total = if agents.len() < bounds::MAX_GROUP_AGENTS {
-            agents.len()
-        } else {
-            groups.agent_count()
-        };
-        GroupInfo {
-            truncated: truncated || agents_total > agents.len(),
-            agents,
-            lines,
-            global: groups.is_global(),
-            agents_total,
-        }
-    }
-}
-
-/// A `ua` value and the product token robotsd used for it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct AgentToken {
-    /// As given.
-    pub input: String,
-    /// As used.
-    pub token: String,
-}
-
 /// Where the answer's robots.txt came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Source {
@@ -164,7 +86,7 @@ pub struct Source {
     /// Decoded body bytes kept.
     pub bytes: Option<usize>,
     /// The URL it came from, after redirects.
-    pub final_url: Option<String>,
+    pub final_url: Option<FinalUrl>,
     /// The current backoff, if the origin's robots.txt is unreachable. Boxed, as
     /// [`Paced::Slot`] is: most answers have none.
     pub backoff: Option<Box<BackoffState>>,
@@ -173,6 +95,39 @@ pub struct Source {
     /// members are the copy's alone.
     #[serde(skip)]
     pub memo: Option<Arc<CopyMemo>>,
+}
+
+/// The URL an answer's robots.txt came from, after redirects: read from the record of the fetch,
+/// which the copy and its answers share, rather than copied into each answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinalUrl(Arc<FetchMeta>);
+
+impl FinalUrl {
+    /// The URL of a fetch made without a record of the rest (a test's, or a store's).
+    pub fn of(url: url::Url) -> FinalUrl {
+        FinalUrl(Arc::new(FetchMeta {
+            status: None,
+            bytes: 0,
+            truncated: false,
+            final_url: url,
+            redirects: 0,
+            fetched_at: SystemTime::UNIX_EPOCH,
+            duration: std::time::Duration::ZERO,
+            address: None,
+            validators: Default::default(),
+        }))
+    }
+
+    /// The URL.
+    pub fn as_str(&self) -> &str {
+        self.0.final_url.as_str()
+    }
+}
+
+impl serde::Serialize for FinalUrl {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// A run of failures, for the answer.
@@ -191,7 +146,7 @@ pub struct BackoffState {
 }
 
 /// A verdict with its explanation.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     /// Whether fetching is allowed.
     pub allowed: bool,
@@ -199,8 +154,9 @@ pub struct Answer {
     pub reason: Reason,
     /// The URL as normalised for matching.
     pub url: String,
-    /// The robots.txt that applies.
-    pub robots_url: String,
+    /// The origin whose `/robots.txt` applies; `None` for a bare path evaluated
+    /// ([`super::Checker::evaluate`]), whose `robots_url` is empty.
+    pub origin: Option<Origin>,
     /// The agents asked about.
     pub agents: Vec<AgentToken>,
     /// The deciding rule.
@@ -210,7 +166,6 @@ pub struct Answer {
     /// The applied groups' `crawl-delay`, in seconds (information only).
     pub crawl_delay: Option<f64>,
     /// The line of that `crawl-delay`.
-    #[serde(skip)]
     pub crawl_delay_line: Option<u32>,
     /// The AI usage preferences for the URL, sorted by source then category; empty when none
     /// applies (never part of the verdict). At most [`bounds::MAX_USAGE_CATEGORIES`] per
@@ -223,14 +178,21 @@ pub struct Answer {
     pub source: Option<Source>,
     /// RSL license terms, one report per license URL the robots.txt names, with `--rsl` and
     /// only for a URL that may be fetched; empty otherwise (never part of the verdict).
-    #[serde(skip)]
     pub rsl: Vec<crate::rsl::RslReport>,
     /// How many distinct license URLs the robots.txt names, reported in `rsl` or not.
-    #[serde(skip)]
     pub rsl_total: usize,
     /// The fetch slot, when the check asked for one.
-    #[serde(skip)]
     pub pace: Paced,
+}
+
+impl Answer {
+    /// The robots.txt that applies, `<origin>/robots.txt`; empty for a bare path evaluated.
+    pub fn robots_url(&self) -> String {
+        self.origin
+            .as_ref()
+            .map(Origin::robots_url_string)
+            .unwrap_or_default()
+    }
 }
 
 /// A check's fetch slot (docs/politeness.md).
@@ -400,17 +362,16 @@ impl Ruling<'_> {
 /// Evaluates a parsed robots.txt for the agents and path: the verdict with rule and groups, and
 /// `matched_rule` or `no_matching_rule`.
 pub fn evaluate(
-    robots: &RobotsTxt,
+    robots: &Arc<RobotsTxt>,
     agents: &[AgentToken],
     path: &str,
     decoding: PercentDecoding,
 ) -> Decided {
-    let tokens: Vec<&str> = agents.iter().map(|a| a.token.as_str()).collect();
-    let verdict = robots.check_path_with(&tokens, path, decoding);
-    let rule = verdict.rule.as_ref().map(RuleInfo::of);
-    let crawl_delay = verdict.groups.as_ref().and_then(|g| g.crawl_delay());
-    let group = verdict.groups.as_ref().map(GroupInfo::of);
-    let (usage, usage_cut) = super::usage::bounded(&verdict, path, decoding);
+    let verdict = robots.check_shared(agents, path, decoding);
+    let crawl_delay = verdict.groups.as_ref().and_then(|g| g.get().crawl_delay());
+    let (usage, usage_cut) = super::usage::bounded(&verdict.view(), path, decoding);
+    let rule = verdict.rule.map(RuleInfo);
+    let group = verdict.groups.map(GroupInfo);
     Decided {
         allowed: verdict.allowed,
         usage,
@@ -439,7 +400,7 @@ pub fn source(snapshot: &Snapshot) -> Source {
         sha256: copy.and_then(|c| c.body.as_ref()).map(|b| b.sha256()),
         expires_at: copy.map(|c| c.expires_at.to_system()),
         bytes: meta.map(|m| m.bytes),
-        final_url: meta.map(|m| m.final_url.as_str().to_owned()),
+        final_url: meta.map(|m| FinalUrl(Arc::clone(m))),
         memo: copy
             .filter(|_| backoff.is_none())
             .map(|c| Arc::clone(&c.memo)),
@@ -503,10 +464,7 @@ mod tests {
 
     /// (status, allowed, reason) for a check of `/x`.
     fn outcome(snapshot: &Snapshot) -> (OriginStatus, bool, Reason) {
-        let agents = [AgentToken {
-            input: "bot".into(),
-            token: "bot".into(),
-        }];
+        let agents = [AgentToken::new("bot").expect("a token")];
         let interpretation = interpret(snapshot).expect("a verdict");
         let decided = interpretation
             .ruling

@@ -7,6 +7,7 @@
 //! that interprets an origin's cache state.
 
 pub mod answer;
+pub mod shown;
 pub mod usage;
 pub mod work;
 
@@ -23,9 +24,10 @@ use crate::pacing::{PaceView, Pacer};
 use crate::rsl::Licenses;
 use crate::user_agent::{UserAgentError, product_token};
 pub use answer::{
-    AgentToken, Answer, BackoffState, Decided, GroupInfo, Interpretation, OriginStatus, Paced,
-    Reason, RuleInfo, Ruling, Source, interpret,
+    Answer, BackoffState, Decided, FinalUrl, Interpretation, OriginStatus, Paced, Reason, Ruling,
+    Source, interpret,
 };
+pub use shown::{AgentToken, GroupInfo, GroupShown, RuleInfo};
 pub use usage::{UsageCut, UsageItem};
 pub use work::{OverBudget, WorkMeter};
 
@@ -114,11 +116,12 @@ fn answer_from(
 ) -> Answer {
     let decided = ruling.decide(&agents, target.path(), decoding);
     let source = answer::source(snapshot);
+    let (origin, url) = target.into_parts();
     Answer {
         allowed: decided.allowed,
         reason: decided.reason,
-        robots_url: target.origin.robots_url_string(),
-        url: target.into_url(),
+        origin: Some(origin),
+        url,
         agents,
         rule: decided.rule,
         group: decided.group,
@@ -507,25 +510,25 @@ impl Checker {
     /// often given a bare path (`/private/x`): it is evaluated as a path of some origin, shown as
     /// given, with no `robots_url`.
     pub fn evaluate(
-        robots: &RobotsTxt,
+        robots: &Arc<RobotsTxt>,
         agents: &[AgentToken],
         url: &str,
         decoding: PercentDecoding,
     ) -> Result<Answer, CheckError> {
-        let (shown, target, robots_url) = if url.starts_with('/') && !url.starts_with("//") {
+        let (shown, target, origin) = if url.starts_with('/') && !url.starts_with("//") {
             let target = parse_target(&format!("http://robotsd.invalid{url}"))?;
-            (url.to_string(), target, String::new())
+            (url.to_string(), target, None)
         } else {
             let target = parse_target(url)?;
-            let robots_url = target.origin.robots_url_string();
-            (target.url().to_owned(), target, robots_url)
+            let origin = target.origin.clone();
+            (target.url().to_owned(), target, Some(origin))
         };
         let decided = answer::evaluate(robots, agents, target.path(), decoding);
         Ok(Answer {
             allowed: decided.allowed,
             reason: decided.reason,
             url: shown,
-            robots_url,
+            origin,
             agents: agents.to_vec(),
             rule: decided.rule,
             group: decided.group,
@@ -547,11 +550,7 @@ pub fn tokens<S: AsRef<str>>(user_agents: &[S]) -> Result<Vec<AgentToken>, Check
     let mut agents = Vec::with_capacity(user_agents.len());
     for ua in user_agents {
         for part in crate::user_agent::agents_in(ua.as_ref()) {
-            let token = product_token(part)?;
-            agents.push(AgentToken {
-                input: part.to_owned(),
-                token: token.to_owned(),
-            });
+            agents.push(AgentToken::new(part)?);
         }
     }
     if agents.is_empty() {

@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use robotsd_engine::{PercentDecoding, RobotsTxt, Verdict, path_params_query};
 
 use crate::api::types::{GroupJson, RuleJson, UsageJson};
-use crate::checker::{GroupInfo, RuleInfo};
 
 use super::EvalArgs;
 
@@ -123,8 +122,8 @@ impl EvalResult {
             } else {
                 "no_matching_rule"
             },
-            rule: verdict.rule.as_ref().map(|r| RuleInfo::of(r).into()),
-            group: verdict.groups.as_ref().map(|g| GroupInfo::of(g).into()),
+            rule: verdict.rule.as_ref().map(RuleJson::of),
+            group: verdict.groups.clone().map(GroupJson::of),
         }
     }
 }

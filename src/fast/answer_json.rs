@@ -10,11 +10,11 @@
 //! [`CheckResponse`]: crate::api::types::CheckResponse
 
 use super::json::{
-    BackoffMembers, SourceMembers, list, number, optional, serde_json_value, source_fetch,
+    BackoffMembers, SourceMembers, needs_escape, number, optional, serde_json_value, source_fetch,
     source_use, string, total, truncated,
 };
 use crate::bounds;
-use crate::checker::{Answer, Paced, Source, UsageItem};
+use crate::checker::{Answer, FinalUrl, GroupShown, Paced, Source, UsageItem};
 use crate::pacing::answer::PaceJson;
 use crate::rsl::RslReport;
 use robotsd_engine::{Directive, Preference, UsageSource};
@@ -30,56 +30,43 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
     out.extend_from_slice(br#"","url":"#);
     string(out, &answer.url);
     out.extend_from_slice(br#","robots_url":"#);
-    string(out, &answer.robots_url);
+    match &answer.origin {
+        // A URL's origin seldom needs an escape (a host may hold a `"`, not a control).
+        Some(origin) if !needs_escape(origin.key().as_bytes()) => {
+            out.push(b'"');
+            out.extend_from_slice(origin.key().as_bytes());
+            out.extend_from_slice(b"/robots.txt\"");
+        }
+        _ => string(out, &answer.robots_url()),
+    }
     out.extend_from_slice(br#","agent":{"input":["#);
     let shown = &answer.agents[..answer.agents.len().min(bounds::MAX_ECHOED_AGENTS)];
-    let mut cut = echoed(out, shown.iter().map(|a| a.input.as_str()));
+    let mut cut = echoed(out, shown.iter().map(|a| a.input()));
     out.extend_from_slice(br#"],"tokens":["#);
-    cut |= echoed(out, shown.iter().map(|a| a.token.as_str()));
+    cut |= echoed(out, shown.iter().map(|a| a.token()));
     out.push(b']');
     total(out, br#","input_total":"#, shown.len(), answer.agents.len());
     truncated(out, cut || shown.len() < answer.agents.len());
     out.extend_from_slice(br#"},"rule":"#);
     match &answer.rule {
         Some(rule) => {
-            out.extend_from_slice(match rule.directive {
+            let (directive, line) = (rule.directive(), rule.line());
+            out.extend_from_slice(match directive {
                 Directive::Allow => br#"{"directive":"allow","pattern":"#,
                 Directive::Disallow => br#"{"directive":"disallow","pattern":"#,
             });
-            string(out, &rule.pattern);
+            let (pattern, cut) = rule.pattern();
+            string(out, &pattern);
             out.extend_from_slice(br#","line":"#);
-            number(out, rule.line);
-            truncated(out, rule.truncated);
+            number(out, line);
+            truncated(out, cut);
             out.push(b'}');
         }
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","group":"#);
     match &answer.group {
-        Some(group) => {
-            out.extend_from_slice(br#"{"agents":["#);
-            list(out, group.agents.iter().map(String::as_str));
-            out.extend_from_slice(br#"],"lines":["#);
-            for (i, line) in group.lines.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                number(out, *line);
-            }
-            out.extend_from_slice(if group.global {
-                br#"],"global":true"#
-            } else {
-                br#"],"global":false"#
-            });
-            total(
-                out,
-                br#","agents_total":"#,
-                group.agents.len(),
-                group.agents_total,
-            );
-            truncated(out, group.truncated);
-            out.push(b'}');
-        }
+        Some(group) => write_group(out, &GroupShown::of(group.get())),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(br#","crawl_delay":"#);
@@ -93,6 +80,39 @@ pub fn write_answer(out: &mut Vec<u8>, answer: &Answer) {
     out.extend_from_slice(br#","robots":"#);
     optional(out, answer.source.as_ref(), source);
     write_pace_member(out, &answer.pace);
+    out.push(b'}');
+}
+
+/// `GroupJson`: the agents shown, their lines, and the totals when cut. One pass over the
+/// agents, their lines kept aside: reading the groups' agents is most of the cost.
+fn write_group(out: &mut Vec<u8>, group: &GroupShown<'_>) {
+    out.extend_from_slice(br#"{"agents":["#);
+    let mut lines = [0u32; bounds::MAX_GROUP_AGENTS];
+    let (mut shown, mut cut) = (0, false);
+    for (value, value_cut, line) in group.agents() {
+        if shown > 0 {
+            out.push(b',');
+        }
+        string(out, &value);
+        cut |= value_cut;
+        lines[shown] = line;
+        shown += 1;
+    }
+    out.extend_from_slice(br#"],"lines":["#);
+    for (i, line) in lines[..shown].iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        number(out, *line);
+    }
+    out.extend_from_slice(if group.global() {
+        br#"],"global":true"#
+    } else {
+        br#"],"global":false"#
+    });
+    let agents_total = group.agents_total(shown);
+    total(out, br#","agents_total":"#, shown, agents_total);
+    truncated(out, cut || agents_total > shown);
     out.push(b'}');
 }
 
@@ -189,7 +209,7 @@ fn source(out: &mut Vec<u8>, source: &Source) {
         sha256: source.sha256.as_ref(),
         expires_at: source.expires_at,
         bytes: source.bytes,
-        final_url: source.final_url.as_deref(),
+        final_url: source.final_url.as_ref().map(FinalUrl::as_str),
         cache: source.cache,
         backoff,
     };

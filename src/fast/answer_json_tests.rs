@@ -4,6 +4,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use proptest::prelude::*;
 
+use std::sync::Arc;
+
+use robotsd_engine::{PercentDecoding, RobotsTxt};
+
 use super::*;
 use crate::api::types::CheckResponse;
 use crate::cache::Lookup;
@@ -61,42 +65,58 @@ fn rsl_report() -> crate::rsl::RslReport {
     }
 }
 
+/// The rule and groups a check of `path` by `probe` finds in `file`.
+fn found(file: &str, path: &str) -> (Option<RuleInfo>, Option<GroupInfo>) {
+    let verdict = Arc::new(RobotsTxt::parse(file.as_bytes())).check_shared(
+        &["probe"],
+        path,
+        PercentDecoding::Google,
+    );
+    (verdict.rule.map(RuleInfo), verdict.groups.map(GroupInfo))
+}
+
+/// A file whose group names `probe` among 40 agents, and whose deciding rule is longer than
+/// an answer shows.
+fn cut_file() -> (String, String) {
+    let pattern = format!(
+        "/private/{}",
+        "x".repeat(crate::bounds::MAX_PATTERN_JSON_BYTES)
+    );
+    let mut file = String::from("user-agent: googlebot\nuser-agent: probe/1.0 \"other\"\n");
+    for i in 0..38 {
+        file.push_str(&format!("user-agent: bot{i}\n"));
+    }
+    file.push_str(&format!("crawl-delay: 2.5\ndisallow: {pattern}\n"));
+    (file, pattern)
+}
+
+fn final_url(url: &str) -> crate::checker::FinalUrl {
+    crate::checker::FinalUrl::of(url.parse().expect("a URL"))
+}
+
+fn origin(url: &str) -> crate::origin::Origin {
+    crate::origin::parse_target(url).expect("a URL").origin
+}
+
 fn full() -> Answer {
+    let (file, pattern) = cut_file();
+    let (rule, group) = found(&file, &pattern);
     Answer {
         allowed: false,
         reason: Reason::MatchedRule,
         url: "https://example.com/private/x?q=1".into(),
-        robots_url: "https://example.com/robots.txt".into(),
-        agents: vec![
-            AgentToken {
-                input: "Mozilla/5.0 (compatible; Googlebot/2.1)".into(),
-                token: "Googlebot".into(),
-            },
-            AgentToken {
-                input: "Other".into(),
-                token: "Other".into(),
-            },
+        origin: Some(origin("https://example.com/private/x")),
+        agents: [
+            "Mozilla/5.0 (compatible; Googlebot/2.1)".to_owned(),
+            "Other".to_owned(),
         ]
         .into_iter()
-        // Past the echo's bounds: one value too long, and more agents than it shows.
-        .chain((0..16).map(|i| AgentToken {
-            input: format!("Bot{i}/1.0 \"{}\"", "é".repeat(i * 40)),
-            token: format!("Bot{}", "x".repeat(i * 100)),
-        }))
+        // Past the echo's bounds: values and tokens too long, and more agents than it shows.
+        .chain((0..16).map(|i| format!("Bot{}/1.0 \"{}\"", "x".repeat(i * 55), "é".repeat(i * 5))))
+        .map(|input| AgentToken::new(&input).expect("a token"))
         .collect(),
-        rule: Some(RuleInfo {
-            directive: Directive::Disallow,
-            pattern: "/private".into(),
-            line: 7,
-            truncated: true,
-        }),
-        group: Some(GroupInfo {
-            agents: vec!["googlebot".into(), "other".into()],
-            lines: vec![3, 4],
-            global: false,
-            agents_total: 40,
-            truncated: true,
-        }),
+        rule,
+        group,
         crawl_delay: Some(2.5),
         crawl_delay_line: Some(5),
         usage: [
@@ -129,7 +149,7 @@ fn full() -> Answer {
             sha256: Some([0xa5; 32]),
             expires_at: Some(at(1_795_086_400)),
             bytes: Some(512_000),
-            final_url: Some("https://www.example.com/robots.txt".into()),
+            final_url: Some(final_url("https://www.example.com/robots.txt")),
             backoff: Some(Box::new(BackoffState {
                 since: at(1_795_000_100),
                 failures: 3,
@@ -204,6 +224,30 @@ fn every_field_set() {
     assert_same(&full());
 }
 
+/// `robots_url` from the origin, escaped when its host needs it, and empty without one.
+#[test]
+fn robots_urls() {
+    for url in [
+        "http://[::1]:8080/x",
+        "https://xn--bcher-kva.example/",
+        "http://a\"b.test/",
+    ] {
+        let mut answer = full();
+        answer.origin = Some(origin(url));
+        assert_same(&answer);
+    }
+    let mut answer = full();
+    answer.origin = None;
+    assert_same(&answer);
+    let mut out = Vec::new();
+    write_answer(&mut out, &answer);
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains(r#""robots_url":"""#)
+    );
+}
+
 /// The agents asked about are echoed within their bounds: the first 8, values and tokens cut.
 #[test]
 fn the_agents_echoed_are_cut_and_counted() {
@@ -247,11 +291,11 @@ fn preferences_all_cut_still_show_as_their_totals() {
 #[test]
 fn an_answer_within_its_bounds_says_nothing_of_them() {
     let mut answer = full();
-    answer.rule.as_mut().unwrap().truncated = false;
+    (answer.rule, answer.group) = found(
+        "user-agent: googlebot\nuser-agent: probe\ndisallow: /private\n",
+        "/private",
+    );
     answer.agents.truncate(2);
-    let group = answer.group.as_mut().unwrap();
-    group.truncated = false;
-    group.agents_total = group.agents.len();
     answer.usage_cut = None;
     answer.rsl_total = answer.rsl.len();
     for report in &mut answer.rsl {
@@ -324,7 +368,7 @@ fn every_documented_field_is_written() {
         allowed: _,
         reason: _,
         url: _,
-        robots_url: _,
+        origin: _,
         agents: _,
         rule: _,
         group: _,
@@ -442,7 +486,7 @@ fn a_copys_memo_writes_the_same_bytes_made_and_reused_and_is_passed_over_for_oth
     write_answer(&mut written, &answer);
     // Kept for the times it was made for: an answer from renewed times writes its own.
     source(&mut answer).expires_at = Some(at(1_795_172_800));
-    source(&mut answer).final_url = Some("https://example.com/elsewhere.txt".into());
+    source(&mut answer).final_url = Some(final_url("https://example.com/elsewhere.txt"));
     assert_same(&answer);
     let mut renewed = Vec::new();
     write_answer(&mut renewed, &answer);
@@ -472,7 +516,7 @@ fn a_copys_memo_never_holds_more_than_its_charged_bound() {
         sha256: Some([0xff; 32]),
         expires_at: Some(at(253_402_300_799)),
         bytes: Some(usize::MAX),
-        final_url: Some(url.into()),
+        final_url: Some(final_url(url)),
         backoff: None,
         memo: Some(std::sync::Arc::default()),
     };
@@ -501,15 +545,13 @@ fn every_variant() {
             Lookup::Coalesced,
             Lookup::Shared,
         ][i % 5];
-        answer.rule.as_mut().unwrap().directive = if i % 2 == 0 {
-            Directive::Allow
-        } else {
-            Directive::Disallow
-        };
-        answer.group.as_mut().unwrap().global = i % 3 == 0;
+        // Allow or disallow; the `*` group or one naming the agent among one to three.
+        let directive = if i % 2 == 0 { "allow" } else { "disallow" };
+        let agents = ["*", "probe", "probe\nuser-agent: a\nuser-agent: b"][i % 3];
+        (answer.rule, answer.group) =
+            found(&format!("user-agent: {agents}\n{directive}: /x\n"), "/x");
         answer.crawl_delay = [None, Some(0.0), Some(1e-7), Some(86400.0)][i % 4];
         answer.agents.truncate(i % 3);
-        answer.group.as_mut().unwrap().lines.truncate(i % 3);
         // Only one source, either; then the other; then none.
         let keep = |source| {
             answer
@@ -562,12 +604,29 @@ proptest! {
     ) {
         let mut answer = full();
         answer.url = texts[0].clone();
-        answer.agents[0].input = texts[1].clone();
-        answer.agents[1].token = texts[2].clone();
-        let rule = answer.rule.as_mut().unwrap();
-        rule.pattern = texts[3].clone();
-        rule.line = line;
-        answer.group.as_mut().unwrap().agents[0] = texts[4].clone();
+        // Any text after a product token, as a value; any a file's line can hold, as a token.
+        if let Ok(agent) = AgentToken::new(&format!("Bot {}", texts[1])) {
+            answer.agents[0] = agent;
+        }
+        let line_of = |text: &str| text.replace(['\n', '\r', '#'], "").trim().to_owned();
+        if let Ok(agent) = AgentToken::new(&format!("Bot{}", line_of(&texts[2]))) {
+            answer.agents[1] = agent;
+        }
+        // The pattern and a group's agent from a file, the rule on its line.
+        let pattern = format!("/{}", line_of(&texts[3]).trim_end_matches('$'));
+        let file = format!(
+            "{}user-agent: probe/{}\ndisallow: {pattern}\n",
+            "\n".repeat((line % 1000) as usize),
+            line_of(&texts[4])
+        );
+        // The path the rule matches: its pattern as the engine compares it.
+        let robots = RobotsTxt::parse(file.as_bytes());
+        let path = robots
+            .groups()
+            .find_map(|group| group.rules().next())
+            .map(|rule| rule.normalized_pattern().to_owned());
+        (answer.rule, answer.group) = found(&file, &path.expect("a rule"));
+        prop_assert!(answer.rule.is_some(), "{file:?}");
         answer.crawl_delay = Some(delay);
         let source = source(&mut answer);
         source.status = Some(status);

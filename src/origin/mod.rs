@@ -286,6 +286,11 @@ impl Target {
         self.url
     }
 
+    /// The origin and the normalised URL, taken out.
+    pub fn into_parts(self) -> (Origin, String) {
+        (self.origin, self.url)
+    }
+
     /// Path and query as the engine matches them (`/a%2Fb?q=1`; `/` for a bare origin): the
     /// WHATWG serialisation from the path to the end of the query, `%xx` escapes upper-cased.
     pub fn path(&self) -> &str {

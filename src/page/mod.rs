@@ -229,7 +229,7 @@ pub fn answer(
             usage: None,
         };
     }
-    let tokens: Vec<&str> = check.agents.iter().map(|a| a.token.as_str()).collect();
+    let tokens: Vec<&str> = check.agents.iter().map(|a| a.token()).collect();
     let headers: Vec<(&str, &str)> = page
         .headers
         .iter()

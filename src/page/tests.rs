@@ -7,7 +7,7 @@ use super::*;
 use crate::checker::{Checker, tokens};
 
 fn check(robots: &str, url: &str, ua: &str) -> Answer {
-    let robots = RobotsTxt::parse(robots.as_bytes());
+    let robots = std::sync::Arc::new(RobotsTxt::parse(robots.as_bytes()));
     Checker::evaluate(
         &robots,
         &tokens(&[ua]).unwrap(),

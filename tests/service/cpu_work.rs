@@ -145,7 +145,7 @@ async fn matches_past_the_inline_bound_go_to_the_compute_threads() {
     for checker in [&here, &away] {
         let answer = checker.check(&url, &["a"]).await.expect("answered");
         assert!(!answer.allowed);
-        assert_eq!(answer.rule.expect("rule").line, 2);
+        assert_eq!(answer.rule.expect("rule").line(), 2);
     }
     let options = here.default_options();
     let held = here.check_held(&url, &["a"], options, None).await.unwrap();

@@ -23,7 +23,7 @@ async fn status_200_rules_apply() {
         .unwrap();
     assert!(!answer.allowed);
     assert_eq!(answer.reason, Reason::MatchedRule);
-    assert_eq!(answer.rule.as_ref().map(|r| r.line), Some(2));
+    assert_eq!(answer.rule.as_ref().map(|r| r.line()), Some(2));
     assert_eq!(source(&answer).status, Some(200));
     assert_eq!(source(&answer).cache, Lookup::Miss);
     let again = checker
@@ -45,9 +45,9 @@ async fn redirect_to_another_host_applies_its_rules_to_the_original_origin() {
         .await
         .unwrap();
     assert!(!answer.allowed);
-    assert_eq!(answer.robots_url, first.url("/robots.txt"));
+    assert_eq!(answer.robots_url(), first.url("/robots.txt"));
     assert_eq!(
-        source(&answer).final_url.as_deref(),
+        source(&answer).final_url.as_ref().map(|url| url.as_str()),
         Some(target.url("/robots.txt").as_str())
     );
     assert_eq!((first.hits(), target.hits()), (1, 1));
@@ -519,11 +519,12 @@ async fn a_whole_user_agent_header_is_reduced_to_its_product_token() {
     let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
     let answer = checker.check(&server.url("/page"), &[ua]).await.unwrap();
     assert!(answer.allowed);
-    assert_eq!(answer.agents[0].token, "Googlebot");
-    assert_eq!(answer.agents[0].input, ua);
+    assert_eq!(answer.agents[0].token(), "Googlebot");
+    assert_eq!(answer.agents[0].input(), ua);
     let group = answer.group.unwrap();
-    assert!(!group.global);
-    assert_eq!(group.agents, ["googlebot"]);
+    assert!(!group.get().is_global());
+    let agents: Vec<_> = group.get().agents().map(|a| a.value.into_owned()).collect();
+    assert_eq!(agents, ["googlebot"]);
     assert!(
         !checker
             .check(&server.url("/g"), &[ua])

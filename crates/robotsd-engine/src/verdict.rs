@@ -89,6 +89,19 @@ impl std::fmt::Debug for Rule<'_> {
 }
 
 impl<'a> Rule<'a> {
+    pub(crate) fn new(robots: &'a RobotsTxt, id: u32, as_directory: bool) -> Rule<'a> {
+        Rule {
+            robots,
+            id,
+            as_directory,
+        }
+    }
+
+    /// What names the rule in its file: its id, and whether it matched as a directory.
+    pub(crate) fn parts(self) -> (u32, bool) {
+        (self.id, self.as_directory)
+    }
+
     fn data(&self) -> super::robots_txt::RuleData {
         self.robots.rules[self.id as usize]
     }
@@ -204,8 +217,8 @@ fn group_agents(robots: &RobotsTxt, id: u32) -> impl Iterator<Item = AgentLine<'
         })
 }
 
-#[derive(Debug, Clone)]
-enum SetList {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SetList {
     One(u32),
     /// Several agents asked at once that name different groups.
     Many(Box<[u32]>),
@@ -221,6 +234,19 @@ pub struct AppliedGroups<'a> {
 }
 
 impl<'a> AppliedGroups<'a> {
+    pub(crate) fn new(robots: &'a RobotsTxt, sets: SetList, global: bool) -> AppliedGroups<'a> {
+        AppliedGroups {
+            robots,
+            sets,
+            global,
+        }
+    }
+
+    /// What names the groups in their file.
+    pub(crate) fn into_parts(self) -> (SetList, bool) {
+        (self.sets, self.global)
+    }
+
     /// Whether these are the `*` groups (no group named the agent).
     pub fn is_global(&self) -> bool {
         self.global
