@@ -300,7 +300,7 @@ async fn check_answer(
     };
     let record = params::flag(&pairs, "record")?;
     let url = required_url(&pairs)?;
-    let agents: Vec<&str> = pairs
+    let agents: smallvec::SmallVec<[&str; 2]> = pairs
         .iter()
         .filter(|(k, _)| k == "ua")
         .map(|(_, v)| v.as_ref())

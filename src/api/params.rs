@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use robotsd_engine::PercentDecoding;
+use smallvec::SmallVec;
 
 use super::problem::{ApiError, ParameterProblem};
 
@@ -11,7 +12,9 @@ use super::problem::{ApiError, ParameterProblem};
 pub(super) type Pairs<'q> = [(Cow<'q, str>, Cow<'q, str>)];
 
 /// The decoded query parameters; values are borrowed from the query unless they had escapes.
-pub(super) fn query_pairs(query: Option<&str>) -> Vec<(Cow<'_, str>, Cow<'_, str>)> {
+/// Kept inline up to a check's usual number (`url`, `ua` and a few options), so that reading a
+/// query allocates nothing for them.
+pub(super) fn query_pairs(query: Option<&str>) -> SmallVec<[(Cow<'_, str>, Cow<'_, str>); 6]> {
     crate::fast::query::pairs(query.unwrap_or_default()).collect()
 }
 
