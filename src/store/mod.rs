@@ -9,6 +9,7 @@
 //! cost a check nothing but the time limit, once, and then nothing until it comes back.
 
 mod breaker;
+mod coalesce;
 mod lua;
 mod memory;
 pub mod record;

@@ -38,26 +38,42 @@ local function slowdown_at(at)
 end
 ";
 
-/// ARGV: interval, largest interval, longest wait, keep, guard band (all ms). Returns
-/// `{reserved, at, now, interval, slowdown, blocked_until}` as [`PaceState::reserve`] does.
+/// ARGV: keep (ms), then for each reservation, in turn: interval, largest interval, longest
+/// wait and guard band (ms). Each reservation is [`PaceState::reserve`] after the ones before
+/// it, at one `now`: the reservations of one lane that arrive together share the call. Returns
+/// `{reserved, at, interval}` for each, then `{now, slowdown, blocked_until}`.
 const RESERVE: &str = r"
-local interval = tonumber(ARGV[1])
-local max_interval = math.max(tonumber(ARGV[2]), interval)
-local max_wait = tonumber(ARGV[3])
 local slow = slowdown_at(now)
-local applied = math.min(math.floor(interval * slow / UNSLOWED), max_interval)
-local at = math.max(now, blocked)
-if last > 0 then at = math.max(at, last + applied + tonumber(ARGV[5])) end
-local reserved = 0
-if at - now <= max_wait then
-  reserved = 1
-  redis.call('HSET', KEYS[1], 'l', string.format('%d', at))
-  redis.call('PEXPIRE', KEYS[1], ARGV[4])
-else
-  at = at - max_wait
+local out = {}
+local wrote = false
+for i = 2, #ARGV - 3, 4 do
+  local interval = tonumber(ARGV[i])
+  local max_interval = math.max(tonumber(ARGV[i + 1]), interval)
+  local max_wait = tonumber(ARGV[i + 2])
+  local applied = math.min(math.floor(interval * slow / UNSLOWED), max_interval)
+  local at = math.max(now, blocked)
+  if last > 0 then at = math.max(at, last + applied + tonumber(ARGV[i + 3])) end
+  local reserved = 0
+  if at - now <= max_wait then
+    reserved = 1
+    last = at
+    wrote = true
+  else
+    at = at - max_wait
+  end
+  out[#out + 1] = reserved
+  out[#out + 1] = at
+  out[#out + 1] = applied
+end
+if wrote then
+  redis.call('HSET', KEYS[1], 'l', string.format('%d', last))
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
 if blocked <= now then blocked = 0 end
-return {reserved, at, now, applied, slow, blocked}
+out[#out + 1] = now
+out[#out + 1] = slow
+out[#out + 1] = blocked
+return out
 ";
 
 /// ARGV: 0 (success), 1 (pushback) or 2 (slow), the `Retry-After` in ms or -1, keep (ms), and 1 to
@@ -120,45 +136,59 @@ pub(super) fn pace_key(lane: &str) -> String {
     format!("robotsd:{{{lane}}}:pace")
 }
 
-fn count(value: i64) -> u64 {
+fn count_of(value: i64) -> u64 {
     u64::try_from(value).unwrap_or(0)
 }
 
-/// Six integers, as every script returns.
+/// Six integers, as the signal and read scripts return.
 fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
     <[i64; 6]>::try_from(values)
-        .map(|v| v.map(count))
+        .map(|v| v.map(count_of))
         .map_err(|v| StoreError::Failed(format!("pacing script returned {} values", v.len())))
 }
 
-/// The call that reserves `origin`'s next slot; [`granted`] reads its reply.
+/// The call that reserves `lane`'s next slots, one for each of `requests` in turn; [`granted`]
+/// reads its reply.
 pub(super) fn reserve(
     scripts: &Scripts,
-    origin: &str,
-    request: SlotRequest,
+    lane: &str,
+    requests: &[SlotRequest],
     keep: Duration,
 ) -> redis::Cmd {
-    let mut command = scripts.reserve.call(&[pace_key(origin)]);
-    command
-        .arg(request.interval_ms)
-        .arg(request.max_interval_ms)
-        .arg(request.max_wait_ms)
-        .arg(millis(keep).max(1))
-        .arg(request.guard_ms);
+    let mut command = scripts.reserve.call(&[pace_key(lane)]);
+    command.arg(millis(keep).max(1));
+    for request in requests {
+        command
+            .arg(request.interval_ms)
+            .arg(request.max_interval_ms)
+            .arg(request.max_wait_ms)
+            .arg(request.guard_ms);
+    }
     command
 }
 
-/// The slot a [`reserve`] call's reply grants.
-pub(super) fn granted(reply: Vec<i64>) -> Result<SlotGrant, StoreError> {
-    let [reserved, at, now, interval_ms, slowdown, blocked_until] = six(reply)?;
-    Ok(SlotGrant {
-        reserved: reserved == 1,
-        at,
-        now,
-        interval_ms,
-        slowdown,
-        blocked_until,
-    })
+/// The slots a [`reserve`] call for `count` requests grants, in their order.
+pub(super) fn granted(reply: Vec<i64>, count: usize) -> Result<Vec<SlotGrant>, StoreError> {
+    if reply.len() != count * 3 + 3 {
+        return Err(StoreError::Failed(format!(
+            "pacing script returned {} values for {count} reservations",
+            reply.len()
+        )));
+    }
+    let values: Vec<u64> = reply.into_iter().map(count_of).collect();
+    let (slots, shared) = values.split_at(count * 3);
+    let (now, slowdown, blocked_until) = (shared[0], shared[1], shared[2]);
+    Ok(slots
+        .chunks_exact(3)
+        .map(|slot| SlotGrant {
+            reserved: slot[0] == 1,
+            at: slot[1],
+            now,
+            interval_ms: slot[2],
+            slowdown,
+            blocked_until,
+        })
+        .collect())
 }
 
 /// The call that reports `signal` into `lane`'s state: `create` 1 creates the state, 0 changes

@@ -19,6 +19,7 @@ use redis::cluster::ClusterClient;
 use redis::cluster_async::ClusterConnection;
 use tokio::sync::Mutex;
 
+use super::coalesce::Coalescer;
 use super::lua::{self, Lua};
 use super::record::MAX_META_BYTES;
 use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
@@ -48,6 +49,8 @@ pub struct RedisStore {
     config: Arc<RedisConfig>,
     scripts: Arc<Scripts>,
     record_scripts: Arc<RecordScripts>,
+    /// Reservations of one lane that arrive together share a call.
+    coalescer: Arc<Coalescer>,
 }
 
 /// The record's scripts and the lease's release, built once.
@@ -194,6 +197,7 @@ impl RedisStore {
             connection: Arc::new(connection),
             config: Arc::new(config),
             scripts: Arc::new(Scripts::new()),
+            coalescer: Arc::default(),
             record_scripts: Arc::new(RecordScripts {
                 load: Lua::new(redis_record::LOAD),
                 save: Lua::new(redis_record::SAVE),
@@ -364,11 +368,16 @@ impl SharedStore for RedisStore {
         request: SlotRequest,
         keep: Duration,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
-        async move {
-            let command = redis_pace::reserve(&self.scripts, origin, request, keep);
-            redis_pace::granted(self.run_script(&self.scripts.reserve, &command).await?)
-        }
-        .boxed()
+        let store = self.clone();
+        let call = move |lane: String, requests: Vec<SlotRequest>, keep| {
+            let store = store.clone();
+            async move {
+                let command = redis_pace::reserve(&store.scripts, &lane, &requests, keep);
+                let reply = store.run_script(&store.scripts.reserve, &command).await?;
+                redis_pace::granted(reply, requests.len())
+            }
+        };
+        self.coalescer.reserve(origin, request, keep, call).boxed()
     }
 
     fn signal<'a>(

@@ -405,6 +405,83 @@ async fn the_redis_script_agrees_with_the_policy() {
     assert_eq!(store.pace("http://other.test").await.unwrap(), None);
 }
 
+/// Reservations of one lane that arrive together share script calls on Redis, and keep the
+/// spacing that one call at a time gives: every slot granted once, each an interval and a guard
+/// band after the one before, on Redis's clock.
+#[tokio::test]
+async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() {
+    use robotsd::pace_policy::SlotRequest;
+    use robotsd::store::{RedisConfig, RedisStore, RedisTarget, SharedStore};
+
+    let redis = RedisServer::start().await;
+    let store = RedisStore::new(RedisConfig {
+        target: RedisTarget::Server(redis.url()),
+        password: None,
+        connect_timeout: Duration::from_secs(2),
+        response_timeout: Duration::from_secs(5),
+        tls: None,
+    })
+    .unwrap();
+    let mut connection = redis.connection().await.unwrap();
+    let script_calls = |info: String| {
+        info.lines()
+            .filter(|line| {
+                line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:")
+            })
+            .filter_map(|line| {
+                line.split("calls=")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum::<u64>()
+    };
+    let request = SlotRequest {
+        interval_ms: 50,
+        max_interval_ms: 60_000,
+        max_wait_ms: 3_600_000,
+        guard_ms: 10,
+    };
+    let keep = Duration::from_secs(600);
+    let before: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let grants = futures_util::future::join_all(
+        (0..300).map(|_| store.reserve("http://together.test", request, keep)),
+    )
+    .await;
+    let after: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    let calls = script_calls(after) - script_calls(before);
+    let mut slots: Vec<u64> = grants
+        .into_iter()
+        .map(|grant| {
+            let grant = grant.unwrap();
+            assert!(grant.reserved, "{grant:?}");
+            grant.at
+        })
+        .collect();
+    slots.sort_unstable();
+    for pair in slots.windows(2) {
+        assert_eq!(pair[1] - pair[0], 60, "{slots:?}");
+    }
+    // 300 reservations in a few calls: 64 at most a call, and those that came while one was out
+    // wait for the next (a loaded machine may split them into more).
+    assert!(
+        calls >= 5 && calls <= 100,
+        "{calls} script calls for 300 reservations"
+    );
+    let state = store.pace("http://together.test").await.unwrap().unwrap();
+    assert_eq!(state.state.last_slot, *slots.last().unwrap());
+}
+
 /// One robotsd without Redis: the API of pacing as a single crawler or a person with curl sees
 /// it.
 #[tokio::test]
