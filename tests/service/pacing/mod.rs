@@ -475,7 +475,7 @@ async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() 
     // 300 reservations in a few calls: 64 at most a call, and those that came while one was out
     // wait for the next (a loaded machine may split them into more).
     assert!(
-        calls >= 5 && calls <= 100,
+        (5..=100).contains(&calls),
         "{calls} script calls for 300 reservations"
     );
     let state = store.pace("http://together.test").await.unwrap().unwrap();
