@@ -191,10 +191,11 @@ pub(crate) fn record_ttl(policy: &PolicyConfig) -> Duration {
     policy.max_lifetime + policy.last_copy_window
 }
 
-/// What a fetch's outcome does to the stored body.
-pub(crate) fn body_write(body: Option<&[u8]>, parsed: bool) -> BodyWrite {
+/// What a fetch's outcome does to the stored body: a new body is stored as the copy keeps it,
+/// deflated once for both.
+pub(crate) fn body_write(body: Option<&KeptBody>, parsed: bool) -> BodyWrite {
     match body {
-        Some(body) => BodyWrite::Set(crate::store::record::deflate_body(body)),
+        Some(body) => BodyWrite::Set(body.deflated().to_vec()),
         // A failure keeps the last good copy's body; "no robots.txt" has none.
         None if parsed => BodyWrite::Keep,
         None => BodyWrite::Remove,
@@ -281,7 +282,7 @@ impl OriginCache {
             .as_ref()
             .is_some_and(|c| matches!(c.rules, Rules::Parsed(_)));
         let record = export(&taken_in);
-        let write = body_write(body.as_deref(), parsed_copy);
+        let write = body_write(body.as_ref(), parsed_copy);
         let ttl = record_ttl(&self.policy);
         if fleet
             .store

@@ -33,6 +33,11 @@ impl KeptBody {
         }
     }
 
+    /// The body, deflated as the store keeps it too.
+    pub fn deflated(&self) -> &[u8] {
+        &self.deflated
+    }
+
     /// Bytes held on the heap.
     pub fn heap_size(&self) -> usize {
         self.deflated.len()

@@ -451,8 +451,7 @@ impl OriginCache {
             if let Some(observer) = &self.observer {
                 observer(outcome.kind(), outcome.meta().duration);
             }
-            let fetched = match &outcome {
-                FetchOutcome::Body { body, .. } => FetchedBody::Parsed(body.text.clone()),
+            let mut fetched = match &outcome {
                 FetchOutcome::Refused { .. } => FetchedBody::Refused,
                 _ => FetchedBody::None,
             };
@@ -473,6 +472,12 @@ impl OriginCache {
                     },
                     outcome => fetch_result(outcome),
                 };
+                // The body deflated once, for the copy and the store alike.
+                if let FetchResult::Success { meta, .. } = &result
+                    && let Detail::Parsed(kept) = &meta.detail
+                {
+                    fetched = FetchedBody::Parsed(kept.clone());
+                }
                 let was_in_backoff = state.backoff.is_some();
                 state.apply(result, now, rand::random::<f64>(), &self.policy);
                 fetch_log::fetched(origin, was_in_backoff, &state, now);
@@ -486,8 +491,8 @@ impl OriginCache {
 
 /// What a fetch leaves for the shared store.
 enum FetchedBody {
-    /// A parsed file's body.
-    Parsed(bytes::Bytes),
+    /// A parsed file's body, as the copy keeps it.
+    Parsed(KeptBody),
     /// A refusal: this replica's own, not shared.
     Refused,
     /// Nothing new to store but the state.
