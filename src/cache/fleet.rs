@@ -21,7 +21,7 @@ use crate::clock::Timestamp;
 use crate::fetch::{FetchMeta, NoRobotsReason, Validators};
 use crate::origin::Origin;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
-use crate::store::{BodyWrite, Record, Store};
+use crate::store::{BodyWrite, Lease, Record, Store};
 
 /// How the cache uses the shared store.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -242,10 +242,20 @@ impl OriginCache {
         let fleet = self.fleet.as_ref()?;
         slot.synced_ms
             .store(self.clock.now().unix_millis(), Ordering::Relaxed);
-        let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
-        else {
+        let Ok(Some(loaded)) = fleet.store.load(origin.key(), fleet.max_body_bytes).await else {
             return None;
         };
+        self.take_in(origin, slot, loaded)
+    }
+
+    /// Takes in a record read from the store if it is newer than this replica's state: the
+    /// state then, or `None` when it was not taken.
+    fn take_in(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        (record, body): (Record, Option<Vec<u8>>),
+    ) -> Option<OriginState<Remembered>> {
         // Parsed before the lock is taken: checks of this origin go on meanwhile.
         let mut state = import(&record, body.as_deref())?;
         let held_bytes = state_weight(&state);
@@ -262,7 +272,8 @@ impl OriginCache {
     }
 
     /// Writes the slot's state to the store after this replica's fetch (best effort: a store
-    /// that fails only means the others fetch for themselves).
+    /// that fails only means the others fetch for themselves), and releases `lease` (a token)
+    /// in the same call when the fetch was made under it.
     /// `taken_in` is the state the fetch left, as it was before the cache decided whether to
     /// keep its copy: a copy dropped for memory at once is still stored for the fleet.
     async fn push(
@@ -271,9 +282,16 @@ impl OriginCache {
         slot: &Arc<Slot>,
         (fetched, taken_in): (FetchedBody, OriginState<Remembered>),
         fleet: &Fleet,
+        lease: Option<&str>,
     ) -> OriginState<Remembered> {
         let body = match fetched {
-            FetchedBody::Refused => return taken_in,
+            FetchedBody::Refused => {
+                // A refusal is this replica's own: nothing is stored, the lease only let go.
+                if let Some(token) = lease {
+                    let _ = fleet.store.release(origin.key(), token).await;
+                }
+                return taken_in;
+            }
             FetchedBody::Parsed(body) => Some(body),
             FetchedBody::None => None,
         };
@@ -286,7 +304,7 @@ impl OriginCache {
         let ttl = record_ttl(&self.policy);
         if fleet
             .store
-            .save(origin.key(), &record, &write, ttl)
+            .save(origin.key(), &record, &write, ttl, lease)
             .await
             .is_ok()
         {
@@ -330,27 +348,33 @@ impl OriginCache {
         loop {
             match fleet
                 .store
-                .try_lease(key, &token, fleet.config.lease_ttl)
+                .try_lease(key, &token, fleet.config.lease_ttl, fleet.max_body_bytes)
                 .await
             {
-                Ok(true) => {
+                Ok(Lease::Taken(record)) => {
                     self.stats.leases_taken.fetch_add(1, Ordering::Relaxed);
                     if waited {
                         self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
                     }
-                    // The previous holder stored its result before releasing the lease.
-                    let taken_in = match self.pull(origin, slot).await {
-                        Some(pulled) if !self.fetch_due(slot) => pulled,
+                    // The previous holder stored its result before releasing the lease: the
+                    // record came with it.
+                    slot.synced_ms
+                        .store(self.clock.now().unix_millis(), Ordering::Relaxed);
+                    let pulled = record.and_then(|record| self.take_in(origin, slot, record));
+                    let taken_in = match pulled {
+                        Some(pulled) if !self.fetch_due(slot) => {
+                            // If this fails, the lease expires by itself.
+                            let _ = fleet.store.release(key, &token).await;
+                            pulled
+                        }
                         _ => {
                             let fetched = self.fetch_now(origin, slot).await;
-                            self.push(origin, slot, fetched, fleet).await
+                            self.push(origin, slot, fetched, fleet, Some(&token)).await
                         }
                     };
-                    // If this fails, the lease expires by itself.
-                    let _ = fleet.store.release(key, &token).await;
                     return Some(taken_in);
                 }
-                Ok(false) if tokio::time::Instant::now() < deadline => {
+                Ok(Lease::Held) if tokio::time::Instant::now() < deadline => {
                     waited = true;
                     tokio::time::sleep(fleet.config.poll_interval).await;
                     if let Some(taken_in) = self.pull(origin, slot).await
@@ -360,14 +384,14 @@ impl OriginCache {
                         return Some(taken_in);
                     }
                 }
-                Ok(false) | Err(_) => break,
+                Ok(Lease::Held) | Err(_) => break,
             }
         }
         if waited {
             self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
         }
         let fetched = self.fetch_now(origin, slot).await;
-        Some(self.push(origin, slot, fetched, fleet).await)
+        Some(self.push(origin, slot, fetched, fleet, None).await)
     }
 
     /// Compares a fresh entry with the store once per `sync_interval`, in the background: the

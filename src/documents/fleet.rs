@@ -15,7 +15,7 @@ use super::cache::{DocumentCache, DocumentFleet, DocumentMeta, Entry, Held};
 use crate::cache::policy::{Backoff, Copy, OriginState};
 use crate::clock::Timestamp;
 use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
-use crate::store::{BodyWrite, Record};
+use crate::store::{BodyWrite, Lease, Record};
 
 type State<K> = OriginState<DocumentMeta, Held<K>>;
 
@@ -145,9 +145,20 @@ impl<K: DocumentKind> DocumentCache<K> {
         fleet: &DocumentFleet,
     ) -> bool {
         let max = self.fetcher.config().max_body_bytes;
-        let Ok(Some((record, body))) = fleet.store.load(&store_key::<K>(url), max).await else {
+        let Ok(Some(loaded)) = fleet.store.load(&store_key::<K>(url), max).await else {
             return false;
         };
+        self.take_in(key, entry, loaded).await
+    }
+
+    /// Takes in a record read from the store if it is newer than the entry's state: `true` when
+    /// it did.
+    async fn take_in(
+        &self,
+        key: &str,
+        entry: &Arc<Entry<K>>,
+        (record, body): (Record, Option<Vec<u8>>),
+    ) -> bool {
         let Some(mut state) = self.import(&record, body).await else {
             return false;
         };
@@ -171,17 +182,23 @@ impl<K: DocumentKind> DocumentCache<K> {
         entry: &Arc<Entry<K>>,
         body: Option<&[u8]>,
         fleet: &DocumentFleet,
+        lease: Option<&str>,
     ) {
-        let (record, holds_body) = {
+        let Some((record, holds_body)) = ({
             let state = entry.lock();
-            if state.refusal.is_some() {
-                return;
+            (state.refusal.is_none()).then(|| {
+                let holds_body = state
+                    .copy
+                    .as_ref()
+                    .is_some_and(|c| !matches!(c.rules, Held::Missing(_)));
+                (export(&state), holds_body)
+            })
+        }) else {
+            // A refusal is this replica's own: nothing is stored, the lease only let go.
+            if let Some(token) = lease {
+                let _ = fleet.store.release(&store_key::<K>(url), token).await;
             }
-            let holds_body = state
-                .copy
-                .as_ref()
-                .is_some_and(|c| !matches!(c.rules, Held::Missing(_)));
-            (export(&state), holds_body)
+            return;
         };
         let write = match body {
             Some(body) => BodyWrite::Set(crate::store::record::deflate_body(body)),
@@ -191,7 +208,7 @@ impl<K: DocumentKind> DocumentCache<K> {
         let ttl = self.policy.max_lifetime + self.policy.last_copy_window;
         let _ = fleet
             .store
-            .save(&store_key::<K>(url), &record, &write, ttl)
+            .save(&store_key::<K>(url), &record, &write, ttl, lease)
             .await;
     }
 
@@ -218,32 +235,40 @@ impl<K: DocumentKind> DocumentCache<K> {
         let token = format!("{:032x}", rand::random::<u128>());
         let deadline = tokio::time::Instant::now() + 2 * fleet.config.lease_ttl;
         loop {
+            let max = self.fetcher.config().max_body_bytes;
             match fleet
                 .store
-                .try_lease(&lease, &token, fleet.config.lease_ttl)
+                .try_lease(&lease, &token, fleet.config.lease_ttl, max)
                 .await
             {
-                Ok(true) => {
-                    // The previous holder stored its result before releasing the lease.
-                    let shared = self.pull(url, key, entry, fleet).await && !self.fetch_due(entry);
-                    if !shared {
+                Ok(Lease::Taken(record)) => {
+                    // The previous holder stored its result before releasing the lease: the
+                    // record came with it.
+                    let taken = match record {
+                        Some(record) => self.take_in(key, entry, record).await,
+                        None => false,
+                    };
+                    let shared = taken && !self.fetch_due(entry);
+                    if shared {
+                        let _ = fleet.store.release(&lease, &token).await;
+                    } else {
                         let body = self.fetch_now(url, key, entry).await;
-                        self.push(url, entry, body.as_deref(), fleet).await;
+                        self.push(url, entry, body.as_deref(), fleet, Some(&token))
+                            .await;
                     }
-                    let _ = fleet.store.release(&lease, &token).await;
                     return shared;
                 }
-                Ok(false) if tokio::time::Instant::now() < deadline => {
+                Ok(Lease::Held) if tokio::time::Instant::now() < deadline => {
                     tokio::time::sleep(fleet.config.poll_interval).await;
                     if self.pull(url, key, entry, fleet).await && !self.fetch_due(entry) {
                         return true;
                     }
                 }
-                Ok(false) | Err(_) => break,
+                Ok(Lease::Held) | Err(_) => break,
             }
         }
         let body = self.fetch_now(url, key, entry).await;
-        self.push(url, entry, body.as_deref(), fleet).await;
+        self.push(url, entry, body.as_deref(), fleet, None).await;
         false
     }
 }

@@ -6,7 +6,9 @@ use futures_util::future::{BoxFuture, FutureExt as _};
 use super::*;
 use crate::clock::TokioClock;
 use crate::pace_policy::Signal;
-use crate::store::{BodyWrite, Encoded, MemoryStore, SharedStore, StoreError, StoreSettings};
+use crate::store::{
+    BodyWrite, Encoded, Lease, MemoryStore, SharedStore, StoreError, StoreSettings,
+};
 
 const ORIGIN: &str = "https://example.com";
 
@@ -160,6 +162,7 @@ impl SharedStore for DeadStore {
         _: &'a [u8],
         _: &'a BodyWrite,
         _: Duration,
+        _: Option<&'a str>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         futures_util::future::pending().boxed()
     }
@@ -168,7 +171,8 @@ impl SharedStore for DeadStore {
         _: &'a str,
         _: &'a str,
         _: Duration,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        _: usize,
+    ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
         futures_util::future::pending().boxed()
     }
     fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {

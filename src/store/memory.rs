@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::record::{Encoded, MAX_META_BYTES};
-use super::{BodyWrite, PaceReading, SharedStore, StoreError};
+use super::{BodyWrite, Lease, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
 
@@ -80,6 +80,18 @@ impl MemoryStore {
         (out, state, now_ms)
     }
 
+    /// Releases `origin`'s lease if `token` holds it.
+    fn release_now(&self, origin: &str, token: &str) {
+        let mut inner = self.lock();
+        if inner
+            .leases
+            .get(origin)
+            .is_some_and(|(held, _)| held == token)
+        {
+            inner.leases.remove(origin);
+        }
+    }
+
     /// An origin's stored fields as they are, if unexpired.
     pub fn get_raw(&self, origin: &str) -> Option<Encoded> {
         let now = self.clock.now();
@@ -115,6 +127,7 @@ impl SharedStore for MemoryStore {
         meta: &'a [u8],
         body: &'a BodyWrite,
         ttl: Duration,
+        release: Option<&'a str>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         let kept = match body {
             BodyWrite::Set(body) => body.clone(),
@@ -127,6 +140,9 @@ impl SharedStore for MemoryStore {
             body: kept,
         };
         self.put_raw(origin, encoded, ttl);
+        if let Some(token) = release {
+            self.release_now(origin, token);
+        }
         async { Ok(()) }.boxed()
     }
 
@@ -135,19 +151,27 @@ impl SharedStore for MemoryStore {
         origin: &'a str,
         token: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
         let now = self.clock.now();
-        let mut inner = self.lock();
-        let free = inner
-            .leases
-            .get(origin)
-            .is_none_or(|(_, expires)| *expires <= now);
-        if free {
-            inner
+        let free = {
+            let mut inner = self.lock();
+            let free = inner
                 .leases
-                .insert(origin.to_string(), (token.to_string(), now + ttl));
+                .get(origin)
+                .is_none_or(|(_, expires)| *expires <= now);
+            if free {
+                inner
+                    .leases
+                    .insert(origin.to_string(), (token.to_string(), now + ttl));
+            }
+            free
+        };
+        if !free {
+            return async { Ok(Lease::Held) }.boxed();
         }
-        async move { Ok(free) }.boxed()
+        let loaded = self.load(origin, max_body_bytes);
+        async move { Ok(Lease::Taken(loaded.await?)) }.boxed()
     }
 
     fn release<'a>(
@@ -155,14 +179,7 @@ impl SharedStore for MemoryStore {
         origin: &'a str,
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        let mut inner = self.lock();
-        if inner
-            .leases
-            .get(origin)
-            .is_some_and(|(held, _)| held == token)
-        {
-            inner.leases.remove(origin);
-        }
+        self.release_now(origin, token);
         async { Ok(()) }.boxed()
     }
 

@@ -71,6 +71,15 @@ pub enum BodyWrite {
     Remove,
 }
 
+/// What an attempt to take a fetch lease found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lease<T> {
+    /// Taken, with the record as it was read in the same step: `None` when there is none.
+    Taken(Option<T>),
+    /// Another replica holds it.
+    Held,
+}
+
 /// The store's operations, keyed by origin (`scheme://host[:port]`).
 pub trait SharedStore: Send + Sync + std::fmt::Debug {
     /// The origin's record: `(version, meta, body)` fields, `None` when nothing is stored.
@@ -83,7 +92,8 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
     ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>>;
 
     /// Writes the version and metadata, and the body as `body` says, and keeps the record for
-    /// `ttl`.
+    /// `ttl`; then releases the origin's lease if `release` (a token) still holds it, in the
+    /// same step, as [`SharedStore::release`] does.
     fn save<'a>(
         &'a self,
         origin: &'a str,
@@ -91,16 +101,19 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
         meta: &'a [u8],
         body: &'a BodyWrite,
         ttl: Duration,
+        release: Option<&'a str>,
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 
-    /// Takes the origin's fetch lease for `ttl` if nobody holds it (`SET NX PX`): `true` when
-    /// taken.
+    /// Takes the origin's fetch lease for `ttl` if nobody holds it (`SET NX PX`) and, when it
+    /// took it, reads the origin's record in the same step (as [`SharedStore::load`] does, within
+    /// `max_body_bytes`): the lease's previous holder stored its result before releasing it.
     fn try_lease<'a>(
         &'a self,
         origin: &'a str,
         token: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<bool, StoreError>>;
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>>;
 
     /// Releases the lease if `token` still holds it (compare and delete).
     fn release<'a>(
@@ -237,6 +250,21 @@ impl StoreOutcome {
 /// Told of every store call: its operation, outcome and duration. The metrics layer installs
 /// one.
 pub type StoreObserver = Arc<dyn Fn(StoreOp, StoreOutcome, Duration) + Send + Sync>;
+
+/// A stored record decoded, or `None`, said in the log, when it cannot be used.
+fn decoded(
+    origin: &str,
+    encoded: &Encoded,
+    max_body_bytes: usize,
+) -> Option<(Record, Option<Vec<u8>>)> {
+    match Record::decode(encoded, max_body_bytes) {
+        Ok(decoded) => Some(decoded),
+        Err(error) => {
+            tracing::warn!(origin, %error, "ignoring an unreadable record in the shared store");
+            None
+        }
+    }
+}
 
 /// Store settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -383,41 +411,49 @@ impl Store {
         let encoded = self
             .call(StoreOp::Load, self.inner.load(origin, max_body_bytes))
             .await?;
-        Ok(encoded.and_then(|encoded| match Record::decode(&encoded, max_body_bytes) {
-            Ok(decoded) => Some(decoded),
-            Err(error) => {
-                tracing::warn!(origin, %error, "ignoring an unreadable record in the shared store");
-                None
-            }
-        }))
+        Ok(encoded.and_then(|encoded| decoded(origin, &encoded, max_body_bytes)))
     }
 
-    /// Writes `record`, with `body` as it says, kept for `ttl`.
+    /// Writes `record`, with `body` as it says, kept for `ttl`; and releases the origin's lease
+    /// if `release` (a token) holds it.
     pub async fn save(
         &self,
         origin: &str,
         record: &Record,
         body: &BodyWrite,
         ttl: Duration,
+        release: Option<&str>,
     ) -> Result<(), StoreError> {
         let encoded = record.encode(None);
         self.call(
             StoreOp::Save,
             self.inner
-                .save(origin, &encoded.version, &encoded.meta, body, ttl),
+                .save(origin, &encoded.version, &encoded.meta, body, ttl, release),
         )
         .await
     }
 
-    /// Takes the origin's fetch lease for `ttl` if it is free.
+    /// Takes the origin's fetch lease for `ttl` if it is free, with the record it then holds,
+    /// decoded as [`Store::load`] decodes it.
     pub async fn try_lease(
         &self,
         origin: &str,
         token: &str,
         ttl: Duration,
-    ) -> Result<bool, StoreError> {
-        self.call(StoreOp::Lease, self.inner.try_lease(origin, token, ttl))
-            .await
+        max_body_bytes: usize,
+    ) -> Result<Lease<(Record, Option<Vec<u8>>)>, StoreError> {
+        let lease = self
+            .call(
+                StoreOp::Lease,
+                self.inner.try_lease(origin, token, ttl, max_body_bytes),
+            )
+            .await?;
+        Ok(match lease {
+            Lease::Taken(encoded) => {
+                Lease::Taken(encoded.and_then(|encoded| decoded(origin, &encoded, max_body_bytes)))
+            }
+            Lease::Held => Lease::Held,
+        })
     }
 
     /// Releases the lease if `token` holds it.

@@ -76,7 +76,9 @@ mod tests {
     use super::*;
     use crate::clock::TokioClock;
     use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
-    use crate::store::{BodyWrite, Encoded, PaceReading, SharedStore, StoreError, StoreSettings};
+    use crate::store::{
+        BodyWrite, Encoded, Lease, PaceReading, SharedStore, StoreError, StoreSettings,
+    };
 
     /// A store that fails every call until it is switched back on.
     #[derive(Debug, Default)]
@@ -114,6 +116,7 @@ mod tests {
             _: &'a [u8],
             _: &'a BodyWrite,
             _: Duration,
+            _: Option<&'a str>,
         ) -> BoxFuture<'a, Result<(), StoreError>> {
             self.answer(())
         }
@@ -122,8 +125,9 @@ mod tests {
             _: &'a str,
             _: &'a str,
             _: Duration,
-        ) -> BoxFuture<'a, Result<bool, StoreError>> {
-            self.answer(true)
+            _: usize,
+        ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
+            self.answer(Lease::Taken(None))
         }
         fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
             self.answer(())

@@ -8,8 +8,8 @@
 //! still read until the origin's next write, which replaces it, so a rolling upgrade keeps what
 //! the fleet knows.
 
-use super::StoreError;
 use super::record::{Encoded, MAX_META_BYTES};
+use super::{Lease, StoreError};
 
 /// Room for the frame's two header lines beyond the metadata and the body.
 const HEADER_BYTES: usize = 32;
@@ -34,11 +34,14 @@ local f = redis.call('HMGET', KEYS[2], 'v', 'm', 'b')
 return {'h', f[1], f[2], f[3]}
 ";
 
-/// Writes the record and drops an earlier build's hash. The body is the one given (`set`),
+/// Writes the record and drops an earlier build's hash; then releases the lease if the token
+/// given still holds it (compare and delete), so that a fetch's holder stores its result and lets
+/// the lease go in one round trip. The body is the one given (`set`),
 /// none (`remove`), or the stored one (`keep`: a backoff update keeps the last good copy's
 /// body), read from the string's frame or from the hash; an unreadable one keeps nothing (the
 /// record is then inconsistent, skipped by readers and replaced by the next fetch).
-/// KEYS: the string, the hash. ARGV: header and metadata, mode, body, time to live (ms).
+/// KEYS: the string, the hash, the lease. ARGV: header and metadata, mode, body, time to live
+/// (ms), the lease's token or nothing.
 pub(super) const SAVE: &str = r"
 local body = ''
 if ARGV[2] == 'set' then
@@ -57,8 +60,19 @@ elseif ARGV[2] == 'keep' then
 end
 redis.call('SET', KEYS[1], ARGV[1] .. body, 'PX', ARGV[4])
 redis.call('DEL', KEYS[2])
+if ARGV[5] ~= '' and redis.call('GET', KEYS[3]) == ARGV[5] then redis.call('DEL', KEYS[3]) end
 return 1
 ";
+
+/// Takes the fetch lease if nobody holds it and then reads the record as [`LOAD`] does: one
+/// round trip where the lease and the read after it took two. `held` when another holds it.
+/// KEYS: the string, the hash, the lease. ARGV: the metadata limit, the body limit, the token,
+/// the lease's time to live (ms).
+pub(super) fn lease_script() -> String {
+    format!(
+        "if not redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then return 'held' end\n{LOAD}"
+    )
+}
 
 /// The key of an origin's record.
 pub(super) fn record_key(origin: &str) -> String {
@@ -106,6 +120,16 @@ pub(super) fn unframe(value: &[u8]) -> Encoded {
         version: String::from_utf8_lossy(version).into_owned(),
         meta: meta.to_vec(),
         body: body.to_vec(),
+    }
+}
+
+/// The reply of [`lease_script`]: the lease taken, with the record as [`loaded`] reads it; or
+/// held by another.
+pub(super) fn leased(value: redis::Value) -> Result<Lease<Encoded>, StoreError> {
+    match &value {
+        redis::Value::BulkString(bytes) if bytes == b"held" => Ok(Lease::Held),
+        redis::Value::SimpleString(text) if text == "held" => Ok(Lease::Held),
+        _ => loaded(value).map(Lease::Taken),
     }
 }
 

@@ -26,7 +26,7 @@ use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
 use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelMaster};
-use super::{BodyWrite, PaceReading, SharedStore, StoreError};
+use super::{BodyWrite, Lease, PaceReading, SharedStore, StoreError};
 use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
 
@@ -56,6 +56,7 @@ pub struct RedisStore {
 /// The record's scripts and the lease's release, built once.
 struct RecordScripts {
     load: Lua,
+    lease: Lua,
     save: Lua,
     release: Lua,
 }
@@ -200,6 +201,7 @@ impl RedisStore {
             coalescer: Arc::default(),
             record_scripts: Arc::new(RecordScripts {
                 load: Lua::new(redis_record::LOAD),
+                lease: Lua::new(redis_record::lease_script()),
                 save: Lua::new(redis_record::SAVE),
                 release: Lua::new(RELEASE),
             }),
@@ -307,6 +309,7 @@ impl SharedStore for RedisStore {
         meta: &'a [u8],
         body: &'a BodyWrite,
         ttl: Duration,
+        release: Option<&'a str>,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
         async move {
             let (mode, body): (&str, &[u8]) = match body {
@@ -315,12 +318,17 @@ impl SharedStore for RedisStore {
                 BodyWrite::Remove => ("remove", b""),
             };
             let script = &self.record_scripts.save;
-            let mut command = record_call(script, origin);
+            let mut command = script.call(&[
+                record_key(origin),
+                hashed_record_key(origin),
+                lease_key(origin),
+            ]);
             command
                 .arg(redis_record::frame(version, meta))
                 .arg(mode)
                 .arg(body)
-                .arg(millis(ttl));
+                .arg(millis(ttl))
+                .arg(release.unwrap_or_default());
             self.query_script(Some(script), &command).await.map(drop)
         }
         .boxed()
@@ -331,18 +339,22 @@ impl SharedStore for RedisStore {
         origin: &'a str,
         token: &'a str,
         ttl: Duration,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
         async move {
-            let ttl_ms = millis(ttl);
-            let mut command = redis::cmd("SET");
+            let script = &self.record_scripts.lease;
+            let mut command = script.call(&[
+                record_key(origin),
+                hashed_record_key(origin),
+                lease_key(origin),
+            ]);
             command
-                .arg(lease_key(origin))
+                .arg(MAX_META_BYTES)
+                .arg(max_body_bytes)
                 .arg(token)
-                .arg("NX")
-                .arg("PX")
-                .arg(ttl_ms);
-            let reply: Option<String> = self.run(&command).await?;
-            Ok(reply.is_some())
+                .arg(millis(ttl));
+            let reply = self.query_script(Some(script), &command).await?;
+            redis_record::leased(reply)
         }
         .boxed()
     }

@@ -157,6 +157,62 @@ async fn a_miss_answered_from_redis_costs_one_round_trip() {
     assert_eq!(site.hits(), 1);
 }
 
+/// A miss that nobody has fetched costs three round trips: the read that finds nothing, the
+/// lease with the read under it, and the write with the lease's release.
+#[tokio::test]
+async fn a_miss_fetched_under_the_lease_costs_three_round_trips() {
+    let redis = RedisServer::start().await;
+    let url = redis.url();
+    let args = ["--allow-private-networks", "--redis-url", url.as_str()];
+    let replica = Robotsd::start(&args, true).await;
+    let client = reqwest::Client::new();
+    let check = |url: String| {
+        let request = client.get(
+            url::Url::parse_with_params(
+                &replica.url("/v1/check"),
+                [("url", url), ("ua", "bot".into())],
+            )
+            .unwrap(),
+        );
+        async move { json_of(request.send().await.expect("robotsd answered")).await }
+    };
+    // The connection is made (its first call), so that only the measured check counts.
+    let warm = origin(|| ok(RULES)).await;
+    check(warm.url("/")).await;
+    let site = origin(|| ok(RULES)).await;
+    let before = store_calls(&replica).await;
+    let answer = check(site.url("/private")).await;
+    assert_eq!(answer["robots"]["cache"], "miss", "{answer}");
+    let after = store_calls(&replica).await;
+    let made: Vec<(String, f64)> = after
+        .iter()
+        .map(|(op, n)| (op.clone(), n - before.get(op).copied().unwrap_or(0.0)))
+        .filter(|(_, n)| *n > 0.0)
+        .collect();
+    let made: Vec<(&str, f64)> = made.iter().map(|(op, n)| (op.as_str(), *n)).collect();
+    assert_eq!(
+        made,
+        [("lease", 1.0), ("load", 1.0), ("save", 1.0)],
+        "store calls of one miss fetched"
+    );
+    assert_eq!(site.hits(), 1);
+    // The lease was let go with the write: another replica's refresh may take it at once.
+    let mut connection = redis.connection().await.unwrap();
+    let key = format!("robotsd:{{{}}}:lease", site.url("").trim_end_matches('/'));
+    let held: Option<String> = redis::cmd("GET")
+        .arg(&key)
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert_eq!(held, None, "{key}");
+    let stored: bool = redis::cmd("EXISTS")
+        .arg(key.replace(":lease", ":rec"))
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(stored);
+}
+
 /// A replica whose cache is far too small for the origins it is asked about, as at a million
 /// origins: a copy its cache drops (or does not admit, right after the fetch) is read back from
 /// Redis, so no check answers `cache-full`, and no origin is fetched twice.
