@@ -26,6 +26,7 @@ if n > 0 then
   if n > tonumber(ARGV[1]) + tonumber(ARGV[2]) + 32 then return 'too_large' end
   return {'s', redis.call('GET', KEYS[1])}
 end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'s', ''} end
 local m = redis.pcall('HSTRLEN', KEYS[2], 'm')
 local b = redis.pcall('HSTRLEN', KEYS[2], 'b')
 if type(m) ~= 'number' or type(b) ~= 'number' then return {'s', ''} end
