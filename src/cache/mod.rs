@@ -455,11 +455,24 @@ impl OriginCache {
                 FetchOutcome::Refused { .. } => FetchedBody::Refused,
                 _ => FetchedBody::None,
             };
+            // The body deflated and digested before the slot is locked: checks of the origin
+            // read the slot meanwhile. Once, for the copy and the store alike.
+            // `Err`: a 304, which renews the copy the slot holds.
+            let taken = match outcome {
+                FetchOutcome::NotModified { max_age, meta } => Err((max_age, meta)),
+                outcome => Ok(fetch_result(outcome)),
+            };
+            if let Ok(FetchResult::Success { meta, .. }) = &taken
+                && let Detail::Parsed(kept) = &meta.detail
+            {
+                fetched = FetchedBody::Parsed(kept.clone());
+            }
             let now = self.clock.now();
             let (taken_in, held_bytes) = {
                 let mut state = slot.lock();
-                let result = match outcome {
-                    FetchOutcome::NotModified { max_age, meta } => match &state.copy {
+                let result = match taken {
+                    Ok(result) => result,
+                    Err((max_age, meta)) => match &state.copy {
                         Some(copy) => FetchResult::NotModified {
                             max_age,
                             meta: copy.meta.renewed(meta),
@@ -470,14 +483,7 @@ impl OriginCache {
                             continue;
                         }
                     },
-                    outcome => fetch_result(outcome),
                 };
-                // The body deflated once, for the copy and the store alike.
-                if let FetchResult::Success { meta, .. } = &result
-                    && let Detail::Parsed(kept) = &meta.detail
-                {
-                    fetched = FetchedBody::Parsed(kept.clone());
-                }
                 let was_in_backoff = state.backoff.is_some();
                 state.apply(result, now, rand::random::<f64>(), &self.policy);
                 fetch_log::fetched(origin, was_in_backoff, &state, now);
