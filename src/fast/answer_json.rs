@@ -127,10 +127,13 @@ pub fn pace_member(paced: &Paced) -> Option<Option<PaceJson>> {
 
 /// Appends `,"pace":…` to an answer being written, when the check asked for a slot.
 pub fn write_pace_member(out: &mut Vec<u8>, paced: &Paced) {
-    if let Some(pace) = pace_member(paced) {
-        out.extend_from_slice(br#","pace":"#);
-        // Only when pacing: serde_json's float formatting, as the documented shape has it.
-        let _ = serde_json::to_writer(&mut *out, &pace);
+    match paced {
+        Paced::NotAsked => {}
+        Paced::Disallowed => out.extend_from_slice(br#","pace":null"#),
+        Paced::Slot(pace) => {
+            out.extend_from_slice(br#","pace":"#);
+            super::pace_json::write_pace(out, pace);
+        }
     }
 }
 

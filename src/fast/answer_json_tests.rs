@@ -652,3 +652,37 @@ proptest! {
         assert_same(&answer);
     }
 }
+
+proptest! {
+    /// The hand-written `pace` member against serde's `PaceJson`, over any reservation.
+    #[test]
+    fn any_pace(
+        lane in any::<String>(),
+        not_before_ms in 0u64..253_402_300_800_000,
+        wait_ms in any::<u32>(),
+        interval_ms in any::<u32>(),
+        crawl_delay_line in any::<Option<u32>>(),
+        (reserved, capped, local) in any::<(bool, bool, bool)>(),
+        slowdown in prop_oneof![Just(1.0), Just(2.0), any::<f64>()],
+        retry_after_ms in proptest::option::of(0u64..253_402_300_800_000),
+        (size, index) in (1u32..64, any::<Option<u32>>()),
+        source in 0usize..3,
+    ) {
+        let mut answer = full();
+        answer.pace = Paced::Slot(Box::new(Pace {
+            lane,
+            reserved,
+            not_before: Timestamp::from_unix(Duration::from_millis(not_before_ms)),
+            wait: Duration::from_millis(u64::from(wait_ms)),
+            interval: Duration::from_millis(u64::from(interval_ms)),
+            source: [IntervalSource::CrawlDelay, IntervalSource::Default, IntervalSource::Pushback][source],
+            crawl_delay_line,
+            capped,
+            slowdown,
+            retry_after_until: retry_after_ms.map(|ms| Timestamp::from_unix(Duration::from_millis(ms))),
+            scope: if local { Scope::Local } else { Scope::Fleet },
+            fleet: FleetShare::new(size, index.map(|i| i % size)).unwrap(),
+        }));
+        assert_same(&answer);
+    }
+}

@@ -17,7 +17,34 @@ pub fn rfc3339(at: SystemTime) -> String {
 /// `civil_from_days`. Times outside the years 1970 to 9999, which robotsd never produces, are
 /// written as the nearest end of that range rather than as something RFC 3339 cannot say.
 pub fn write_rfc3339(out: &mut Vec<u8>, at: SystemTime) {
-    const LAST_SECOND_OF_9999: u64 = 253_402_300_799;
+    write_seconds(out, at);
+    out.push(b'Z');
+}
+
+/// Appends `at` in RFC 3339 to the millisecond, `2026-11-25T06:00:01.500Z`: what humantime's
+/// `format_rfc3339_millis` writes (a pace answer's times, which are closer than a second).
+pub fn write_rfc3339_millis(out: &mut Vec<u8>, at: SystemTime) {
+    write_seconds(out, at);
+    let millis = at
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .ok()
+        .filter(|since| since.as_secs() <= LAST_SECOND_OF_9999)
+        .map_or(0, |since| since.subsec_millis());
+    // Under 1,000: three digits.
+    out.extend_from_slice(&[
+        b'.',
+        b'0' + (millis / 100) as u8,
+        b'0' + (millis / 10 % 10) as u8,
+        b'0' + (millis % 10) as u8,
+        b'Z',
+    ]);
+}
+
+/// The last second RFC 3339 can write.
+const LAST_SECOND_OF_9999: u64 = 253_402_300_799;
+
+/// `at` to the second, without the `Z`.
+fn write_seconds(out: &mut Vec<u8>, at: SystemTime) {
     let secs = at
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |since| since.as_secs().min(LAST_SECOND_OF_9999));
@@ -42,7 +69,6 @@ pub fn write_rfc3339(out: &mut Vec<u8>, at: SystemTime) {
     let [s1, s2] = two(of_day % 60);
     out.extend_from_slice(&[
         y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1, s2,
-        b'Z',
     ]);
 }
 
@@ -75,6 +101,17 @@ mod tests {
             rfc3339(UNIX_EPOCH - Duration::from_secs(1)),
             "1970-01-01T00:00:00Z"
         );
+        let millis = |at: SystemTime| {
+            let mut out = Vec::new();
+            write_rfc3339_millis(&mut out, at);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(millis(at(0)), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            millis(at(1) + Duration::from_micros(7_999)),
+            "1970-01-01T00:00:01.007Z"
+        );
+        assert_eq!(millis(at(253_402_300_800)), "9999-12-31T23:59:59.000Z");
     }
 
     proptest! {
@@ -82,6 +119,17 @@ mod tests {
         fn rfc3339_is_humantimes(secs in 0u64..253_402_300_800, nanos in 0u32..1_000_000_000) {
             let when = at(secs) + Duration::from_nanos(u64::from(nanos));
             prop_assert_eq!(rfc3339(when), humantime::format_rfc3339_seconds(when).to_string());
+        }
+
+        #[test]
+        fn rfc3339_millis_is_humantimes(secs in 0u64..253_402_300_800, nanos in 0u32..1_000_000_000) {
+            let when = at(secs) + Duration::from_nanos(u64::from(nanos));
+            let mut out = Vec::new();
+            write_rfc3339_millis(&mut out, when);
+            prop_assert_eq!(
+                String::from_utf8(out).unwrap(),
+                humantime::format_rfc3339_millis(when).to_string()
+            );
         }
     }
 }

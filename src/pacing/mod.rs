@@ -42,6 +42,17 @@ pub enum IntervalSource {
     Pushback,
 }
 
+impl IntervalSource {
+    /// The name answers give it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntervalSource::CrawlDelay => "crawl_delay",
+            IntervalSource::Default => "default",
+            IntervalSource::Pushback => "pushback",
+        }
+    }
+}
+
 /// Where pacing state was kept for an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
