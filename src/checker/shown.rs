@@ -105,8 +105,11 @@ fn within(text: Cow<'_, str>, max: usize) -> (Cow<'_, str>, bool) {
 /// A `ua` value and the product token robotsd used for it, a part of the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentToken {
-    input: String,
-    /// Where the token is in `input`.
+    /// The value as given; then the token, were it ever not a part of it.
+    text: String,
+    /// The value's length in `text`.
+    input_len: usize,
+    /// Where the token is in `text`.
     token: std::ops::Range<usize>,
 }
 
@@ -114,22 +117,35 @@ impl AgentToken {
     /// `input` and its product token; an error when it has none ([`product_token`]).
     pub fn new(input: &str) -> Result<AgentToken, UserAgentError> {
         let token = product_token(input)?;
-        // The token is a slice of the value: where it starts is where it lies in it.
-        let start = token.as_ptr() as usize - input.as_ptr() as usize;
-        Ok(AgentToken {
-            input: input.to_owned(),
-            token: start..start + token.len(),
+        // The token is a slice of the value (every rule of `product_token` cuts one out of it):
+        // where it starts is where it lies in it, and nothing is copied twice.
+        let start = (token.as_ptr() as usize).wrapping_sub(input.as_ptr() as usize);
+        let within = input
+            .get(start..start.wrapping_add(token.len()))
+            .is_some_and(|part| std::ptr::eq(part, token));
+        Ok(if within {
+            AgentToken {
+                text: input.to_owned(),
+                input_len: input.len(),
+                token: start..start + token.len(),
+            }
+        } else {
+            AgentToken {
+                text: format!("{input}{token}"),
+                input_len: input.len(),
+                token: input.len()..input.len() + token.len(),
+            }
         })
     }
 
     /// The value, as given.
     pub fn input(&self) -> &str {
-        &self.input
+        &self.text[..self.input_len]
     }
 
     /// The product token, as used.
     pub fn token(&self) -> &str {
-        &self.input[self.token.clone()]
+        &self.text[self.token.clone()]
     }
 }
 

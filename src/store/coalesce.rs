@@ -88,9 +88,10 @@ impl Coalescer {
     {
         // Whatever ends this task (a panic in a call included), the lane's queue goes with it:
         // what waits in it is answered with an error rather than never.
-        let guard = LaneGuard {
+        let mut guard = LaneGuard {
             coalescer: &self,
             lane: &lane,
+            ended: false,
         };
         while let Some(batch) = guard.take() {
             let requests: Vec<SlotRequest> = batch.iter().map(|w| w.request).collect();
@@ -132,20 +133,27 @@ fn answer_all(batch: Vec<Waiting>, error: &StoreError) {
     }
 }
 
-/// A lane's call task: takes its batches, and ends its queue when the task ends.
+/// A lane's call task: takes its batches, and ends its queue if the task ends before the queue
+/// is empty (a panic).
 struct LaneGuard<'a> {
     coalescer: &'a Coalescer,
     lane: &'a str,
+    /// The queue was found empty and removed: the lane's next queue is another task's.
+    ended: bool,
 }
 
 impl LaneGuard<'_> {
     /// The next batch, at most [`MAX_BATCH`] long; `None` when nothing has queued, and then the
     /// lane has no call out (the next reservation starts one).
-    fn take(&self) -> Option<Vec<Waiting>> {
+    fn take(&mut self) -> Option<Vec<Waiting>> {
         let mut lanes = self.coalescer.lock();
-        let queue = lanes.get_mut(self.lane)?;
+        let Some(queue) = lanes.get_mut(self.lane) else {
+            self.ended = true;
+            return None;
+        };
         if queue.is_empty() {
             lanes.remove(self.lane);
+            self.ended = true;
             return None;
         }
         let rest = queue.split_off(queue.len().min(MAX_BATCH));
@@ -155,6 +163,9 @@ impl LaneGuard<'_> {
 
 impl Drop for LaneGuard<'_> {
     fn drop(&mut self) {
+        if self.ended {
+            return;
+        }
         if let Some(queue) = self.coalescer.lock().remove(self.lane) {
             answer_all(
                 queue,
@@ -281,6 +292,34 @@ mod tests {
             .reserve("lane", request(100), Duration::from_secs(60), short)
             .await;
         assert!(matches!(error, Err(StoreError::Failed(_))), "{error:?}");
+        assert_eq!(coalescer.lanes_out(), 0);
+    }
+
+    /// Reservations that keep arriving as each call ends, from several threads: a call task that
+    /// ends never takes a queue that a newer task owns, so every one is answered with a slot.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_lane_handed_from_task_to_task_loses_no_reservation() {
+        let coalescer = Arc::new(Coalescer::default());
+        let store = Counted::new(Duration::ZERO);
+        let workers = (0..4).map(|_| {
+            let (coalescer, store) = (Arc::clone(&coalescer), store.clone());
+            tokio::spawn(async move {
+                for _ in 0..500 {
+                    let grant = coalescer
+                        .reserve("lane", request(0), Duration::from_secs(60), store.call())
+                        .await;
+                    assert!(grant.expect("a slot").reserved);
+                }
+            })
+        });
+        for worker in futures_util::future::join_all(workers).await {
+            worker.expect("no reservation failed");
+        }
+        // The last call's task may still be between its last answer and finding the queue empty.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while coalescer.lanes_out() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
         assert_eq!(coalescer.lanes_out(), 0);
     }
 
