@@ -22,7 +22,9 @@
 # Then memory per fetch in flight, without the cache's growth: robotsd's VmRSS with 256 fetches
 # held mid-body (slow origins, which stall half-way through the file) over its VmRSS before, and
 # the same for the bare client (256 fetches against 1).
-# Usage: bash benches/miss.sh [origins per storm, default 20000] [cached checks a second, default 200]
+# With BASELINE=<git revision>, that revision's robotsd is built too (in a worktree, its own
+# target directory) and measured the same way in the same run ("before" rows), for ratios.
+# Usage: [BASELINE=<rev>] bash benches/miss.sh [origins per storm, default 20000] [cached checks a second, default 200]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20000}
@@ -34,6 +36,15 @@ if [ -z "${MISS_IN_NETNS:-}" ]; then
   # Built here, where the registry is reachable if anything is missing; run in the namespace.
   cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
     --example miss_load --example baseline_server
+  if [[ -n "${BASELINE:-}" ]]; then
+    rev=$(git rev-parse --short "$BASELINE")
+    tree=$(mktemp -d) root=$PWD
+    git worktree add --detach "$tree/baseline" "$rev" >/dev/null 2>&1
+    (cd "$tree/baseline" && CARGO_TARGET_DIR="$root/target/baseline" cargo build --release --quiet --bin robotsd)
+    git worktree remove --force "$tree/baseline"
+    rm -rf "$tree"
+    export MISS_BASELINE_REV=$rev
+  fi
   export MISS_IN_NETNS=1
   # Root gets a network namespace directly; anyone else through a user namespace of their own.
   userns=(--map-root-user)
@@ -66,7 +77,7 @@ kb() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 hot=64      # origins 0..63: the cached checks
 next=1000   # each storm's origins are fresh: from here on, N more each time
 
-echo "== the miss path: $n cold origins a storm, cached checks at $rate/s; $(nproc) cores, $(date -u +%F), $(git rev-parse --short HEAD), corpus $corpus ($(find "$corpus" -type f | wc -l) files)"
+echo "== the miss path: $n cold origins a storm, cached checks at $rate/s; $(nproc) cores, $(date -u +%F), $(git rev-parse --short HEAD)${MISS_BASELINE_REV:+ (before: $MISS_BASELINE_REV)}, corpus $corpus ($(find "$corpus" -type f | wc -l) files)"
 echo "-- ceilings (each tool alone against its server)"
 echo "origin server, kept connections, C=64: $("$ex/bare_fetch" "$origin_port" 0 "$n" 64 --keep-alive)"
 sink=$(free_port)
@@ -80,8 +91,9 @@ next=$(( next + n ))
 results="$work/results.tsv"
 run() { # row concurrency
   local row=$1 c=$2 extra=() api_port robotsd_pid api idle storm hits_pid stop rss0 hwm rss1
-  local t0_r t0_o t0_s t1_r t1_o t1_s
-  if [ "$row" = robotsd+redis ]; then
+  local t0_r t0_o t0_s t1_r t1_o t1_s bin=$bin
+  [[ $row == before* ]] && bin=target/baseline/release/robotsd
+  if [[ $row == *+redis ]]; then
     redis-cli -p "$redis_port" flushall >/dev/null
     extra=(--redis-url "redis://127.0.0.1:$redis_port/0")
   fi
@@ -116,7 +128,7 @@ run() { # row concurrency
     "$rss0" "$hwm" "$rss1" "$(( t1_r - t0_r ))" "$(( t1_o - t0_o ))" "$(( t1_s - t0_s ))" >> "$results"
 }
 for c in 64 256; do
-  for row in bare robotsd robotsd+redis; do
+  for row in bare robotsd robotsd+redis ${MISS_BASELINE_REV:+before before+redis}; do
     run "$row" "$c"
   done
 done
@@ -176,8 +188,9 @@ for row, c, storm, idle, hits, rss0, hwm, rss1, cpu_r, cpu_o, cpu_s in rows:
     runs[(row, int(c))] = dict(storm=json.loads(storm), idle=json.loads(idle), hits=json.loads(hits),
                                rss0=int(rss0), hwm=int(hwm), rss1=int(rss1),
                                cpu=[int(cpu_r) / 100, int(cpu_o) / 100, int(cpu_s) / 100])
-names = {"bare": "bare reqwest", "robotsd": "robotsd", "robotsd+redis": "robotsd+redis"}
-order = [(row, c) for c in (64, 256) for row in ("bare", "robotsd", "robotsd+redis")]
+names = {"bare": "bare reqwest", "robotsd": "robotsd", "robotsd+redis": "robotsd+redis",
+         "before": "robotsd before", "before+redis": "robotsd+redis before"}
+order = [(row, c) for c in (64, 256) for row in names if (row, c) in runs]
 print("-- rate (origins/s: N over the storm's wall time) and cached checks of other origins (p99 ms, "
       "idle robotsd vs during the storm; the bare row's robotsd only answers them)")
 print("| what | C | origins/s | of bare | each check/fetch p50 / p99 ms | hits p99 idle | hits p99 storm | storm / idle |")

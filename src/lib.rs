@@ -4,7 +4,8 @@
 //! - The robots.txt engine is its own crate, [`robotsd_engine`] (`crates/robotsd-engine`): pure,
 //!   with no IO, async runtime or HTTP, which its dependencies enforce.
 //! - [`origin`], [`user_agent`]: which robots.txt and which agent token a check is about.
-//! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher.
+//! - [`destination`], [`fetch`]: the SSRF guard and the robots.txt fetcher; [`fetch_runtime`]:
+//!   the threads fetches run on, after the API's.
 //! - [`cache`]: the origin cache; its rules are the pure state machine [`cache::policy`], on
 //!   the time of a [`clock`]; [`kept`]: the bounds on, and the price of, what its entries
 //!   keep of text a site controls.
@@ -37,6 +38,7 @@ pub mod destination;
 pub mod documents;
 pub mod fast;
 pub mod fetch;
+pub mod fetch_runtime;
 pub mod hex;
 pub mod kept;
 pub mod metrics;

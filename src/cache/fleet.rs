@@ -411,7 +411,7 @@ impl OriginCache {
         };
         slot.synced_ms.store(now, Ordering::Relaxed);
         let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
-        tokio::spawn(async move {
+        self.fetch_runtime.spawn(async move {
             let _fetching = fetching;
             cache.pull(&origin, &slot).await;
         });

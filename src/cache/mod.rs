@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use crate::clock::{Clock, TokioClock};
 use crate::fetch::{FetchKind, FetchOutcome, Fetcher, Revalidate};
+use crate::fetch_runtime::FetchRuntime;
 use crate::origin::Origin;
 use crate::store::Store;
 use fleet::Fleet;
@@ -116,6 +117,7 @@ pub struct OriginCache {
     stats: Arc<CacheStats>,
     observer: Option<FetchObserver>,
     fleet: Option<Fleet>,
+    fetch_runtime: FetchRuntime,
 }
 
 impl std::fmt::Debug for OriginCache {
@@ -162,7 +164,20 @@ impl OriginCache {
             stats,
             observer: None,
             fleet: None,
+            fetch_runtime: FetchRuntime::caller(),
         }
+    }
+
+    /// The same cache, starting its fetches on `runtime` (by default, on the runtime of the
+    /// check that needs one).
+    pub fn with_fetch_runtime(mut self, runtime: FetchRuntime) -> OriginCache {
+        self.fetch_runtime = runtime;
+        self
+    }
+
+    /// Where the cache starts its fetches.
+    pub fn fetch_runtime(&self) -> &FetchRuntime {
+        &self.fetch_runtime
     }
 
     /// The same cache, sharing origin state with other replicas through `store`.
@@ -367,7 +382,7 @@ impl OriginCache {
     ) -> Option<OriginState<Remembered>> {
         let fetch = {
             let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
-            tokio::spawn(async move {
+            self.fetch_runtime.spawn(async move {
                 let _fetching = fetching;
                 cache.fetch_into(&origin, &slot, pulled).await
             })
@@ -388,7 +403,7 @@ impl OriginCache {
         let cache = self.clone();
         let origin = origin.clone();
         let slot = Arc::clone(slot);
-        tokio::spawn(async move {
+        self.fetch_runtime.spawn(async move {
             let _fetching = fetching;
             // Another fetch may have finished between the decision and this task.
             let due = {

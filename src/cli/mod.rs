@@ -175,6 +175,15 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
         LogFormat::Json => subscriber.json().try_init(),
         LogFormat::Text => subscriber.try_init(),
     };
+    // As many fetch threads as API workers (tokio's default), run after them by the kernel.
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let fetches = match crate::fetch_runtime::FetchThreads::start(workers, settings.fetch_nice) {
+        Ok(fetches) => fetches,
+        Err(error) => {
+            let _ = writeln!(stderr, "robotsd: cannot start the fetch threads: {error}");
+            return 1;
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -186,7 +195,16 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
         }
     };
     let result = runtime.block_on(async {
-        let state = crate::server::state(&settings)?;
+        let state = crate::server::state_fetching_on(&settings, fetches.runtime())?;
+        match fetches.not_lowered() {
+            0 => tracing::debug!(workers, nice = fetches.nice(), "fetch threads started"),
+            threads => tracing::warn!(
+                threads,
+                nice = fetches.nice(),
+                "the fetch threads' nice value could not be set (only Linux has one per thread): \
+                 they run at the API's priority, and a storm of new origins slows cached checks"
+            ),
+        }
         tokio::spawn(crate::server::reload_on_hangup(state.api_tokens.clone()));
         state
             .metrics
@@ -218,6 +236,7 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
     // being parsed (or a DNS lookup) must not keep the process past the drain, which has ended
     // by now: its result has no one left to go to.
     runtime.shutdown_timeout(BLOCKING_SHUTDOWN);
+    fetches.shutdown(BLOCKING_SHUTDOWN);
     match result {
         Ok(()) => {
             tracing::info!("robotsd stopped");

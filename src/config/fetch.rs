@@ -59,6 +59,13 @@ pub struct FetchArgs {
     #[arg(long, env = "ROBOTSD_PROXY", hide_env_values = true)]
     #[arg(value_name = "URL")]
     pub proxy: Option<Url>,
+
+    /// The nice value (0 to 19, Linux) of the threads that fetch, parse and keep robots.txt:
+    /// above the API's, so that cached checks are answered first while new origins are
+    /// fetched; 0 runs them at the API's priority.
+    #[arg(long, env = "ROBOTSD_FETCH_NICE", default_value_t = crate::fetch_runtime::DEFAULT_NICE)]
+    #[arg(value_parser = clap::value_parser!(u8).range(0..=19), value_name = "N")]
+    pub fetch_nice: u8,
 }
 
 impl FetchArgs {

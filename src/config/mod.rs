@@ -123,6 +123,7 @@ impl ServeArgs {
             pacing: self.pacing.pacing_settings()?,
             rsl: self.rsl.rsl_settings()?,
             tdmrep: self.tdmrep.tdmrep_settings()?,
+            fetch_nice: self.fetch.fetch_nice,
         })
     }
 }
@@ -165,6 +166,8 @@ pub struct Settings {
     pub rsl: RslSettings,
     /// TDMRep's well-known files.
     pub tdmrep: TdmRepSettings,
+    /// The nice value of the threads fetches run on (`crate::fetch_runtime`).
+    pub fetch_nice: u8,
 }
 
 impl Default for Settings {
@@ -186,6 +189,7 @@ impl Default for Settings {
             pacing: PacingSettings::default(),
             rsl: RslSettings::default(),
             tdmrep: TdmRepSettings::default(),
+            fetch_nice: crate::fetch_runtime::DEFAULT_NICE,
         }
     }
 }
@@ -193,7 +197,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 71] = [
+const FLAGS: [(&str, &str); 72] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -206,6 +210,7 @@ const FLAGS: [(&str, &str); 71] = [
     ("fetch.max_body_bytes", "--max-robots-bytes"),
     ("fetch.max_redirects", "--max-redirects"),
     ("fetch.proxy", "--proxy"),
+    ("fetch_nice", "--fetch-nice"),
     ("cache.capacity_bytes", "--cache-capacity"),
     ("cache.policy.default_lifetime", "--default-lifetime"),
     ("cache.policy.min_lifetime", "--min-lifetime"),

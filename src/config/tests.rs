@@ -48,6 +48,19 @@ fn no_flags_yield_the_defaults() {
     );
     assert_eq!(parsed.limits, default.limits);
     assert_eq!(parsed.log, default.log);
+    assert_eq!(parsed.fetch_nice, default.fetch_nice);
+}
+
+#[test]
+fn the_fetch_threads_nice_value_is_zero_to_nineteen() {
+    assert_eq!(settings(&[]).unwrap().fetch_nice, 5);
+    assert_eq!(settings(&["--fetch-nice", "0"]).unwrap().fetch_nice, 0);
+    assert_eq!(settings(&["--fetch-nice", "19"]).unwrap().fetch_nice, 19);
+    for refused in ["20", "-1", "high"] {
+        let flag = format!("--fetch-nice={refused}");
+        let message = parse(&[&flag]).unwrap_err().to_string();
+        assert!(message.contains("--fetch-nice"), "{refused}: {message}");
+    }
 }
 
 #[test]

@@ -28,6 +28,7 @@ use crate::cache::Lookup;
 use crate::cache::policy::{FetchResult, OriginState, PolicyConfig};
 use crate::clock::Clock;
 use crate::fetch::{DocumentOutcome, Fetcher};
+use crate::fetch_runtime::FetchRuntime;
 use crate::kept::allocation;
 use crate::origin::MAX_URL_BYTES;
 use crate::store::Store;
@@ -235,6 +236,7 @@ pub struct DocumentCache<K: DocumentKind> {
     pub(super) share: u64,
     fleet: Option<DocumentFleet>,
     stats: Arc<DocumentStats>,
+    fetch_runtime: FetchRuntime,
 }
 
 impl<K: DocumentKind> Clone for DocumentCache<K> {
@@ -249,6 +251,7 @@ impl<K: DocumentKind> Clone for DocumentCache<K> {
             share: self.share,
             fleet: self.fleet.clone(),
             stats: Arc::clone(&self.stats),
+            fetch_runtime: self.fetch_runtime.clone(),
         }
     }
 }
@@ -288,7 +291,15 @@ impl<K: DocumentKind> DocumentCache<K> {
             share: capacity_bytes / DOCUMENT_SHARE,
             fleet: None,
             stats: Arc::default(),
+            fetch_runtime: FetchRuntime::caller(),
         }
+    }
+
+    /// The same cache, fetching on `runtime` (by default, on the runtime of the request that
+    /// needs the document).
+    pub fn with_fetch_runtime(mut self, runtime: FetchRuntime) -> DocumentCache<K> {
+        self.fetch_runtime = runtime;
+        self
     }
 
     /// The counters.
@@ -361,12 +372,24 @@ impl<K: DocumentKind> DocumentCache<K> {
         if coalesced && let Some(view) = self.answer(url, key, entry, lookup) {
             return view;
         }
-        let lookup = if self.fetch(url, key, entry).await {
-            Lookup::Shared
-        } else {
-            lookup
+        // Where fetches run, holding the entry's lock to the end: a request that stops waiting
+        // leaves the fetch to finish for the requests that wait on the lock.
+        let fetch = {
+            let (cache, url, key, entry) =
+                (self.clone(), url.clone(), key.to_owned(), Arc::clone(entry));
+            self.fetch_runtime.spawn(async move {
+                let shared = cache.fetch(&url, &key, &entry).await;
+                drop(guard);
+                shared
+            })
         };
-        drop(guard);
+        let shared = match fetch.await {
+            Ok(shared) => shared,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // The fetch threads stopped (the service is ending): nothing was fetched.
+            Err(_) => false,
+        };
+        let lookup = if shared { Lookup::Shared } else { lookup };
         self.answer(url, key, entry, lookup)
             .unwrap_or_else(|| DocumentView {
                 state: DocumentState::Failed("the document was not fetched".into()),
@@ -458,7 +481,7 @@ impl<K: DocumentKind> DocumentCache<K> {
         };
         let (cache, url, key, entry) =
             (self.clone(), url.clone(), key.to_owned(), Arc::clone(entry));
-        tokio::spawn(async move {
+        self.fetch_runtime.spawn(async move {
             // Checked again under the lock: another fetch may have just completed.
             if entry.lock().fetch_due(cache.clock.now(), &cache.policy) {
                 cache.fetch(&url, &key, &entry).await;

@@ -32,6 +32,7 @@ use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
 use crate::documents::DocumentCache;
 use crate::fetch::Fetcher;
+use crate::fetch_runtime::FetchRuntime;
 use crate::metrics::Metrics;
 use crate::pace_policy::FleetShare;
 use crate::pacing::{PaceKey, Pacer};
@@ -55,15 +56,31 @@ pub enum ServeError {
     Io(#[from] std::io::Error),
 }
 
-/// The shared state for the settings.
+/// The shared state for the settings, fetching on the runtime of the check that needs a fetch.
 pub fn state(settings: &Settings) -> Result<AppState, ServeError> {
     state_with_clock(settings, Arc::new(TokioClock::new()))
+}
+
+/// The shared state for the settings, fetching on `fetches` (the service's fetch threads).
+pub fn state_fetching_on(
+    settings: &Settings,
+    fetches: FetchRuntime,
+) -> Result<AppState, ServeError> {
+    build_state(settings, Arc::new(TokioClock::new()), fetches)
 }
 
 /// The shared state for the settings, on `clock` (tests move one by hand).
 pub fn state_with_clock(
     settings: &Settings,
     clock: Arc<dyn Clock>,
+) -> Result<AppState, ServeError> {
+    build_state(settings, clock, FetchRuntime::caller())
+}
+
+fn build_state(
+    settings: &Settings,
+    clock: Arc<dyn Clock>,
+    fetches: FetchRuntime,
 ) -> Result<AppState, ServeError> {
     let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
     if settings.pacing.key == PaceKey::Address && settings.fetch.proxy.is_some() {
@@ -78,7 +95,8 @@ pub fn state_with_clock(
     let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))
         .with_fetch_observer(Arc::new(move |outcome, took| {
             observed.observe_fetch(outcome, took)
-        }));
+        }))
+        .with_fetch_runtime(fetches.clone());
     let observed = metrics.clone();
     let mut pacer = Pacer::new(
         settings.pacing.policy.clone(),
@@ -110,7 +128,8 @@ pub fn state_with_clock(
             cache.fetcher().clone(),
             settings.cache.policy.clone(),
             Arc::clone(cache.clock()),
-        );
+        )
+        .with_fetch_runtime(fetches.clone());
         if let Some((store, fleet)) = shared.clone() {
             licenses = licenses.with_store(store, fleet);
         }
@@ -123,7 +142,8 @@ pub fn state_with_clock(
             cache.fetcher().clone(),
             settings.cache.policy.clone(),
             Arc::clone(cache.clock()),
-        );
+        )
+        .with_fetch_runtime(fetches);
         if let Some((store, fleet)) = shared {
             files = files.with_store(store, fleet);
         }

@@ -13,6 +13,7 @@ mod cpu_work;
 mod deploy_artifacts;
 mod failover;
 mod fetch_cache;
+mod fetch_threads;
 mod fleet;
 mod fleet_processes;
 mod logging;

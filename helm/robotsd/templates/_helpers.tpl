@@ -157,7 +157,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- define "robotsd.configEnv" -}}
 {{- $flags := list
   "listen" "admin-listen"
-  "operator-contact" "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy"
+  "operator-contact" "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy" "fetch-nice"
   "cache-capacity" "default-lifetime" "min-lifetime" "max-lifetime" "disallow-window"
   "last-copy-window" "retry-min" "retry-max"
   "allow-private-networks" "allow-cidr" "deny-cidr"
