@@ -185,14 +185,14 @@ async fn take_report(
         Report::with_connection(item.status, item.retry_after, item.timeout, item.connection)
             .map_err(|e| ApiError::InvalidReport(e.to_string()))?
             .with_response_time(item.response_ms);
-    let checked_here = state.checker.cache().knows(&target.origin);
-    let origin = target.origin.key().to_string();
+    let checked_here = state.checker.cache().knows(target.origin());
+    let origin = target.origin().key().to_string();
     let pacer = state.checker.pacer();
     let address = match pacer.key() {
-        PaceKey::Address => state.checker.cache().address(&target.origin).await,
+        PaceKey::Address => state.checker.cache().address(target.origin()).await,
         _ => None,
     };
-    let lane = pacer.lane(&target.origin, address);
+    let lane = pacer.lane(target.origin(), address);
     Ok(
         match pacer.report(&lane, &origin, &report, checked_here).await {
             Some(view) => (origin, true, view.into()),

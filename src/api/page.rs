@@ -422,7 +422,7 @@ pub(super) async fn page_post(
     // others are not read).
     let well_known = match (&state.tdmrep, check.allowed) {
         (Some(files), true) => match crate::origin::parse_target(&check.url) {
-            Ok(target) => Some(files.for_url(&target.origin, &check.url).await),
+            Ok(target) => Some(files.for_url(target.origin(), &check.url).await),
             Err(_) => None,
         },
         _ => None,

@@ -63,8 +63,8 @@ fn checked_url(pairs: &Pairs<'_>, state: &AppState) -> Result<String, ApiError> 
 fn robots_response(report: checker::OriginReport) -> RobotsResponse {
     RobotsResponse {
         robots_txt: None,
-        origin: report.target.origin.key().to_string(),
-        robots_url: report.target.origin.robots_url_string(),
+        origin: report.target.origin().key().to_string(),
+        robots_url: report.target.origin().robots_url_string(),
         state: report.status.as_str().to_string(),
         robots: report.source.into(),
         parsed: report.robots.as_deref().map(ParsedJson::from),

@@ -209,7 +209,7 @@ impl OriginCache {
     /// never checked the origin lands in the lane the others reserve in. Nothing is fetched,
     /// and nothing is kept here.
     pub async fn address(&self, origin: &Origin) -> Option<IpAddr> {
-        if let Some(slot) = self.slots.get(origin) {
+        if let Some(slot) = self.slots.get(origin.key()) {
             let state = slot.lock();
             if state.copy.is_some() || state.backoff.is_some() {
                 return state

@@ -141,6 +141,22 @@ pub enum Found<'a> {
     Later(futures_util::future::BoxFuture<'a, Snapshot>),
 }
 
+/// An origin's entry, found by its key ([`OriginCache::known`]).
+pub struct Known(Arc<Slot>);
+
+impl Known {
+    /// The entry's origin.
+    pub fn origin(&self) -> &Origin {
+        &self.0.origin
+    }
+}
+
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Known").field(self.origin()).finish()
+    }
+}
+
 impl OriginCache {
     /// A cache that fetches with `fetcher`, on tokio's clock.
     pub fn new(config: CacheConfig, fetcher: Fetcher) -> OriginCache {
@@ -240,7 +256,7 @@ impl OriginCache {
     /// What to answer from for `origin` now if that needs no fetch in the foreground; `None`
     /// when it would (nothing known, or nothing answerable).
     pub async fn peek(&self, origin: &Origin) -> Option<Snapshot> {
-        let slot = self.slots.get(origin)?;
+        let slot = self.slots.get(origin.key())?;
         self.answer_from_state(origin, &slot, Lookup::Hit)
     }
 
@@ -253,13 +269,33 @@ impl OriginCache {
     }
 
     /// [`OriginCache::lookup`] in two steps: what the slot answers at once, else the wait.
-    pub fn find<'a>(&'a self, origin: &'a Origin) -> Found<'a> {
-        let slot = self.slots.get_or_insert(origin);
-        match self.answer_from_state(origin, &slot, Lookup::Hit) {
+    pub fn find(&self, origin: &Origin) -> Found<'_> {
+        self.found(self.slots.get_or_insert(origin))
+    }
+
+    /// The entry of the origin whose key is `key` ([`Origin::key`]), if the cache has one: a
+    /// cached check finds it by a slice of its URL, with no origin built.
+    pub fn known(&self, key: &str) -> Option<Known> {
+        self.slots.get(key).map(Known)
+    }
+
+    /// [`OriginCache::find`] for an entry found by [`OriginCache::known`].
+    pub fn find_known(&self, known: Known) -> Found<'_> {
+        self.found(known.0)
+    }
+
+    /// What `slot` answers at once, else the wait.
+    fn found(&self, slot: Arc<Slot>) -> Found<'_> {
+        match self.answer_from_state(&slot.origin, &slot, Lookup::Hit) {
             Some(snapshot) if !matches!(snapshot.basis, Basis::Dropped { .. }) => {
                 Found::Now(snapshot)
             }
-            held => Found::Later(Box::pin(self.lookup_further(origin, slot, held))),
+            held => {
+                let origin = slot.origin.clone();
+                Found::Later(Box::pin(async move {
+                    self.lookup_further(&origin, slot, held).await
+                }))
+            }
         }
     }
 

@@ -36,6 +36,8 @@ use crate::origin::Origin;
 /// One origin's entry.
 #[derive(Debug)]
 pub(crate) struct Slot {
+    /// The origin it is the entry of: what a check found by its key alone answers with.
+    pub(crate) origin: Origin,
     /// A std mutex, not tokio's: it is held only to read or update the state, never across an
     /// await, and checks take it on every call.
     state: Mutex<OriginState<Remembered>>,
@@ -69,8 +71,9 @@ const IN_COPIES: u8 = 2;
 pub(crate) const WINDOW_PERCENT: u64 = 5;
 
 impl Slot {
-    fn new() -> Slot {
+    fn new(origin: Origin) -> Slot {
         Slot {
+            origin,
             state: Mutex::new(OriginState::default()),
             fetching: Arc::new(tokio::sync::Mutex::new(())),
             weight: AtomicU32::new(SLOT_OVERHEAD_BYTES),
@@ -169,13 +172,13 @@ impl Slots {
         }
     }
 
-    /// The origin's slot, if it has one.
-    pub(crate) fn get(&self, origin: &Origin) -> Option<Arc<Slot>> {
+    /// The slot of the origin whose key is `key` ([`Origin::key`]), if it has one.
+    pub(crate) fn get(&self, key: &str) -> Option<Arc<Slot>> {
         // `copies` first, even for an origin in the window: the look counts as a use there.
         self.copies
-            .get(origin)
-            .or_else(|| self.window.get(origin))
-            .or_else(|| self.states.get(origin))
+            .get(key)
+            .or_else(|| self.window.get(key))
+            .or_else(|| self.states.get(key))
     }
 
     /// Whether anything is kept for the origin, without counting the look as a use.
@@ -191,7 +194,7 @@ impl Slots {
             return slot;
         }
         self.states
-            .get_with_by_ref(origin, || Arc::new(Slot::new()))
+            .get_with_by_ref(origin, || Arc::new(Slot::new(origin.clone())))
     }
 
     /// After a fetch: the slot holds a copy now (or a backoff or refusal), charged at

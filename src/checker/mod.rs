@@ -326,8 +326,8 @@ impl Checker {
 
     /// The destination check, then the cache (which fetches when it holds nothing).
     async fn lookup(&self, target: &Target) -> Result<Snapshot, CheckError> {
-        self.destinations.check_origin(&target.origin)?;
-        Ok(self.cache.lookup(&target.origin).await)
+        self.destinations.check_origin(target.origin())?;
+        Ok(self.cache.lookup(target.origin()).await)
     }
 
     /// May any of `user_agents` fetch `url`? Each `ua` may be a whole `User-Agent` header or a
@@ -361,20 +361,32 @@ impl Checker {
         options: CheckOptions,
         meter: Option<&WorkMeter>,
     ) -> Result<Answer, CheckError> {
-        let target = parse_target(url)?;
+        let mut target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
-        self.destinations.check_origin(&target.origin)?;
+        // An origin the cache has an entry for is found by its key, a slice of the URL, and
+        // the entry's origin is the target's: a cached check builds none.
+        let found = match self.cache.known(target.origin_key()) {
+            Some(known) => {
+                self.destinations.check_origin(known.origin())?;
+                target.know_origin(known.origin().clone());
+                self.cache.find_known(known)
+            }
+            None => {
+                self.destinations.check_origin(target.origin())?;
+                self.cache.find(target.origin())
+            }
+        };
         // Only boxed futures are awaited here, and the snapshot and the answer are out of scope
         // by the second await: a cached check's future stays small, since it is moved around.
         let completing = {
-            let snapshot = match self.cache.find(&target.origin) {
+            let snapshot = match found {
                 Found::Now(snapshot) => snapshot,
                 Found::Later(wait) => wait.await,
             };
             let lane = options
                 .pace
-                .then(|| self.pacer.lane(&target.origin, snapshot.address()));
+                .then(|| self.pacer.lane(target.origin(), snapshot.address()));
             let licensed = options
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
@@ -444,13 +456,13 @@ impl Checker {
     ) -> Result<Option<Answer>, CheckError> {
         let target = parse_target(url)?;
         let agents = tokens(user_agents)?;
-        self.destinations.check_origin(&target.origin)?;
-        let Some(snapshot) = self.cache.peek(&target.origin).await else {
+        self.destinations.check_origin(target.origin())?;
+        let Some(snapshot) = self.cache.peek(target.origin()).await else {
             return Ok(None);
         };
         let lane = options
             .pace
-            .then(|| self.pacer.lane(&target.origin, snapshot.address()));
+            .then(|| self.pacer.lane(target.origin(), snapshot.address()));
         let licensed = options
             .licenses
             .then(|| self.licensed(&snapshot, &target))
@@ -473,7 +485,7 @@ impl Checker {
     /// Fetches nothing: a request's work is estimated with it before anything is done.
     pub async fn held_rules(&self, url: &str) -> Option<usize> {
         let target = parse_target(url).ok()?;
-        let snapshot = self.cache.peek(&target.origin).await?;
+        let snapshot = self.cache.peek(target.origin()).await?;
         let ruling = interpret(&snapshot).ok()?.ruling;
         Some(rules_of(ruling))
     }
@@ -482,7 +494,7 @@ impl Checker {
     pub async fn robots(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
         let snapshot = self.lookup(&target).await?;
-        let lane = self.pacer.lane(&target.origin, snapshot.address());
+        let lane = self.pacer.lane(target.origin(), snapshot.address());
         let pace = self.pacer.view(&lane).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
@@ -493,13 +505,13 @@ impl Checker {
     /// [`OriginCache::refresh`] for when it is not).
     pub async fn refresh(&self, url: &str) -> Result<OriginReport, CheckError> {
         let target = parse_target(url)?;
-        self.destinations.check_origin(&target.origin)?;
+        self.destinations.check_origin(target.origin())?;
         let snapshot = self
             .cache
-            .refresh(&target.origin)
+            .refresh(target.origin())
             .await
             .map_err(|retry_after| CheckError::TooSoon { retry_after })?;
-        let lane = self.pacer.lane(&target.origin, snapshot.address());
+        let lane = self.pacer.lane(target.origin(), snapshot.address());
         let pace = self.pacer.view(&lane).await;
         let mut report = report(target, &snapshot)?;
         report.pace = pace;
@@ -520,7 +532,7 @@ impl Checker {
             (url.to_string(), target, None)
         } else {
             let target = parse_target(url)?;
-            let origin = target.origin.clone();
+            let origin = target.origin().clone();
             (target.url().to_owned(), target, Some(origin))
         };
         let decided = answer::evaluate(robots, agents, target.path(), decoding);

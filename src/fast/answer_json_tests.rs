@@ -95,7 +95,10 @@ fn final_url(url: &str) -> crate::checker::FinalUrl {
 }
 
 fn origin(url: &str) -> crate::origin::Origin {
-    crate::origin::parse_target(url).expect("a URL").origin
+    crate::origin::parse_target(url)
+        .expect("a URL")
+        .origin()
+        .clone()
 }
 
 fn full() -> Answer {

@@ -35,8 +35,44 @@ pub(crate) fn parse_canonical(input: &str) -> Option<Target> {
     let key_len = scheme.as_str().len() + 3 + authority_len;
     // Up to the fragment, which is dropped.
     let input = &input[..key_len + canonical_path_and_query_len(&input[key_len..])?];
-    let origin = Origin::from_canonical_parts(scheme, host, port, &input[..key_len]);
-    Some(Target::from_canonical(origin, input.to_owned(), key_len))
+    let parts = CanonicalParts { scheme, host, port };
+    Some(Target::from_canonical(parts, input.to_owned(), key_len))
+}
+
+/// What builds the origin of a URL the fast path confirmed, with its key (`scheme://host[:port]`,
+/// the URL up to its path): the scheme, the host's kind and the port, confirmed already.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CanonicalParts {
+    scheme: Scheme,
+    host: CanonicalHost,
+    port: Option<u16>,
+}
+
+/// A host the fast path confirmed: an IPv4 address, or a name spelt in the key.
+#[derive(Debug, Clone, Copy)]
+enum CanonicalHost {
+    Ipv4(std::net::Ipv4Addr),
+    Domain,
+}
+
+impl CanonicalParts {
+    /// The origin whose key is `key`, the URL up to its path.
+    pub(crate) fn origin(&self, key: &str) -> Origin {
+        let host = match self.host {
+            CanonicalHost::Ipv4(address) => Host::Ipv4(address),
+            CanonicalHost::Domain => {
+                let authority = &key[self.scheme.as_str().len() + 3..];
+                let name = match self.port {
+                    Some(_) => authority
+                        .rsplit_once(':')
+                        .map_or(authority, |(name, _)| name),
+                    None => authority,
+                };
+                Host::Domain(name.to_owned())
+            }
+        };
+        Origin::from_canonical_parts(self.scheme, host, self.port, key)
+    }
 }
 
 /// A port as the parser writes it: digits without a leading zero, in range, and not the
@@ -53,7 +89,7 @@ fn canonical_port(port: &str, scheme: Scheme) -> Option<u16> {
 /// lower-case ASCII name of letters, digits and hyphens that IDNA processing leaves alone (no
 /// `xn--` label, which it would validate) and that does not end in a number (which would make
 /// the parser read it as an IPv4 address).
-fn canonical_host(host: &str) -> Option<Host<String>> {
+fn canonical_host(host: &str) -> Option<CanonicalHost> {
     if host.is_empty() {
         return None;
     }
@@ -61,7 +97,7 @@ fn canonical_host(host: &str) -> Option<Host<String>> {
     if last.bytes().all(|b| b.is_ascii_digit()) {
         // `Ipv4Addr` parsing takes exactly four decimal parts without leading zeros, which is
         // the form the parser writes.
-        return host.parse().ok().map(Host::Ipv4);
+        return host.parse().ok().map(CanonicalHost::Ipv4);
     }
     let plain_labels = host.split('.').all(|label| {
         !label.is_empty()
@@ -71,7 +107,7 @@ fn canonical_host(host: &str) -> Option<Host<String>> {
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     });
     // `0x…` last labels are hexadecimal IPv4 to the parser.
-    (plain_labels && !last.starts_with("0x")).then(|| Host::Domain(host.to_owned()))
+    (plain_labels && !last.starts_with("0x")).then_some(CanonicalHost::Domain)
 }
 
 /// The length of the path and query at the start of `rest` (which starts with `/`), up to a
@@ -167,11 +203,18 @@ mod tests {
             .unwrap_or_else(|e| panic!("{input:?}: fast path took it, parser says {e}"));
         assert_eq!(fast.url(), slow.url(), "{input:?}");
         assert_eq!(fast.path(), slow.path(), "{input:?}");
-        assert_eq!(fast.origin.key(), slow.origin.key(), "{input:?}");
-        assert_eq!(fast.origin.host(), slow.origin.host(), "{input:?}");
-        assert_eq!(fast.origin.port(), slow.origin.port(), "{input:?}");
-        assert_eq!(fast.origin.scheme(), slow.origin.scheme(), "{input:?}");
-        assert_eq!(fast.origin.host_str(), slow.origin.host_str(), "{input:?}");
+        // The key the cache is asked with before any origin is built, then the origin built.
+        assert_eq!(fast.origin_key(), slow.origin_key(), "{input:?}");
+        assert_eq!(fast.origin_key(), slow.origin().key(), "{input:?}");
+        assert_eq!(fast.origin().key(), slow.origin().key(), "{input:?}");
+        assert_eq!(fast.origin().host(), slow.origin().host(), "{input:?}");
+        assert_eq!(fast.origin().port(), slow.origin().port(), "{input:?}");
+        assert_eq!(fast.origin().scheme(), slow.origin().scheme(), "{input:?}");
+        assert_eq!(
+            fast.origin().host_str(),
+            slow.origin().host_str(),
+            "{input:?}"
+        );
         true
     }
 

@@ -255,23 +255,74 @@ impl Origin {
 }
 
 /// A URL to check: whose robots.txt applies, and what the engine matches.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two targets are equal when their normalised URLs are, which determine their origins.
+#[derive(Debug, Clone)]
 pub struct Target {
-    /// The origin whose `/robots.txt` applies.
-    pub origin: Origin,
+    /// The origin whose `/robots.txt` applies, or what builds it.
+    origin: LazyOrigin,
     url: String,
     /// Where the path starts in `url`: without a fragment, path and query run to its end.
     path_start: usize,
 }
 
+/// A target's origin: built by the parser, or built from the fast path's parts when first
+/// asked for. A cached check never asks: the cache finds the origin's entry by its key, a slice
+/// of the URL, and the entry's own origin answers (three allocations saved a check).
+#[derive(Debug, Clone)]
+enum LazyOrigin {
+    Built(Origin),
+    Parts(canonical::CanonicalParts, std::sync::OnceLock<Origin>),
+}
+
+impl PartialEq for Target {
+    fn eq(&self, other: &Self) -> bool {
+        self.url == other.url
+    }
+}
+
+impl Eq for Target {}
+
 impl Target {
     /// A target from a URL already in the form [`parse_target`] gives, whose path starts at
-    /// `path_start` (the URL fast path).
-    pub(crate) fn from_canonical(origin: Origin, url: String, path_start: usize) -> Target {
+    /// `path_start` (the URL fast path), its origin built from `parts` when asked for.
+    pub(crate) fn from_canonical(
+        parts: canonical::CanonicalParts,
+        url: String,
+        path_start: usize,
+    ) -> Target {
         Target {
-            origin,
+            origin: LazyOrigin::Parts(parts, std::sync::OnceLock::new()),
             url,
             path_start,
+        }
+    }
+
+    /// The origin whose `/robots.txt` applies.
+    pub fn origin(&self) -> &Origin {
+        match &self.origin {
+            LazyOrigin::Built(origin) => origin,
+            LazyOrigin::Parts(parts, built) => {
+                built.get_or_init(|| parts.origin(&self.url[..self.path_start]))
+            }
+        }
+    }
+
+    /// The origin's key (`scheme://host[:port]`, [`Origin::key`]), without building the origin.
+    pub fn origin_key(&self) -> &str {
+        match &self.origin {
+            LazyOrigin::Built(origin) => origin.key(),
+            LazyOrigin::Parts(..) => &self.url[..self.path_start],
+        }
+    }
+
+    /// Takes `origin`, one with this target's key found elsewhere (the cache's entry), as its
+    /// origin if none was built yet.
+    pub fn know_origin(&mut self, origin: Origin) {
+        if let LazyOrigin::Parts(_, built) = &self.origin
+            && origin.key() == self.origin_key()
+        {
+            let _ = built.set(origin);
         }
     }
 
@@ -288,7 +339,13 @@ impl Target {
 
     /// The origin and the normalised URL, taken out.
     pub fn into_parts(self) -> (Origin, String) {
-        (self.origin, self.url)
+        let origin = match self.origin {
+            LazyOrigin::Built(origin) => origin,
+            LazyOrigin::Parts(parts, built) => built
+                .into_inner()
+                .unwrap_or_else(|| parts.origin(&self.url[..self.path_start])),
+        };
+        (origin, self.url)
     }
 
     /// Path and query as the engine matches them (`/a%2Fb?q=1`; `/` for a bare origin): the
@@ -336,7 +393,7 @@ pub(crate) fn parse_with_parser(input: &str) -> Result<Target, TargetError> {
     }
     check_len(url.as_str().len())?;
     Ok(Target {
-        origin,
+        origin: LazyOrigin::Built(origin),
         path_start: url[..Position::BeforePath].len(),
         url: url.into(),
     })

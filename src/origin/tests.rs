@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
 fn origin(url: &str) -> Origin {
-    parse_target(url).expect("valid URL").origin
+    parse_target(url).expect("valid URL").origin().clone()
 }
 
 fn path(url: &str) -> String {
@@ -220,7 +220,7 @@ fn ipv4_is_canonical() {
 #[test]
 fn userinfo_is_ignored() {
     let target = parse_target("https://user:pw@example.com/a").expect("valid");
-    assert_eq!(target.origin.key(), "https://example.com");
+    assert_eq!(target.origin().key(), "https://example.com");
     assert_eq!(target.url(), "https://example.com/a");
 }
 
@@ -341,7 +341,10 @@ fn params_are_part_of_the_path() {
 fn path_matches_the_url() {
     let target = parse_target("https://example.com/caf\u{e9}?q=\u{e4} b#x").expect("valid");
     assert_eq!(target.path(), "/caf%C3%A9?q=%C3%A4%20b");
-    assert_eq!(target.url(), format!("{}{}", target.origin, target.path()));
+    assert_eq!(
+        target.url(),
+        format!("{}{}", target.origin(), target.path())
+    );
 }
 
 #[test]
@@ -418,4 +421,21 @@ fn location_ip_host_only_its_own_origin() {
     assert_ne!(ip, origin("https://example.com/"));
     assert_ne!(ip, origin("http://212.96.82.21/"));
     assert_ne!(ip, origin("https://212.96.82.21:8181/"));
+}
+
+#[test]
+fn a_fast_path_target_takes_an_origin_of_its_own_key_only() {
+    let mut target = parse_target("http://example.com:8080/a?b").unwrap();
+    assert_eq!(target.origin_key(), "http://example.com:8080");
+    // Another origin's entry is never taken for this target's.
+    target.know_origin(origin("http://other.example/"));
+    assert_eq!(target.origin().key(), "http://example.com:8080");
+    assert_eq!(target.origin().host_str(), "example.com");
+    assert_eq!(target.origin().port(), Some(8080));
+    let mut target = parse_target("https://127.0.0.1/").unwrap();
+    target.know_origin(origin("https://127.0.0.1/x"));
+    let (origin, url) = target.into_parts();
+    assert_eq!(origin.key(), "https://127.0.0.1");
+    assert_eq!(origin.host(), &Host::<String>::Ipv4(Ipv4Addr::LOCALHOST));
+    assert_eq!(url, "https://127.0.0.1/");
 }

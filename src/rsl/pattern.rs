@@ -48,7 +48,7 @@ impl ContentPattern {
             return false;
         }
         if let Some(origin) = &self.origin
-            && origin != target.origin.key()
+            && origin != target.origin_key()
         {
             return false;
         }
