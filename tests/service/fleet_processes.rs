@@ -112,6 +112,26 @@ async fn store_calls(replica: &Robotsd) -> std::collections::BTreeMap<String, f6
     calls
 }
 
+/// The store calls made between two readings of [`store_calls`], those made only.
+fn calls_made(
+    before: &std::collections::BTreeMap<String, f64>,
+    after: &std::collections::BTreeMap<String, f64>,
+) -> Vec<(String, f64)> {
+    after
+        .iter()
+        .map(|(op, n)| (op.clone(), n - before.get(op).copied().unwrap_or(0.0)))
+        .filter(|(_, n)| *n > 0.0)
+        .collect()
+}
+
+/// A replica's answer to a check of `url` for `bot`, as JSON.
+async fn check_on(client: &reqwest::Client, replica: &Robotsd, url: &str) -> serde_json::Value {
+    let request =
+        url::Url::parse_with_params(&replica.url("/v1/check"), [("url", url), ("ua", "bot")])
+            .unwrap();
+    json_of(client.get(request).send().await.expect("robotsd answered")).await
+}
+
 #[tokio::test]
 async fn a_miss_answered_from_redis_costs_one_round_trip() {
     let redis = RedisServer::start().await;
@@ -122,33 +142,18 @@ async fn a_miss_answered_from_redis_costs_one_round_trip() {
         Robotsd::start(&args, true).await,
     );
     let client = reqwest::Client::new();
-    let check = |replica: &Robotsd, url: String| {
-        let request = client.get(
-            url::Url::parse_with_params(
-                &replica.url("/v1/check"),
-                [("url", url), ("ua", "bot".into())],
-            )
-            .unwrap(),
-        );
-        async move { json_of(request.send().await.expect("robotsd answered")).await }
-    };
     // B's connection is made (its first call), so that only the measured check counts.
     let warm = origin(|| ok(RULES)).await;
-    check(&b, warm.url("/")).await;
+    check_on(&client, &b, &warm.url("/")).await;
     let site = origin(|| ok(RULES)).await;
     assert_eq!(
-        check(&a, site.url("/private")).await["robots"]["cache"],
+        check_on(&client, &a, &site.url("/private")).await["robots"]["cache"],
         "miss"
     );
     let before = store_calls(&b).await;
-    let answer = check(&b, site.url("/private")).await;
+    let answer = check_on(&client, &b, &site.url("/private")).await;
     assert_eq!(answer["robots"]["cache"], "shared", "{answer}");
-    let after = store_calls(&b).await;
-    let made: Vec<(String, f64)> = after
-        .iter()
-        .map(|(op, n)| (op.clone(), n - before.get(op).copied().unwrap_or(0.0)))
-        .filter(|(_, n)| *n > 0.0)
-        .collect();
+    let made = calls_made(&before, &store_calls(&b).await);
     assert_eq!(
         made,
         [("load".to_string(), 1.0)],
@@ -166,29 +171,14 @@ async fn a_miss_fetched_under_the_lease_costs_three_round_trips() {
     let args = ["--allow-private-networks", "--redis-url", url.as_str()];
     let replica = Robotsd::start(&args, true).await;
     let client = reqwest::Client::new();
-    let check = |url: String| {
-        let request = client.get(
-            url::Url::parse_with_params(
-                &replica.url("/v1/check"),
-                [("url", url), ("ua", "bot".into())],
-            )
-            .unwrap(),
-        );
-        async move { json_of(request.send().await.expect("robotsd answered")).await }
-    };
     // The connection is made (its first call), so that only the measured check counts.
     let warm = origin(|| ok(RULES)).await;
-    check(warm.url("/")).await;
+    check_on(&client, &replica, &warm.url("/")).await;
     let site = origin(|| ok(RULES)).await;
     let before = store_calls(&replica).await;
-    let answer = check(site.url("/private")).await;
+    let answer = check_on(&client, &replica, &site.url("/private")).await;
     assert_eq!(answer["robots"]["cache"], "miss", "{answer}");
-    let after = store_calls(&replica).await;
-    let made: Vec<(String, f64)> = after
-        .iter()
-        .map(|(op, n)| (op.clone(), n - before.get(op).copied().unwrap_or(0.0)))
-        .filter(|(_, n)| *n > 0.0)
-        .collect();
+    let made = calls_made(&before, &store_calls(&replica).await);
     let made: Vec<(&str, f64)> = made.iter().map(|(op, n)| (op.as_str(), *n)).collect();
     assert_eq!(
         made,
