@@ -191,11 +191,6 @@ impl OriginCache {
         self
     }
 
-    /// Where the cache starts its fetches.
-    pub fn fetch_runtime(&self) -> &FetchRuntime {
-        &self.fetch_runtime
-    }
-
     /// The same cache, sharing origin state with other replicas through `store`.
     pub fn with_store(mut self, store: Store, config: FleetConfig) -> OriginCache {
         self.fleet = Some(Fleet {
