@@ -5,8 +5,8 @@
 //! Measured on two cores (BENCHMARKS.md, "The miss path"): with the fetches on the API's own
 //! workers, the p99 of cached checks went from under a millisecond idle to 15-70 ms while
 //! robotsd took in thousands of new origins a second; a runtime of their own at the API's
-//! priority took a third of that off, since the kernel still shared the cores evenly between
-//! the two; its threads at nice 5 brought that p99 to 6-12 ms, near what the same machine's
+//! priority cut that to 20-28 ms, the kernel still sharing the cores evenly between the two;
+//! its threads at nice 5 brought that p99 to 6-12 ms, near what the same machine's
 //! load costs a check without robotsd fetching at all. The price, while a storm saturates the
 //! cores: 4-29 % more CPU an origin (most with Redis, whose replies cross between the
 //! runtimes) and 6-26 % fewer origins a second. At nice 10 the p99 was no better and fewer
@@ -14,7 +14,7 @@
 //!
 //! A higher nice value yields the CPU when both want it and costs nothing when the API is idle;
 //! at nice 5 a fetch still gets about a quarter of a core against a saturated API, far more
-//! than the half millisecond of CPU a fetch takes, so its time limits are never spent waiting.
+//! than the half millisecond of CPU a fetch takes, so its time limits are not spent waiting.
 //!
 //! A cache built without one ([`FetchRuntime::caller`], the default) fetches on the runtime of
 //! whoever asks, where tests hold a paused clock.
