@@ -279,6 +279,12 @@ impl OriginCache {
         self.found(known.0)
     }
 
+    /// [`OriginCache::find`] for an origin [`OriginCache::known`] just found no entry for: its
+    /// entry is made without looking for it again.
+    pub fn find_unknown(&self, origin: &Origin) -> Found<'_> {
+        self.found(self.slots.new_state(origin))
+    }
+
     /// What `slot` answers at once, else the wait.
     fn found(&self, slot: Arc<Slot>) -> Found<'_> {
         match self.answer_from_state(&slot.origin, &slot, Lookup::Hit) {

@@ -193,6 +193,15 @@ impl Slots {
         if let Some(slot) = self.copies.get(origin).or_else(|| self.window.get(origin)) {
             return slot;
         }
+        self.new_state(origin)
+    }
+
+    /// The slot of an origin [`Slots::get`] just found none for, created empty in `states`
+    /// (or the one a concurrent first check created there). Not looked for again in `copies`
+    /// and the window: a slot enters them only from `states`, after a fetch, so an origin with
+    /// none anywhere a moment ago has none there now; and a second look in `copies` would count
+    /// a second use toward the origin's admission.
+    pub(crate) fn new_state(&self, origin: &Origin) -> Arc<Slot> {
         self.states
             .get_with_by_ref(origin, || Arc::new(Slot::new(origin.clone())))
     }

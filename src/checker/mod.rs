@@ -374,7 +374,7 @@ impl Checker {
             }
             None => {
                 self.destinations.check_origin(target.origin())?;
-                self.cache.find(target.origin())
+                self.cache.find_unknown(target.origin())
             }
         };
         // Only boxed futures are awaited here, and the snapshot and the answer are out of scope
