@@ -245,14 +245,13 @@ impl OriginCache {
         let Ok(Some(loaded)) = fleet.store.load(origin.key(), fleet.max_body_bytes).await else {
             return None;
         };
-        self.take_in(origin, slot, loaded)
+        self.take_in(slot, loaded)
     }
 
     /// Takes in a record read from the store if it is newer than this replica's state: the
     /// state then, or `None` when it was not taken.
     fn take_in(
         &self,
-        origin: &Origin,
         slot: &Arc<Slot>,
         (record, body): (Record, Option<Vec<u8>>),
     ) -> Option<OriginState<Remembered>> {
@@ -267,7 +266,7 @@ impl OriginCache {
             state.last_fetch = state.last_fetch.max(local.last_fetch);
             *local = state.clone();
         }
-        self.slots.settle(origin, slot, held_bytes);
+        self.slots.settle(slot, held_bytes);
         Some(state)
     }
 
@@ -360,7 +359,7 @@ impl OriginCache {
                     // record came with it.
                     slot.synced_ms
                         .store(self.clock.now().unix_millis(), Ordering::Relaxed);
-                    let pulled = record.and_then(|record| self.take_in(origin, slot, record));
+                    let pulled = record.and_then(|record| self.take_in(slot, record));
                     let taken_in = match pulled {
                         Some(pulled) if !self.fetch_due(slot) => {
                             // If this fails, the lease expires by itself.

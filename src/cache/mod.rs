@@ -18,6 +18,7 @@ mod refresh;
 mod remembered;
 mod slots;
 mod snapshot;
+mod wtinylfu;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -541,7 +542,7 @@ impl OriginCache {
                 fetch_log::fetched(origin, was_in_backoff, &state, now);
                 (state.clone(), state_weight(&state))
             };
-            self.slots.settle(origin, slot, held_bytes);
+            self.slots.settle(slot, held_bytes);
             return (fetched, taken_in);
         }
     }

@@ -162,9 +162,8 @@ async fn concurrent_cold_checks_share_one_fetch_while_the_cache_churns() {
 async fn a_hot_origin_is_not_flushed_by_origins_named_once() {
     let sites = Sites::start().await;
     let checker = sites.checker(SMALL_CACHE);
-    // A cache in use: full, its housekeeping done. The claim is about such a cache: moka's
-    // TinyLFU starts counting uses only once the cache is half full, so in a cache filling up
-    // for the first time, whether the hot origin's first uses count is down to timing.
+    // A cache in use: full, every place in it already won by an origin. The claim is about
+    // such a cache; while it fills for the first time, every copy has room.
     sites.churn(&checker, 1000, 20).await;
     checker.cache().usage().await;
     let hot = sites.url("hot.test", "/private/x");
