@@ -298,3 +298,36 @@ impl<V> Shard<V> {
         node.next = NIL;
     }
 }
+
+#[cfg(test)]
+impl<V> Shard<V> {
+    /// Panics unless every list is well linked, its length and bytes are its entries', every
+    /// entry in the table is on the list its region names, and every limit holds.
+    pub(super) fn assert_consistent(&self) {
+        let mut on_lists = 0;
+        for region in [Region::Window, Region::Main, Region::Resting] {
+            let list = self.lists[region.index()];
+            let (mut len, mut bytes, mut prev, mut at) = (0, 0, NIL, list.head);
+            while at != NIL {
+                let node = &self.nodes[index(at)];
+                assert!(node.value.is_some(), "a free node on a list");
+                assert_eq!(node.region, region);
+                assert_eq!(node.prev, prev);
+                assert!(
+                    self.table.find(node.hash, |&i| i == at).is_some(),
+                    "an entry on a list is not in the table"
+                );
+                len += 1;
+                bytes += u64::from(node.weight);
+                (prev, at) = (at, node.next);
+            }
+            assert_eq!(list.tail, prev);
+            assert_eq!((list.len, list.bytes), (len, bytes), "{region:?}");
+            on_lists += len;
+        }
+        assert_eq!(self.table.len(), on_lists);
+        assert!(self.lists[Region::Window.index()].bytes <= self.limits.window_bytes);
+        assert!(self.lists[Region::Main.index()].bytes <= self.limits.main_bytes);
+        assert!(self.lists[Region::Resting.index()].len <= self.limits.resting);
+    }
+}

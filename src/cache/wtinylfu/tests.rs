@@ -169,3 +169,115 @@ fn keys_spread_over_shards_and_each_is_found_in_its_own() {
         .count();
     assert_eq!(used, 8);
 }
+
+impl<V: Clone> WTinyLfu<V> {
+    fn assert_consistent(&self) {
+        self.each_shard(|shard| shard.assert_consistent())
+            .for_each(drop);
+    }
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Get(u8),
+        Rest(u8, bool),
+        Weigh(u8, u16),
+        Replace(u8, u16),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => any::<u8>().prop_map(Op::Get),
+            2 => (any::<u8>(), any::<bool>()).prop_map(|(k, c)| Op::Rest(k, c)),
+            4 => (any::<u8>(), 0..3_000u16).prop_map(|(k, w)| Op::Weigh(k, w)),
+            1 => (any::<u8>(), 0..3_000u16).prop_map(|(k, w)| Op::Replace(k, w)),
+        ]
+    }
+
+    fn name(key: u8) -> String {
+        // Half the keys rest when evicted.
+        if key.is_multiple_of(2) {
+            format!("keep{key}")
+        } else {
+            format!("k{key}")
+        }
+    }
+
+    proptest! {
+        /// Whatever the calls, the lists stay well linked and within their limits, and what is
+        /// found under a key is a value of that key.
+        #[test]
+        fn any_calls_keep_the_lists_consistent(ops in proptest::collection::vec(op(), 1..400)) {
+            let cache = cache(20_000, 16);
+            let mut held: std::collections::HashMap<String, Value> = Default::default();
+            for op in ops {
+                match op {
+                    Op::Get(k) => {
+                        if let Some(found) = cache.get(&name(k)) {
+                            prop_assert_eq!(found.to_string(), name(k));
+                        }
+                    }
+                    Op::Rest(k, count) => {
+                        let found = cache.get_or_rest(&name(k), count, || value(&name(k)));
+                        prop_assert_eq!(found.to_string(), name(k));
+                    }
+                    Op::Weigh(k, weight) => {
+                        let value = held.entry(name(k)).or_insert_with(|| value(&name(k)));
+                        cache.weigh(value, u32::from(weight));
+                    }
+                    Op::Replace(k, weight) => {
+                        let fresh = value(&name(k));
+                        held.insert(name(k), Arc::clone(&fresh));
+                        cache.weigh(&fresh, u32::from(weight));
+                    }
+                }
+                cache.assert_consistent();
+            }
+        }
+    }
+}
+
+#[test]
+fn threads_at_once_leave_every_shard_consistent() {
+    let capacity = Capacity {
+        bytes: 64 * 1024,
+        window_percent: 5,
+        resting: 64,
+    };
+    let cache = Arc::new(WTinyLfu::with_shards(capacity, 4, key, |v: &Value| {
+        if v.len().is_multiple_of(2) {
+            Fate::Rest
+        } else {
+            Fate::Forget
+        }
+    }));
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let cache = Arc::clone(&cache);
+            std::thread::spawn(move || {
+                for n in 0..20_000u64 {
+                    let key = format!("k{}", (n * 7 + t * 13) % 500);
+                    match n % 3 {
+                        0 => {
+                            cache.get(&key);
+                        }
+                        1 => {
+                            cache.get_or_rest(&key, true, || value(&key));
+                        }
+                        _ => cache.weigh(&value(&key), u32::try_from(n % 2_000).unwrap()),
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    cache.assert_consistent();
+    assert!(cache.weighed().1 <= 64 * 1024);
+}
