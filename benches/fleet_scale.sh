@@ -15,6 +15,9 @@
 #     origin, and the latency of the checks that missed L1 and were answered from Redis
 #     (robots.cache "shared"), as the client measured them.
 # Usage: bash benches/fleet_scale.sh [most origins, default 1000000] [checks per replay, default 300000]
+#        (ROBOTSD_BIN: another robotsd build to run as the replicas, e.g. a revision before a
+#        change; ROBOTSD_ARGS: flags added to each replica's, e.g. --cache-capacity 32MiB to
+#        reach a full cache's hit rate with fewer origins)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 most=${1:-1000000}
@@ -30,7 +33,7 @@ corpus="$shared/corpus/robots"
 source benches/common.sh
 
 cargo build --release --quiet --bin robotsd --example baseline_server --example fleet_scale
-bin=target/release/robotsd
+bin=${ROBOTSD_BIN:-target/release/robotsd}
 sink_bin=target/release/examples/baseline_server
 load=target/release/examples/fleet_scale
 
@@ -46,10 +49,11 @@ replicas=() replica_pids=()
 for _ in 1 2 3; do
   port=$(free_port)
   # The defaults, but for what a benchmark on loopback needs: the sink as the proxy, quiet logs,
-  # and room for the fill's batches.
+  # and room for the fill's batches. ROBOTSD_ARGS is split into words on purpose.
+  # shellcheck disable=SC2086
   "$bin" --listen "127.0.0.1:$port" --log-level warn --proxy "http://127.0.0.1:$sink" \
     --redis-url "redis://127.0.0.1:$redis_port/0" --max-batch 1000 --batch-concurrency 64 \
-    --operator-contact mailto:bench@robotsd.invalid &
+    --operator-contact mailto:bench@robotsd.invalid ${ROBOTSD_ARGS:-} &
   pids+=($!) replica_pids+=($!)
   wait_ready "http://127.0.0.1:$port/readyz"
   replicas+=("http://127.0.0.1:$port")

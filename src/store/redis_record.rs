@@ -15,9 +15,10 @@ use super::{Lease, StoreError};
 const HEADER_BYTES: usize = 32;
 
 /// Reads the record, the string or else an earlier build's hash, unless a part of it is larger
-/// than its limit (then `too_large`), so that an oversized value is never transferred. A key of
-/// another type (written by hand) reads as an unreadable record, which the next write replaces,
-/// rather than as a failure of the store.
+/// than its limit (then `too_large`), so that an oversized value is never transferred. No record
+/// is `{'s', nil}` (Lua's `false` is Redis's nil). A key of another type (written by hand) reads
+/// as an unreadable record (`''`), which the next write replaces, rather than as a failure of
+/// the store.
 /// KEYS: the string, the hash. ARGV: the metadata limit, the body limit.
 pub(super) const LOAD: &str = r"
 local n = redis.pcall('STRLEN', KEYS[1])
@@ -26,7 +27,7 @@ if n > 0 then
   if n > tonumber(ARGV[1]) + tonumber(ARGV[2]) + 32 then return 'too_large' end
   return {'s', redis.call('GET', KEYS[1])}
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {'s', ''} end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'s', false} end
 local m = redis.pcall('HSTRLEN', KEYS[2], 'm')
 local b = redis.pcall('HSTRLEN', KEYS[2], 'b')
 if type(m) ~= 'number' or type(b) ~= 'number' then return {'s', ''} end

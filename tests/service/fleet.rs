@@ -194,6 +194,7 @@ on_every_backend!(
     a_record_an_earlier_build_kept_as_a_hash_is_read,
     a_backoff_keeps_the_last_good_copy_for_the_fleet,
     a_store_that_lost_its_scripts_is_given_them_again,
+    an_origin_without_a_record_is_not_called_unreadable,
 );
 
 /// The scripts are called by their SHA-1 (`EVALSHA`): a server that no longer holds them
@@ -394,6 +395,43 @@ async fn garbage_and_future_schema_records_are_ignored_and_replaced(backend: &Ba
         assert_eq!(answer["reason"], "matched_rule");
         assert_eq!(answer["robots"]["cache"], "shared");
         assert_eq!(server.hits(), 1);
+    }
+}
+
+/// An origin the store holds nothing for is a new origin, not an unreadable record: a fleet
+/// meets thousands a minute, and each once logged a warning that its record was unreadable.
+async fn an_origin_without_a_record_is_not_called_unreadable(backend: &Backend) {
+    let args = backend.args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut robotsd = Robotsd::start_with(&args, false, Stdio::piped()).await;
+    let lines = lines_of(robotsd.take_stderr().unwrap());
+    let replica = Replica(robotsd);
+    let unreadable = || -> Vec<String> {
+        let lines = lines.lock().unwrap();
+        let said = lines
+            .iter()
+            .filter(|line| line.contains("unreadable record"));
+        said.cloned().collect()
+    };
+    for _ in 0..3 {
+        let new = origin(|| ok(RULES)).await;
+        assert_eq!(
+            replica.check(&new.url("/private")).await["reason"],
+            "matched_rule"
+        );
+    }
+    // Garbage, for a control: it is said.
+    let garbage = origin(|| ok(RULES)).await;
+    let key = format!("robotsd:{{{}}}:rec", garbage.base());
+    backend.raw(&["SET", &key, "garbage"]);
+    replica.check(&garbage.url("/private")).await;
+    let said = within(Duration::from_secs(30), || async {
+        !unreadable().is_empty()
+    })
+    .await;
+    assert!(said.is_some(), "the garbage record was not said");
+    for line in unreadable() {
+        assert!(line.contains(&garbage.base()), "{line}");
     }
 }
 

@@ -2,14 +2,12 @@
 //! treats it as down, says so in its log and in `robotsd_store_up`, answers alone meanwhile,
 //! and shares again once the store accepts writes, through a real `redis-server` and the binary.
 
-use std::io::{BufRead, BufReader};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::redis_server::RedisServer;
-use crate::support::{Robotsd, json_of, ok, origin, within};
+use crate::support::{Robotsd, json_of, lines_of, ok, origin, within};
 
 /// Polls `cond` for up to 30 s: a bound a busy machine never reaches when things work (the
 /// recovery probe runs every 2 s at most).
@@ -19,17 +17,6 @@ where
     Fut: std::future::Future<Output = bool>,
 {
     within(Duration::from_secs(30), cond).await.is_some()
-}
-
-fn lines_of(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<String>>> {
-    let lines = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&lines);
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(line);
-        }
-    });
-    lines
 }
 
 async fn pace(robotsd: &Robotsd, url: &str) -> Value {

@@ -445,3 +445,16 @@ pub async fn post_bytes(url: &str, request: &serde_json::Value) -> (u16, axum::b
     let status = response.status().as_u16();
     (status, response.bytes().await.expect("a body"))
 }
+
+/// The lines of a process's stderr, gathered as they come by a thread of their own.
+pub fn lines_of(stderr: std::process::ChildStderr) -> Arc<Mutex<Vec<String>>> {
+    use std::io::{BufRead, BufReader};
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&lines);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    lines
+}
