@@ -248,6 +248,32 @@ impl OriginCache {
         self.take_in(slot, loaded)
     }
 
+    /// For a check whose copy the full cache dropped: the store's state when it holds a copy,
+    /// taken in if it is newer than this replica's, and returned either way unless this replica
+    /// knows of a backoff since. Concurrent checks of the origin each read the store: the first
+    /// takes the record in, the full cache may drop it again at once, and the others find the
+    /// record no newer than what the first took, so they would have nothing to answer from but
+    /// `cache-full`, though the fleet holds the copy.
+    pub(super) async fn pull_copy(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+    ) -> Option<OriginState<Remembered>> {
+        let fleet = self.fleet.as_ref()?;
+        slot.synced_ms
+            .store(self.clock.now().unix_millis(), Ordering::Relaxed);
+        let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
+        else {
+            return None;
+        };
+        let mut state = import(&record, body.as_deref())?;
+        state.copy.as_ref()?;
+        if !self.adopt(slot, &mut state) && slot.lock().backoff.is_some() {
+            return None;
+        }
+        Some(state)
+    }
+
     /// Takes in a record read from the store if it is newer than this replica's state: the
     /// state then, or `None` when it was not taken.
     fn take_in(
@@ -257,17 +283,23 @@ impl OriginCache {
     ) -> Option<OriginState<Remembered>> {
         // Parsed before the lock is taken: checks of this origin go on meanwhile.
         let mut state = import(&record, body.as_deref())?;
-        let held_bytes = state_weight(&state);
+        self.adopt(slot, &mut state).then_some(state)
+    }
+
+    /// Makes `state` the slot's if it is newer than the slot's own, keeping the later of the two
+    /// last fetches; whether it did.
+    fn adopt(&self, slot: &Arc<Slot>, state: &mut OriginState<Remembered>) -> bool {
+        let held_bytes = state_weight(state);
         {
             let mut local = slot.lock();
-            if last_change(&state) <= last_change(&local) {
-                return None;
+            if last_change(state) <= last_change(&local) {
+                return false;
             }
             state.last_fetch = state.last_fetch.max(local.last_fetch);
             *local = state.clone();
         }
         self.slots.settle(slot, held_bytes);
-        Some(state)
+        true
     }
 
     /// Writes the slot's state to the store after this replica's fetch (best effort: a store

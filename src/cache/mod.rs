@@ -360,7 +360,7 @@ impl OriginCache {
         snapshot: Snapshot,
     ) -> Snapshot {
         if matches!(snapshot.basis, Basis::Dropped { .. })
-            && let Some(pulled) = self.pull(origin, slot).await
+            && let Some(pulled) = self.pull_copy(origin, slot).await
             && let Some(answer) = self.answer_taken_in(origin, slot, &pulled, Lookup::Shared)
         {
             return answer;

@@ -195,6 +195,7 @@ on_every_backend!(
     a_backoff_keeps_the_last_good_copy_for_the_fleet,
     a_store_that_lost_its_scripts_is_given_them_again,
     an_origin_without_a_record_is_not_called_unreadable,
+    a_copy_the_full_cache_dropped_is_answered_from_the_store,
 );
 
 /// The scripts are called by their SHA-1 (`EVALSHA`): a server that no longer holds them
@@ -432,6 +433,45 @@ async fn an_origin_without_a_record_is_not_called_unreadable(backend: &Backend) 
     assert!(said.is_some(), "the garbage record was not said");
     for line in unreadable() {
         assert!(line.contains(&garbage.base()), "{line}");
+    }
+}
+
+/// With a store, a file the full cache dropped is answered from the store (docs/behaviour.md):
+/// never `cache-full` while the store holds it, and never fetched again.
+async fn a_copy_the_full_cache_dropped_is_answered_from_the_store(backend: &Backend) {
+    let mut large = String::from("User-agent: *\nDisallow: /private\n");
+    // 20 KB each, so that a 256 KiB cache cannot hold the twenty of them.
+    while large.len() < 20 * 1024 {
+        large.push_str(&format!("Disallow: /section-{}/\n", large.len()));
+    }
+    let replica = backend.replica_with(&["--cache-capacity", "256KiB"]).await;
+    let mut servers = Vec::new();
+    for _ in 0..20 {
+        let large = large.clone();
+        let server = origin(move || ok(&large)).await;
+        assert_eq!(
+            replica.check(&server.url("/private")).await["reason"],
+            "matched_rule"
+        );
+        servers.push(server);
+    }
+    // Then the same origins from a second replica, which never fetched them: twice each, many
+    // checks at once, as a crawler's workers ask.
+    let other = backend.replica_with(&["--cache-capacity", "256KiB"]).await;
+    for (n, server) in servers.iter().chain(&servers).enumerate() {
+        let check = url::Url::parse_with_params(
+            &other.0.url("/v1/check"),
+            [("url", server.url("/private").as_str()), ("ua", "bot")],
+        )
+        .unwrap();
+        let checks = (0..8).map(|_| async {
+            let response = reqwest::get(check.clone()).await.unwrap();
+            (response.status(), response.text().await.unwrap())
+        });
+        for (status, answer) in join_all(checks).await {
+            assert_eq!(status, 200, "origin {n}: {answer}");
+        }
+        assert_eq!(server.hits(), 1, "origin {n} fetched again");
     }
 }
 
