@@ -16,9 +16,9 @@ const HEADER_BYTES: usize = 32;
 
 /// Reads the record, the string or else an earlier build's hash, unless a part of it is larger
 /// than its limit (then `too_large`), so that an oversized value is never transferred. No record
-/// is `{'s', nil}` (Lua's `false` is Redis's nil). A key of another type (written by hand) reads
-/// as an unreadable record (`''`), which the next write replaces, rather than as a failure of
-/// the store.
+/// is `{'s'}`, the tag alone (a nil in a reply is spelt differently in RESP2 and RESP3). A key of
+/// another type (written by hand) reads as an unreadable record (`''`), which the next write
+/// replaces, rather than as a failure of the store.
 /// KEYS: the string, the hash. ARGV: the metadata limit, the body limit.
 pub(super) const LOAD: &str = r"
 local n = redis.pcall('STRLEN', KEYS[1])
@@ -27,7 +27,7 @@ if n > 0 then
   if n > tonumber(ARGV[1]) + tonumber(ARGV[2]) + 32 then return 'too_large' end
   return {'s', redis.call('GET', KEYS[1])}
 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return {'s', false} end
+if redis.call('EXISTS', KEYS[2]) == 0 then return {'s'} end
 local m = redis.pcall('HSTRLEN', KEYS[2], 'm')
 local b = redis.pcall('HSTRLEN', KEYS[2], 'b')
 if type(m) ~= 'number' or type(b) ~= 'number' then return {'s', ''} end
@@ -149,6 +149,7 @@ pub(super) fn loaded(value: redis::Value) -> Result<Option<Encoded>, StoreError>
     };
     let tag = parts.first().map(bytes).transpose()?.flatten();
     match (tag.as_deref(), parts.as_slice()) {
+        (Some(b"s"), [_]) => Ok(None),
         (Some(b"s"), [_, value]) => Ok(bytes(value)?.map(|value| unframe(&value))),
         (Some(b"h"), [_, version, meta, body]) => {
             match (bytes(version)?, bytes(meta)?, bytes(body)?) {
@@ -195,6 +196,15 @@ mod tests {
         ] {
             assert_eq!(unframe(garbage).version, "", "{garbage:?}");
         }
+    }
+
+    #[test]
+    fn the_tag_alone_is_no_record_and_an_empty_string_an_unreadable_one() {
+        let tag = || redis::Value::BulkString(b"s".to_vec());
+        assert_eq!(loaded(redis::Value::Array(vec![tag()])).unwrap(), None);
+        let empty = redis::Value::BulkString(Vec::new());
+        let garbage = loaded(redis::Value::Array(vec![tag(), empty])).unwrap();
+        assert_eq!(garbage.map(|encoded| encoded.version), Some(String::new()));
     }
 
     #[test]
