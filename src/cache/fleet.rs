@@ -232,20 +232,29 @@ impl OriginCache {
             .or_else(|| record.copy.as_ref().and_then(|copy| copy.fetch.address))
     }
 
-    /// Takes the store's state for the origin if it is newer than this replica's: `true` when
-    /// it did. Without a store, or when the store fails, nothing changes.
+    /// Takes the store's state for the origin if it is newer than this replica's: that state
+    /// when it did. Without a store, or when the store fails, nothing changes.
     pub(super) async fn pull(
         &self,
         origin: &Origin,
         slot: &Arc<Slot>,
     ) -> Option<OriginState<Remembered>> {
+        let loaded = self.load_record(origin, slot).await?;
+        self.take_in(slot, loaded)
+    }
+
+    /// The store's record of the origin, read now (and the slot marked as compared with it);
+    /// `None` without a store, without a record, or when the store fails.
+    async fn load_record(&self, origin: &Origin, slot: &Slot) -> Option<(Record, Option<Vec<u8>>)> {
         let fleet = self.fleet.as_ref()?;
         slot.synced_ms
             .store(self.clock.now().unix_millis(), Ordering::Relaxed);
-        let Ok(Some(loaded)) = fleet.store.load(origin.key(), fleet.max_body_bytes).await else {
-            return None;
-        };
-        self.take_in(slot, loaded)
+        fleet
+            .store
+            .load(origin.key(), fleet.max_body_bytes)
+            .await
+            .ok()
+            .flatten()
     }
 
     /// For a check whose copy the full cache dropped: the store's state when it holds a copy,
@@ -259,13 +268,7 @@ impl OriginCache {
         origin: &Origin,
         slot: &Arc<Slot>,
     ) -> Option<OriginState<Remembered>> {
-        let fleet = self.fleet.as_ref()?;
-        slot.synced_ms
-            .store(self.clock.now().unix_millis(), Ordering::Relaxed);
-        let Ok(Some((record, body))) = fleet.store.load(origin.key(), fleet.max_body_bytes).await
-        else {
-            return None;
-        };
+        let (record, body) = self.load_record(origin, slot).await?;
         let mut state = import(&record, body.as_deref())?;
         state.copy.as_ref()?;
         if !self.adopt(slot, &mut state) && slot.lock().backoff.is_some() {
