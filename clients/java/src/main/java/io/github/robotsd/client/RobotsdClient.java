@@ -1,0 +1,597 @@
+package io.github.robotsd.client;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.github.robotsd.client.model.Answer;
+import io.github.robotsd.client.model.FeedbackResult;
+import io.github.robotsd.client.model.PaceState;
+import io.github.robotsd.client.model.PageAnswer;
+import io.github.robotsd.client.model.PageRequest;
+import io.github.robotsd.client.model.Problem;
+import io.github.robotsd.client.model.Report;
+import io.github.robotsd.client.model.Robots;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.DoubleSupplier;
+
+/**
+ * A client of one robotsd, robots.txt as a service: may this user agent fetch this URL, and why.
+ * It needs the JDK's {@code java.net.http} and Jackson only, and is safe for concurrent use:
+ * one instance keeps one pool of connections to robotsd.
+ *
+ * <p>Every call has a deadline ({@link Builder#timeout}, 30 s by default, robotsd's own request
+ * limit; {@link #withTimeout} gives a copy with another) that bounds it whole, retries included.
+ * A 503 from robotsd itself (overloaded, a connection or body limit, {@code cache-full}: robotsd
+ * did nothing with the request) is retried up to {@link Builder#maxRetries} times after its
+ * {@code Retry-After} and a jitter, within the deadline. Any other error answer is a {@link
+ * ProblemException} carrying the problem's type, title, status and detail and the request id;
+ * no answer at all is an {@link UnavailableException}.
+ */
+public final class RobotsdClient {
+
+  /** The most items robotsd answers in one batch; longer lists are sent in chunks this long. */
+  public static final int MAX_BATCH = 1000;
+
+  /** How long a call may take by default: robotsd answers within its own 30 s request limit. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+  /** How many times a call answered 503 by robotsd is sent again, by default. */
+  public static final int DEFAULT_MAX_RETRIES = 2;
+
+  /** The most jitter {@link #askAgainDelay} adds to a wait. */
+  public static final Duration MAX_JITTER = Duration.ofSeconds(1);
+
+  /** The longest {@code Retry-After} of robotsd's own a retry waits. */
+  static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(60);
+
+  /**
+   * The JSON mapping of robotsd's documents: the records name their snake-case properties
+   * (Jackson 2.14's naming strategies do not work with records), unknown ones are ignored.
+   */
+  static final ObjectMapper JSON = new ObjectMapper()
+      .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+      .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+
+  private final String baseUrl;
+  private final HttpClient http;
+  private final String token;
+  private final Duration timeout;
+  private final int maxRetries;
+  private final String requestId;
+  private final DoubleSupplier random;
+
+  private RobotsdClient(
+      String baseUrl, HttpClient http, String token, Duration timeout, int maxRetries,
+      String requestId, DoubleSupplier random) {
+    this.baseUrl = baseUrl;
+    this.http = http;
+    this.token = token;
+    this.timeout = timeout;
+    this.maxRetries = maxRetries;
+    this.requestId = requestId;
+    this.random = random;
+  }
+
+  /**
+   * A client of the robotsd at {@code baseUrl} with the defaults.
+   *
+   * @param baseUrl robotsd's address, such as {@code http://127.0.0.1:8080}
+   * @return the client
+   */
+  public static RobotsdClient create(String baseUrl) {
+    return builder(baseUrl).build();
+  }
+
+  /**
+   * A builder of a client of the robotsd at {@code baseUrl}.
+   *
+   * @param baseUrl robotsd's address, such as {@code http://127.0.0.1:8080}
+   * @return the builder
+   */
+  public static Builder builder(String baseUrl) {
+    return new Builder(baseUrl);
+  }
+
+  /** Builds a {@link RobotsdClient}. */
+  public static final class Builder {
+    private final String baseUrl;
+    private HttpClient http;
+    private String token;
+    private Duration timeout = DEFAULT_TIMEOUT;
+    private int maxRetries = DEFAULT_MAX_RETRIES;
+    private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+
+    private Builder(String baseUrl) {
+      this.baseUrl = Objects.requireNonNull(baseUrl, "baseUrl").replaceAll("/+$", "");
+    }
+
+    /**
+     * The bearer token robotsd asks for when it runs with {@code --api-token-file}.
+     *
+     * @param token the token
+     * @return this builder
+     */
+    public Builder token(String token) {
+      this.token = token;
+      return this;
+    }
+
+    /**
+     * How long each call may take in all, retries included (30 s by default).
+     *
+     * @param timeout the deadline of each call
+     * @return this builder
+     */
+    public Builder timeout(Duration timeout) {
+      this.timeout = positive(timeout);
+      return this;
+    }
+
+    /**
+     * How many times a call robotsd answered 503 is sent again (2 by default; 0: never).
+     *
+     * @param maxRetries the most retries of one call
+     * @return this builder
+     */
+    public Builder maxRetries(int maxRetries) {
+      if (maxRetries < 0) {
+        throw new IllegalArgumentException("maxRetries: " + maxRetries);
+      }
+      this.maxRetries = maxRetries;
+      return this;
+    }
+
+    /**
+     * The {@link HttpClient} to reach robotsd with (a proxy, custom TLS); by default one of its
+     * own, with no proxy (a sidecar robotsd is never reached through one) and a 5 s connect
+     * timeout, so that a dead host shows at once rather than at the deadline.
+     *
+     * @param http the HTTP client
+     * @return this builder
+     */
+    public Builder httpClient(HttpClient http) {
+      this.http = http;
+      return this;
+    }
+
+    /** For tests: the random numbers in [0, 1) the jitter is drawn from. */
+    Builder random(DoubleSupplier random) {
+      this.random = random;
+      return this;
+    }
+
+    /**
+     * The client.
+     *
+     * @return a new client
+     */
+    public RobotsdClient build() {
+      HttpClient client = http != null ? http : HttpClient.newBuilder()
+          .connectTimeout(Duration.ofSeconds(5))
+          .proxy(HttpClient.Builder.NO_PROXY)
+          .build();
+      return new RobotsdClient(baseUrl, client, token, timeout, maxRetries, null, random);
+    }
+  }
+
+  private static Duration positive(Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException("a deadline must be positive: " + d);
+    }
+    return d;
+  }
+
+  /**
+   * This client with another deadline for each call: the same connections, settings and
+   * request id.
+   *
+   * @param timeout how long each call of the copy may take in all
+   * @return the copy
+   */
+  public RobotsdClient withTimeout(Duration timeout) {
+    return new RobotsdClient(baseUrl, http, token, positive(timeout), maxRetries, requestId, random);
+  }
+
+  /**
+   * This client sending {@code X-Request-Id: requestId} with each call, so that robotsd logs the
+   * calls under the caller's id (printable ASCII, at most 128 characters) and answers with it.
+   *
+   * @param requestId the id; null: robotsd makes one
+   * @return the copy
+   */
+  public RobotsdClient withRequestId(String requestId) {
+    return new RobotsdClient(baseUrl, http, token, timeout, maxRetries, requestId, random);
+  }
+
+  /**
+   * robotsd's address.
+   *
+   * @return the base URL, without a trailing slash
+   */
+  public String baseUrl() {
+    return baseUrl;
+  }
+
+  /**
+   * Each call's deadline.
+   *
+   * @return the timeout
+   */
+  public Duration timeout() {
+    return timeout;
+  }
+
+  /**
+   * May the agent(s) fetch {@code url}? ({@code GET /v1/check})
+   *
+   * @param url the URL
+   * @param ua the agent: a product token or a whole {@code User-Agent} header, or several names
+   *     of one crawler
+   * @return the answer in full
+   */
+  public Answer check(String url, String... ua) {
+    return checkWith(url, ua, "");
+  }
+
+  /**
+   * {@link #check}, and when the agent may fetch the URL, a fetch slot reserved for it that
+   * keeps the origin's interval for the whole fleet ({@code pace=true}): {@link Answer#pace()}.
+   * One reservation is one fetch: reserve right before fetching, then wait {@code
+   * pace().waitDuration()} (reserved) or ask again after it (deferred). {@link RobotsdFetcher}
+   * does this for every request.
+   *
+   * @param url the URL
+   * @param ua the agent(s)
+   * @return the answer, with its pace when allowed
+   */
+  public Answer checkPaced(String url, String... ua) {
+    return checkWith(url, ua, "&pace=true");
+  }
+
+  /**
+   * {@link #check} whose answer also carries {@link Answer#record()} ({@code record=true}): what
+   * robots.txt said of the URL, compact, to store beside the fetched page.
+   *
+   * @param url the URL
+   * @param ua the agent(s)
+   * @return the answer with its record
+   */
+  public Answer checkRecorded(String url, String... ua) {
+    return checkWith(url, ua, "&record=true");
+  }
+
+  /**
+   * The verdict alone ({@code view=verdict}): {@code allowed} and {@code reason}, for a fleet
+   * that checks every URL and needs nothing else. {@link Answer#full()} is false.
+   *
+   * @param url the URL
+   * @param ua the agent(s)
+   * @return the verdict
+   */
+  public Answer checkVerdict(String url, String... ua) {
+    return checkWith(url, ua, "&view=verdict");
+  }
+
+  private Answer checkWith(String url, String[] ua, String extra) {
+    String query = "url=" + encode(url) + agents(ua) + extra;
+    return JSON.convertValue(call("GET", "/v1/check?" + query, null), Answer.class);
+  }
+
+  /**
+   * Asks about many URLs for the same agent(s) with {@code POST /v1/check}, {@link #MAX_BATCH}
+   * at a time, one result per URL, in order. Past the bound of a batch's answer (8 MiB, which a
+   * robots.txt made to fill every answer reaches) each further answer is the verdict alone.
+   *
+   * @param ua the agent(s)
+   * @param urls the URLs
+   * @return one result per URL
+   */
+  public List<BatchResult> checkMany(List<String> ua, List<String> urls) {
+    return batch(ua, urls, "");
+  }
+
+  /**
+   * {@link #checkMany} reserving a fetch slot for each allowed URL ({@code pace=true}): the URLs
+   * of one origin get staggered slots, an interval apart, each measured from its answer.
+   *
+   * @param ua the agent(s)
+   * @param urls the URLs
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPaced(List<String> ua, List<String> urls) {
+    return batch(ua, urls, "?pace=true");
+  }
+
+  /**
+   * {@link #checkMany} answering each URL with the verdict alone ({@code view=verdict}).
+   *
+   * @param ua the agent(s)
+   * @param urls the URLs
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyVerdicts(List<String> ua, List<String> urls) {
+    return batch(ua, urls, "?view=verdict");
+  }
+
+  private List<BatchResult> batch(List<String> ua, List<String> urls, String query) {
+    requireAgents(ua);
+    List<BatchResult> results = new ArrayList<>(urls.size());
+    for (int start = 0; start < urls.size(); start += MAX_BATCH) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put("ua", ua);
+      body.put("urls", urls.subList(start, Math.min(urls.size(), start + MAX_BATCH)));
+      for (JsonNode item : call("POST", "/v1/check" + query, body).path("results")) {
+        results.add(item.has("error")
+            ? new BatchResult(null, JSON.convertValue(item.get("error"), Problem.class))
+            : new BatchResult(JSON.convertValue(item, Answer.class), null));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Tells robotsd what the sites answered ({@code POST /v1/feedback}), {@link #MAX_BATCH}
+   * reports at a time: a 429 or 503 ({@code Retry-After} honoured), any other 5xx, a timeout or
+   * a connection refused or reset slows the origin down for the whole fleet; other statuses
+   * ease a slowdown.
+   *
+   * @param reports the reports
+   * @return one result per report, in order: taken, or the problem with it
+   */
+  public List<FeedbackResult> feedback(List<Report> reports) {
+    List<FeedbackResult> results = new ArrayList<>(reports.size());
+    for (int start = 0; start < reports.size(); start += MAX_BATCH) {
+      Map<String, Object> body = Map.of(
+          "reports", reports.subList(start, Math.min(reports.size(), start + MAX_BATCH)));
+      for (JsonNode item : call("POST", "/v1/feedback", body).path("results")) {
+        results.add(JSON.convertValue(item, FeedbackResult.class));
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Reports one answer, as {@link #feedback} does.
+   *
+   * @param report what the site answered
+   * @return the origin's pacing state after it
+   * @throws ProblemException when robotsd did not take the report
+   */
+  public PaceState report(Report report) {
+    List<FeedbackResult> results = feedback(List.of(report));
+    if (results.size() != 1) {
+      throw new RobotsdException("robotsd answered " + results.size() + " results for one report");
+    }
+    FeedbackResult result = results.get(0);
+    if (result.error() != null) {
+      throw new ProblemException(result.error(), null);
+    }
+    return result.pace();
+  }
+
+  /**
+   * What robotsd holds for {@code url}'s origin ({@code GET /v1/robots}), fetching its
+   * robots.txt if needed: its state, the parsed file (with its sitemaps) and its pacing state.
+   *
+   * @param url a URL of the origin
+   * @param includeText also the file's text ({@link Robots#robotsTxt()})
+   * @return what robotsd holds
+   */
+  public Robots robots(String url, boolean includeText) {
+    String query = "url=" + encode(url) + (includeText ? "&include=robots_txt" : "");
+    return JSON.convertValue(call("GET", "/v1/robots?" + query, null), Robots.class);
+  }
+
+  /**
+   * The rules of {@code url}'s origin for one agent, shaped like crawler-commons'
+   * {@code BaseRobotRules}: {@link RobotsRules#isAllowed}, the crawl-delay and the sitemaps.
+   * Asks robotsd now for the origin's file and the agent's crawl-delay.
+   *
+   * @param url a URL of the origin
+   * @param ua the agent
+   * @return the rules
+   */
+  public RobotsRules rules(String url, String ua) {
+    return RobotsRules.load(this, url, ua);
+  }
+
+  /**
+   * After a fetch: the page's own robots rules for the crawler ({@code X-Robots-Tag} and robots
+   * {@code meta} tags), its AI-use statements, and robots.txt's answer for its URL ({@code POST
+   * /v1/page}). The page's URL is {@code response.uri()} (after redirects); only the headers
+   * robotsd reads are sent ({@link Pages#headers}), and the body only when it is HTML, at most
+   * its first {@link Pages#MAX_DOCUMENT_BYTES}, as bytes that robotsd reads in the page's own
+   * charset.
+   *
+   * @param ua the crawler; null: the request's {@code User-Agent} header
+   * @param response the response as received
+   * @return the answer; its {@code documentCut} is true when the body was cut here
+   */
+  public PageAnswer page(String ua, HttpResponse<byte[]> response) {
+    Pages.Built built = Pages.request(ua, response);
+    PageAnswer answer = postPage(built.request());
+    if (built.cut()) {
+      answer = new PageAnswer(answer.allowed(), answer.check(), answer.robots(), answer.usage(),
+          true, answer.encoding(), answer.record());
+    }
+    return answer;
+  }
+
+  /**
+   * Sends a page as given ({@code POST /v1/page}): for a crawler that keeps its headers as
+   * received, or has its document as text.
+   *
+   * @param request the page
+   * @return robotsd's answer
+   */
+  public PageAnswer postPage(PageRequest request) {
+    return JSON.convertValue(call("POST", "/v1/page", request), PageAnswer.class);
+  }
+
+  /**
+   * How long to wait before asking again for a slot deferred by {@code wait}, or before
+   * retrying a 503 of robotsd's: that, and a random jitter of up to a tenth of it, at most
+   * {@link #MAX_JITTER}, so that the workers told the same time do not all come at once.
+   *
+   * @param wait the wait asked for
+   * @param random a number in [0, 1)
+   * @return the wait with its jitter
+   */
+  public static Duration askAgainDelay(Duration wait, double random) {
+    if (wait.isNegative() || wait.isZero()) {
+      return Duration.ZERO;
+    }
+    long jitter = Math.min(wait.toNanos() / 10, MAX_JITTER.toNanos());
+    return wait.plusNanos((long) (random * jitter));
+  }
+
+  double random() {
+    return random.getAsDouble();
+  }
+
+  /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
+  private JsonNode call(String method, String pathAndQuery, Object body) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    byte[] json;
+    try {
+      json = body == null ? null : JSON.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new RobotsdException("robotsd: cannot write the request: " + e.getMessage(), e);
+    }
+    for (int attempt = 0; ; attempt++) {
+      HttpResponse<byte[]> response = exchange(method, pathAndQuery, json, deadline);
+      int status = response.statusCode();
+      if (status == 200) {
+        try {
+          return JSON.readTree(response.body());
+        } catch (IOException e) {
+          throw new RobotsdException("robotsd: " + method + " " + path(pathAndQuery)
+              + ": the answer is not JSON", e);
+        }
+      }
+      if (status == 503 && attempt < maxRetries) {
+        Duration wait = askAgainDelay(retryAfter(response), random());
+        if (System.nanoTime() + wait.toNanos() < deadline) {
+          try {
+            Sleeper.sleep(wait);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new UnavailableException("robotsd: interrupted while waiting to retry", e);
+          }
+          continue;
+        }
+      }
+      throw new ProblemException(problem(response),
+          response.headers().firstValue("x-request-id").orElse(null));
+    }
+  }
+
+  private HttpResponse<byte[]> exchange(String method, String pathAndQuery, byte[] json, long deadline) {
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+          + " timed out after " + timeout.toMillis() + " ms", null);
+    }
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery))
+        .timeout(Duration.ofNanos(left))
+        .header("Accept", "application/json, application/problem+json")
+        .method(method, json == null
+            ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(json));
+    if (json != null) {
+      request.header("Content-Type", "application/json");
+    }
+    if (token != null && !token.isEmpty()) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    if (requestId != null) {
+      request.header("X-Request-Id", requestId);
+    }
+    CompletableFuture<HttpResponse<byte[]>> future =
+        http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    try {
+      // The request's own timeout ends at the headers; the body is bounded here too.
+      return future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      future.cancel(true);
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+          + " timed out after " + timeout.toMillis() + " ms", e);
+    } catch (InterruptedException e) {
+      future.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new UnavailableException("robotsd: interrupted while asking " + baseUrl, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+          + " failed: " + cause, cause);
+    }
+  }
+
+  /** robotsd's own Retry-After (whole seconds): 1 s when it has none, at most a minute. */
+  private static Duration retryAfter(HttpResponse<?> response) {
+    Duration wait = RetryAfter.parse(response.headers().firstValue("retry-after").orElse(null),
+        System.currentTimeMillis());
+    if (wait == null) {
+      return Duration.ofSeconds(1);
+    }
+    return wait.compareTo(MAX_RETRY_WAIT) > 0 ? MAX_RETRY_WAIT : wait;
+  }
+
+  private static Problem problem(HttpResponse<byte[]> response) {
+    try {
+      Problem problem = JSON.readValue(response.body(), Problem.class);
+      if (problem.type() != null && problem.status() != 0) {
+        return problem;
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not problem+json (a proxy's page): described below.
+    }
+    String text = new String(response.body(), StandardCharsets.UTF_8).strip();
+    return new Problem("about:blank", "HTTP " + response.statusCode(), response.statusCode(),
+        text.length() > 1000 ? text.substring(0, 1000) : text, null);
+  }
+
+  private static String path(String pathAndQuery) {
+    int query = pathAndQuery.indexOf('?');
+    return query < 0 ? pathAndQuery : pathAndQuery.substring(0, query);
+  }
+
+  private static String agents(String[] ua) {
+    requireAgents(ua == null ? null : Arrays.asList(ua));
+    StringBuilder out = new StringBuilder();
+    for (String agent : ua) {
+      out.append("&ua=").append(encode(agent));
+    }
+    return out.toString();
+  }
+
+  private static void requireAgents(List<String> ua) {
+    if (ua == null || ua.isEmpty()) {
+      throw new IllegalArgumentException("ua: give at least one user agent");
+    }
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,431 @@
+package io.github.robotsd.client;
+
+import io.github.robotsd.client.model.Answer;
+import io.github.robotsd.client.model.Pace;
+import io.github.robotsd.client.model.Report;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+
+/**
+ * Fetches through a {@link HttpClient} asking robotsd before every request: a request robots.txt
+ * disallows fails with a {@link DisallowedException} carrying the reason and the rule's line,
+ * and the others are <b>paced for the whole fleet</b>. Safe for concurrent use.
+ *
+ * <p>Pacing is on by default: right before each request the fetcher reserves a fetch slot with
+ * the check ({@link RobotsdClient#checkPaced}), so that every worker asking robotsd keeps each
+ * site's crawl-delay together (robotsd's {@code --default-crawl-delay}, 1 s, where robots.txt
+ * states none), and waits for it. A slot further ahead than robotsd's {@code --max-pace-wait} is
+ * deferred: the fetcher waits, with a jitter, and asks again, for at most {@code maxPaceWait} in
+ * all, then fails with a {@link DeferredException}. A fetcher that wakes up more than {@link
+ * #slotLateness} after its slot gives it up and asks for another, as a late fetch would shorten
+ * the gap to the next slot at the site. After the response it reports to robotsd, in the
+ * background and batched, a 429 or 503 (with its {@code Retry-After}, which also holds this
+ * fetcher's own requests to the origin back), any other 5xx, a timeout, a connection refused or
+ * reset, and every other answer with the time the site took to answer; its next request to that
+ * origin reserves once a pushback has been reported. A report that fails never fails a request.
+ *
+ * <p>{@link Builder#noPacing} turns that off (for a robotsd older than pacing, or a crawler that
+ * paces itself): the fetcher checks without reserving, reports nothing, and keeps each answer's
+ * crawl-delay and {@link #LOCAL_PACE_GUARD} between its own requests to an origin.
+ */
+public final class RobotsdFetcher {
+
+  /** The agent checked as when neither the fetcher nor the request names one. */
+  public static final String DEFAULT_AGENT = "Java-http-client";
+
+  /** How long a request waits in all for slots robotsd defers, by default. */
+  public static final Duration DEFAULT_MAX_PACE_WAIT = Duration.ofMinutes(10);
+
+  /**
+   * What is added to a crawl-delay the fetcher keeps itself (no pacing), as robotsd adds its
+   * {@code --pace-guard} between the slots it hands out: a request that starts or reaches the
+   * site a little late followed by one on time still leaves the site the whole crawl-delay.
+   */
+  public static final Duration LOCAL_PACE_GUARD = Duration.ofMillis(50);
+
+  /** The most a paced request may start late for its slot, whatever the interval. */
+  public static final Duration SLOT_LATENESS = Duration.ofMillis(25);
+
+  private static final Duration MIN_SLOT_LATENESS = Duration.ofMillis(5);
+  private static final Duration MIN_DEFERRED_WAIT = Duration.ofMillis(10);
+  private static final int MAX_RETRY_AFTER_BYTES = 256;
+  private static final long MAX_RESPONSE_MS = 600_000;
+
+  private final RobotsdClient client;
+  private final HttpClient http;
+  private final String userAgent;
+  private final boolean failOpen;
+  private final boolean noPacing;
+  private final Duration maxPaceWait;
+  private final BiConsumer<HttpRequest, Answer> onAnswer;
+  private final LocalPacer local = new LocalPacer();
+  private final Reporter reports;
+  private final AtomicLong lateSlots = new AtomicLong();
+
+  private RobotsdFetcher(Builder b) {
+    this.client = b.client;
+    this.http = b.http != null ? b.http : HttpClient.newBuilder()
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .connectTimeout(Duration.ofSeconds(10))
+        .build();
+    this.userAgent = b.userAgent;
+    this.failOpen = b.failOpen;
+    this.noPacing = b.noPacing;
+    this.maxPaceWait = b.maxPaceWait;
+    this.onAnswer = b.onAnswer;
+    this.reports = new Reporter(b.client);
+  }
+
+  /**
+   * A builder of a fetcher asking {@code client}.
+   *
+   * @param client the robotsd to ask
+   * @return the builder
+   */
+  public static Builder builder(RobotsdClient client) {
+    return new Builder(client);
+  }
+
+  /** Builds a {@link RobotsdFetcher}. */
+  public static final class Builder {
+    private final RobotsdClient client;
+    private HttpClient http;
+    private String userAgent;
+    private boolean failOpen;
+    private boolean noPacing;
+    private Duration maxPaceWait = DEFAULT_MAX_PACE_WAIT;
+    private BiConsumer<HttpRequest, Answer> onAnswer;
+
+    private Builder(RobotsdClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+    }
+
+    /**
+     * What makes the allowed requests; by default a client of its own that follows no redirect
+     * (a redirect's target is another request, to be checked in its turn).
+     *
+     * @param http the HTTP client
+     * @return this builder
+     */
+    public Builder httpClient(HttpClient http) {
+      this.http = http;
+      return this;
+    }
+
+    /**
+     * The agent to check as; by default each request's {@code User-Agent} header (a whole header
+     * is fine: robotsd takes its product token).
+     *
+     * @param userAgent the agent
+     * @return this builder
+     */
+    public Builder userAgent(String userAgent) {
+      this.userAgent = userAgent;
+      return this;
+    }
+
+    /**
+     * Lets requests through when robotsd cannot answer. By default they fail (fail closed): a
+     * crawler never fetches what it could not check.
+     *
+     * @param failOpen whether to fetch unchecked when robotsd cannot answer
+     * @return this builder
+     */
+    public Builder failOpen(boolean failOpen) {
+      this.failOpen = failOpen;
+      return this;
+    }
+
+    /**
+     * Turns fleet pacing off: no slots, no reports; the fetcher keeps each answer's crawl-delay
+     * (capped at 60 s) and {@link #LOCAL_PACE_GUARD} for its own requests.
+     *
+     * @param noPacing true to turn pacing off
+     * @return this builder
+     */
+    public Builder noPacing(boolean noPacing) {
+      this.noPacing = noPacing;
+      return this;
+    }
+
+    /**
+     * How long a request waits in all for slots robotsd defers before failing with a {@link
+     * DeferredException} (10 minutes by default). A reserved slot is always waited for.
+     *
+     * @param maxPaceWait the longest wait
+     * @return this builder
+     */
+    public Builder maxPaceWait(Duration maxPaceWait) {
+      this.maxPaceWait = Objects.requireNonNull(maxPaceWait, "maxPaceWait");
+      return this;
+    }
+
+    /**
+     * Sees every answer before its request goes out, a deferred slot's too.
+     *
+     * @param onAnswer the callback
+     * @return this builder
+     */
+    public Builder onAnswer(BiConsumer<HttpRequest, Answer> onAnswer) {
+      this.onAnswer = onAnswer;
+      return this;
+    }
+
+    /**
+     * The fetcher.
+     *
+     * @return a new fetcher
+     */
+    public RobotsdFetcher build() {
+      return new RobotsdFetcher(this);
+    }
+  }
+
+  /**
+   * Sends {@code request} once robotsd allows it and its slot has come, as {@link
+   * HttpClient#send} does. A request for {@code /robots.txt} itself goes through unasked.
+   *
+   * @param request the request
+   * @param handler what to do with the response body
+   * @param <T> the body's type
+   * @return the response
+   * @throws DisallowedException robots.txt disallows the URL: nothing was fetched
+   * @throws DeferredException no slot within {@code maxPaceWait}: requeue the URL
+   * @throws RobotsdException robotsd could not answer (unless {@code failOpen})
+   * @throws IOException the fetch itself failed
+   * @throws InterruptedException the thread was interrupted while waiting or fetching
+   */
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    URI uri = request.uri();
+    // robots.txt itself is always allowed (RFC 9309 §2.5), and robotsd fetches it anyway.
+    if ("/robots.txt".equals(uri.getRawPath())) {
+      return http.send(request, handler);
+    }
+    String ua = userAgent;
+    if (ua == null || ua.isEmpty()) {
+      ua = request.headers().firstValue("User-Agent").orElse(DEFAULT_AGENT);
+    }
+    String target = uri.toString();
+    String origin = origin(uri);
+    Answer answer = noPacing ? checkAndKeepDelay(request, target, origin, ua) : reserve(request, target, origin, ua);
+    boolean report = answer != null && answer.pace() != null;
+    long sent = System.nanoTime();
+    long[] headersAt = {0};
+    HttpResponse.BodyHandler<T> timed = info -> {
+      headersAt[0] = System.nanoTime();
+      return handler.apply(info);
+    };
+    HttpResponse<T> response;
+    try {
+      response = http.send(request, timed);
+    } catch (IOException e) {
+      if (report) {
+        reportFailure(target, origin, e);
+      }
+      throw e;
+    }
+    if (report) {
+      reportResponse(target, origin, response, headersAt[0] == 0 ? System.nanoTime() - sent : headersAt[0] - sent);
+    }
+    return response;
+  }
+
+  /**
+   * How many slots this fetcher gave up because it woke up too late for them.
+   *
+   * @return the count
+   */
+  public long lateSlots() {
+    return lateSlots.get();
+  }
+
+  /**
+   * Waits until the reports queued so far have reached robotsd (or failed to), at most 10 s:
+   * before a crawler exits, so that the fleet hears of its last answers.
+   *
+   * @throws InterruptedException the thread was interrupted
+   */
+  public void flushReports() throws InterruptedException {
+    reports.flush();
+  }
+
+  /** Checks without pacing and waits out the answer's crawl-delay since the origin's last start. */
+  private Answer checkAndKeepDelay(HttpRequest request, String target, String origin, String ua)
+      throws InterruptedException {
+    Answer answer;
+    try {
+      answer = client.check(target, ua);
+    } catch (RobotsdException e) {
+      if (failOpen) {
+        return null;
+      }
+      throw e;
+    }
+    seen(request, answer);
+    if (!answer.allowed()) {
+      throw new DisallowedException(target, answer);
+    }
+    local.await(origin, crawlDelay(answer));
+    return answer;
+  }
+
+  /** Reserves the request's slot and waits for it, asking again while robotsd defers it. */
+  private Answer reserve(HttpRequest request, String target, String origin, String ua)
+      throws InterruptedException {
+    // A pushback this fetcher saw from the origin is reported before the next slot is taken.
+    reports.settled(origin);
+    long giveUp = System.nanoTime() + maxPaceWait.toNanos();
+    for (;;) {
+      Answer answer;
+      try {
+        answer = client.checkPaced(target, ua);
+      } catch (RobotsdException e) {
+        if (failOpen) {
+          return null;
+        }
+        throw e;
+      }
+      seen(request, answer);
+      if (!answer.allowed()) {
+        throw new DisallowedException(target, answer);
+      }
+      Pace pace = answer.pace();
+      if (pace == null) {
+        // An allowed URL always has a slot; should a robotsd not give one, keep the delay here.
+        local.await(origin, crawlDelay(answer));
+        return answer;
+      }
+      Duration wait = pace.waitDuration();
+      if (pace.reserved()) {
+        long at = System.nanoTime() + wait.toNanos();
+        // A Retry-After this fetcher was answered holds its requests back even if robotsd did
+        // not hear of it: past the slot, which is then given up unless within the lateness.
+        Duration held = local.heldFor(origin);
+        if (held.compareTo(wait) > 0) {
+          wait = held;
+        }
+        if (System.nanoTime() + wait.toNanos() - giveUp > 0) {
+          throw new DeferredException(target, answer);
+        }
+        Sleeper.sleep(wait);
+        if (System.nanoTime() - at <= slotLateness(Duration.ofMillis(pace.intervalMs())).toNanos()) {
+          return answer;
+        }
+        // Woken late: the next slot, perhaps another worker's, is one interval after this one.
+        lateSlots.incrementAndGet();
+        continue;
+      }
+      if (wait.compareTo(MIN_DEFERRED_WAIT) < 0) {
+        wait = MIN_DEFERRED_WAIT;
+      }
+      wait = RobotsdClient.askAgainDelay(wait, client.random());
+      if (System.nanoTime() + wait.toNanos() - giveUp > 0) {
+        throw new DeferredException(target, answer);
+      }
+      Sleeper.sleep(wait);
+    }
+  }
+
+  private void seen(HttpRequest request, Answer answer) {
+    if (onAnswer != null) {
+      onAnswer.accept(request, answer);
+    }
+  }
+
+  /**
+   * How late a request may start after a slot of {@code interval}: a twentieth of it, at least
+   * 5 ms (timers fire a little late as a matter of course) and at most {@link #SLOT_LATENESS}.
+   * With this bound the site sees at least 95% of an interval of 100 ms or more.
+   *
+   * @param interval the slot's interval
+   * @return the lateness allowed
+   */
+  public static Duration slotLateness(Duration interval) {
+    Duration late = interval.dividedBy(20);
+    if (late.compareTo(MIN_SLOT_LATENESS) < 0) {
+      return MIN_SLOT_LATENESS;
+    }
+    return late.compareTo(SLOT_LATENESS) > 0 ? SLOT_LATENESS : late;
+  }
+
+  private void reportResponse(String target, String origin, HttpResponse<?> response, long ranNanos) {
+    int status = response.statusCode();
+    if (status == 429 || status == 503) {
+      String retryAfter = response.headers().firstValue("Retry-After").map(String::strip).orElse(null);
+      local.hold(origin, retryAfter);
+      if (retryAfter != null && (retryAfter.isEmpty() || retryAfter.length() > MAX_RETRY_AFTER_BYTES)) {
+        // robotsd refuses the whole report for it; without it, it is still a pushback.
+        retryAfter = null;
+      }
+      reports.add(origin, Report.ofStatus(target, status, retryAfter), true);
+    } else if (status >= 500 && status <= 599) {
+      reports.add(origin, Report.ofStatus(target, status), true);
+    } else if (status >= 100 && status <= 599) {
+      reports.add(origin, Report.ofStatus(target, status).withResponseMs(responseMs(ranNanos)), false);
+    }
+  }
+
+  /**
+   * Reports a fetch that got no answer: a timeout (the request's own, which starts once it is
+   * sent, after the wait for the slot), a connection refused, or one reset or closed before any
+   * answer. Other failures (a name that does not resolve, TLS) say nothing of the site's load.
+   */
+  private void reportFailure(String target, String origin, IOException e) {
+    if (e instanceof HttpTimeoutException) {
+      reports.add(origin, Report.ofTimeout(target), true);
+    } else if (e instanceof ConnectException) {
+      reports.add(origin, Report.ofConnection(target, Report.CONNECTION_REFUSED), true);
+    } else if (isReset(e)) {
+      reports.add(origin, Report.ofConnection(target, Report.CONNECTION_RESET), true);
+    }
+  }
+
+  private static boolean isReset(IOException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage()).toLowerCase(Locale.ROOT);
+      // The JDK's words for a connection reset, or closed before the response's headers.
+      if (message.contains("connection reset") || message.contains("received no bytes")
+          || message.contains("eof reached") || message.contains("connection closed")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whole milliseconds, rounded up so that a fast answer is still a sample, within robotsd's bound. */
+  static long responseMs(long nanos) {
+    long ms = (nanos + 999_999) / 1_000_000;
+    return Math.max(1, Math.min(MAX_RESPONSE_MS, ms));
+  }
+
+  /** An answer's crawl-delay as a duration; zero when there is none. */
+  static Duration crawlDelay(Answer answer) {
+    Double seconds = answer.crawlDelay();
+    if (seconds == null || seconds <= 0) {
+      return Duration.ZERO;
+    }
+    return Duration.ofNanos((long) (Math.min(seconds, LocalPacer.MAX_LOCAL_DELAY.toSeconds()) * 1e9));
+  }
+
+  /** The request's origin, scheme, host and port, as robotsd keys pacing. */
+  static String origin(URI uri) {
+    String scheme = String.valueOf(uri.getScheme()).toLowerCase(Locale.ROOT);
+    String host = String.valueOf(uri.getHost()).toLowerCase(Locale.ROOT);
+    int port = uri.getPort();
+    if (port < 0) {
+      port = scheme.equals("https") ? 443 : 80;
+    }
+    return scheme + "://" + host + ":" + port;
+  }
+}
