@@ -3,10 +3,12 @@
 # built here) and loopback sites their tests start: the Go client (Debian's golang-go, the
 # standard library only: no Go module is downloaded), the Python client and Scrapy middleware
 # (.ci/client-python-checks.sh), the TypeScript client and Crawlee integration
-# (.ci/client-typescript-checks.sh), then the three frameworks crawling one site through one
-# robotsd together, then a Crawl-delay: 1 site through two replicas sharing a redis-server
-# (clients/e2e/three_crawlers.py), and last the install commands of the clients' READMEs, as
-# written (.ci/client-install-checks.sh). Installs the toolchains and servers it needs itself.
+# (.ci/client-typescript-checks.sh), the Java client and its example crawler
+# (.ci/client-java-checks.sh), then the three frameworks and the Java crawler crawling one site
+# through one robotsd together, then a Crawl-delay: 1 site through two replicas sharing a
+# redis-server (clients/e2e/three_crawlers.py), and last the install commands of the clients'
+# READMEs, as written (.ci/client-install-checks.sh). Installs the toolchains and servers it
+# needs itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +50,7 @@ export GOPROXY=off
 
 ROBOTSD_BIN="$bin" bash .ci/client-python-checks.sh
 ROBOTSD_BIN="$bin" bash .ci/client-typescript-checks.sh
+ROBOTSD_BIN="$bin" bash .ci/client-java-checks.sh
 
 step "three crawlers, one robotsd: Scrapy, Crawlee and Go crawl one site at once"
 # The Python checks left the client installed in their pinned virtualenv, and the TypeScript

@@ -18,7 +18,8 @@ javac_flags=(--release 17 -Werror -Xlint:all -Xdoclint:all/protected -encoding U
 
 rm -rf build/classes build/examples build/test-classes
 mkdir -p build/classes build/examples build/test-classes
-javac "${javac_flags[@]}" -cp "$jackson" -d build/classes $(find src/main/java -name '*.java')
+mapfile -t sources < <(find src/main/java -name '*.java' | sort)
+javac "${javac_flags[@]}" -cp "$jackson" -d build/classes "${sources[@]}"
 jar --create --file "build/robotsd-client-$version.jar" -C build/classes .
 sed "s/@VERSION@/$version/" pom.xml.in >"build/robotsd-client-$version.pom"
 javac "${javac_flags[@]}" -cp "build/classes:$jackson" -d build/examples examples/Crawl.java
@@ -37,8 +38,9 @@ if [ "${1:-}" = test ]; then
   javac --release 17 -Werror -Xlint:all -encoding UTF-8 -cp "build/classes:$jackson" -d build/adapter \
     src/test/standin/crawlercommons/robots/BaseRobotRules.java build/adapter-src/RobotsdRobotRules.java
   # -Xdoclint is for the library's public surface; the tests are not documented API.
+  mapfile -t tests < <(find src/test/java -name '*.java' | sort)
   javac --release 17 -Werror -Xlint:all -encoding UTF-8 -cp "build/classes:build/examples:build/adapter:$jackson" \
-    -d build/test-classes $(find src/test/java -name '*.java')
+    -d build/test-classes "${tests[@]}"
   java -cp "build/classes:build/examples:build/adapter:build/test-classes:$jackson" io.github.robotsd.client.TestRunner \
     io.github.robotsd.client.OpenApiTest \
     io.github.robotsd.client.ClientTest \
