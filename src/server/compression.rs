@@ -18,9 +18,9 @@ use tower_http::decompression::{DecompressionBody, RequestDecompressionLayer};
 const MIN_COMPRESSED_BYTES: u16 = 1024;
 
 /// `inner` with compression of answers and decompression of request bodies.
-pub fn compressed<S>(inner: S) -> impl super::App
+pub fn compressed<S>(inner: S) -> impl super::Routes
 where
-    S: super::App,
+    S: super::Routes,
 {
     tower::ServiceBuilder::new()
         .map_response(into_body)

@@ -190,25 +190,25 @@ pub struct Edge<S> {
     shared: Arc<Shared>,
 }
 
-impl<S> Service<Request> for Edge<S>
+impl<S> Edge<S>
 where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
-    type Response = Response;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
-
-    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        // Readiness is the inner service's business, awaited per request by `oneshot` below.
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: Request) -> Self::Future {
+    /// The answer to `request`, with `held` dropped once it is made (the listener's mark of a
+    /// request in flight). The listener hands this future to hyper as it is, which keeps it in
+    /// its slot for the connection's request in flight, where a tower [`Service`] must name its
+    /// future and so box it (an allocation and a free of a few kilobytes a request), and a
+    /// wrapper would copy it once more.
+    pub fn answer<H: Send + 'static>(
+        &self,
+        request: Request,
+        held: H,
+    ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<S, H> {
         let started = Instant::now();
         let shared = Arc::clone(&self.shared);
         let inner = self.inner.clone();
-        Box::pin(async move {
+        async move {
             let id = super::request_id::request_id(request.headers());
             let (route, is_guarded, series) = shared.routes.route(request.uri().path());
             let method = request.method().clone();
@@ -258,8 +258,30 @@ where
             response
                 .headers_mut()
                 .insert(super::request_id::X_REQUEST_ID.clone(), id);
+            drop(held);
             Ok(response)
-        })
+        }
+    }
+}
+
+/// The edge as a tower service, for callers that take one (tests, `oneshot`); the listener awaits
+/// [`Edge::answer`] itself.
+impl<S> Service<Request> for Edge<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Readiness is the inner service's business, awaited per request by `oneshot` below.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        Box::pin(self.answer(request, ()))
     }
 }
 

@@ -26,7 +26,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::body::ConnectionBodies;
-use tower::ServiceExt as _;
 
 use super::App;
 use super::connection::{Activity, Expired, Watched, watch};
@@ -156,16 +155,11 @@ pub async fn serve<A: App>(
             )));
             hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                 let busy = activity.begin();
-                let app = app.clone();
                 let mut request = request.map(Body::new);
                 if request.version() == hyper::Version::HTTP_2 {
                     request.extensions_mut().insert(bodies.clone());
                 }
-                async move {
-                    let response = app.oneshot(request).await;
-                    drop(busy);
-                    response
-                }
+                app.answer(request, busy)
             })
         };
         let connection = graceful.watch(builder.serve_connection(io, service).into_owned());

@@ -244,8 +244,8 @@ fn public_routes(state: &AppState, with_admin: bool) -> (Router, RouteLabels) {
     (router, labels)
 }
 
-/// A served app: what [`run`] serves on each connection.
-pub trait App:
+/// The routes behind the edge: the router with its layers, as a tower service.
+pub trait Routes:
     Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
     + Clone
     + Send
@@ -253,12 +253,33 @@ pub trait App:
 {
 }
 
-impl<S> App for S where
+impl<S> Routes for S where
     S: Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
         + Clone
         + Send
         + 'static
 {
+}
+
+/// A served app: what [`run`] serves on each connection. It is a tower service too, but the
+/// listener calls [`App::answer`], whose future it need not box.
+pub trait App: Routes {
+    /// The answer to `request`, with `held` dropped once it is made.
+    fn answer<H: Send + 'static>(
+        &self,
+        request: Request,
+        held: H,
+    ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<Self, H>;
+}
+
+impl<S: Routes> App for edge::Edge<S> {
+    fn answer<H: Send + 'static>(
+        &self,
+        request: Request,
+        held: H,
+    ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<S, H> {
+        edge::Edge::answer(self, request, held)
+    }
 }
 
 /// The public app: API, docs and OpenAPI, and the probes and metrics unless they have their
@@ -305,7 +326,7 @@ pub fn admin_app(state: AppState) -> impl App + use<> {
 }
 
 /// The router with its fallbacks and the body limit.
-fn routed(router: Router, state: &AppState) -> impl App + use<> {
+fn routed(router: Router, state: &AppState) -> impl Routes + use<> {
     let router = router
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed);
