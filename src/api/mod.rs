@@ -224,7 +224,7 @@ async fn check_one(
     options: CheckOptions,
     view: View,
     meter: Option<&WorkMeter>,
-) -> Result<checker::Answer, ApiError> {
+) -> Result<Box<checker::Answer>, ApiError> {
     check_url_length(url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state
@@ -466,7 +466,7 @@ async fn check_post(
                     )
                     .await
                     {
-                        Ok(checked) => checked,
+                        Ok(checked) => checked.map(|answer| *answer),
                         // Cut while fetching, or while matching a file now held. Boxed: an
                         // item's future stays as small as it was, since each is moved about.
                         Err(_) => Err(ApiError::BatchDeadline {

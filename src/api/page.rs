@@ -446,7 +446,7 @@ pub(super) async fn page_post(
         })?;
     let (check, document_cut, encoding) = check;
     let PageAnswer { robots, usage } = answer;
-    let check = CheckResponse::from(check);
+    let check = CheckResponse::from(*check);
     let mut response = PageResponse {
         allowed: check.allowed,
         robots: robots.map(PageRobotsJson::of),

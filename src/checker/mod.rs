@@ -349,7 +349,8 @@ impl Checker {
         user_agents: &[S],
         options: CheckOptions,
     ) -> Result<Answer, CheckError> {
-        self.check_metered(url, user_agents, options, None).await
+        let answer = self.check_metered(url, user_agents, options, None).await?;
+        Ok(*answer)
     }
 
     /// [`Checker::check_with`], its work charged to `meter`, if any, before it matches: refused
@@ -360,7 +361,7 @@ impl Checker {
         user_agents: &[S],
         options: CheckOptions,
         meter: Option<&WorkMeter>,
-    ) -> Result<Answer, CheckError> {
+    ) -> Result<Box<Answer>, CheckError> {
         let mut target = parse_target(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
@@ -395,7 +396,7 @@ impl Checker {
                 Some(ruling) => {
                     let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
                     if licensed.is_none() && lane.is_none() {
-                        return Ok(answer);
+                        return Ok(Box::new(answer));
                     }
                     Matched::Now(answer)
                 }
@@ -413,7 +414,7 @@ impl Checker {
         matched: Matched,
         licensed: Option<(Arc<RobotsTxt>, Target)>,
         lane: Option<String>,
-    ) -> Result<Answer, CheckError> {
+    ) -> Result<Box<Answer>, CheckError> {
         let answer = match matched {
             Matched::Now(answer) => answer,
             // Boxed: a check that asks for a slot or licenses, and matched where it was asked,
@@ -426,7 +427,7 @@ impl Checker {
                 .await??
             }
         };
-        Ok(self.complete(answer, licensed, lane, false).await)
+        Ok(Box::new(self.complete(answer, licensed, lane, false).await))
     }
 
     /// An answer with its license reports and its fetch slot, when `licensed` and `lane` ask for
