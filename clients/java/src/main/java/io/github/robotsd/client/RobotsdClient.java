@@ -15,11 +15,9 @@ import io.github.robotsd.client.model.Report;
 import io.github.robotsd.client.model.Robots;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -71,6 +69,12 @@ public final class RobotsdClient {
   static final ObjectMapper JSON = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
       .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+
+  static {
+    // Jackson reads a record's shape on its first use: that costs a cold JVM hundreds of
+    // milliseconds on a busy machine, which a paced check's answer must not spend.
+    JSON.convertValue(JSON.createObjectNode().put("allowed", true).putObject("pace").put("wait_ms", 0), Answer.class);
+  }
 
   private final String baseUrl;
   private final HttpClient http;
@@ -293,8 +297,21 @@ public final class RobotsdClient {
   }
 
   private Answer checkWith(String url, String[] ua, String extra) {
-    String query = "url=" + encode(url) + agents(ua) + extra;
-    return JSON.convertValue(call("GET", "/v1/check?" + query, null), Answer.class);
+    return checkWith(url, ua, extra, null);
+  }
+
+  /**
+   * {@link #checkPaced}, and in {@code answeredAt[0]} the {@link System#nanoTime()} its answer's
+   * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
+   * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
+   */
+  Answer checkPacedAt(String url, String ua, long[] answeredAt) {
+    return checkWith(url, new String[] {ua}, "&pace=true", answeredAt);
+  }
+
+  private Answer checkWith(String url, String[] ua, String extra, long[] answeredAt) {
+    String query = "url=" + Calls.encode(url) + agents(ua) + extra;
+    return JSON.convertValue(call("GET", "/v1/check?" + query, null, answeredAt), Answer.class);
   }
 
   /**
@@ -398,7 +415,7 @@ public final class RobotsdClient {
    * @return what robotsd holds
    */
   public Robots robots(String url, boolean includeText) {
-    String query = "url=" + encode(url) + (includeText ? "&include=robots_txt" : "");
+    String query = "url=" + Calls.encode(url) + (includeText ? "&include=robots_txt" : "");
     return JSON.convertValue(call("GET", "/v1/robots?" + query, null), Robots.class);
   }
 
@@ -471,6 +488,10 @@ public final class RobotsdClient {
 
   /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
   private JsonNode call(String method, String pathAndQuery, Object body) {
+    return call(method, pathAndQuery, body, null);
+  }
+
+  private JsonNode call(String method, String pathAndQuery, Object body, long[] answeredAt) {
     long deadline = System.nanoTime() + timeout.toNanos();
     byte[] json;
     try {
@@ -479,18 +500,22 @@ public final class RobotsdClient {
       throw new RobotsdException("robotsd: cannot write the request: " + e.getMessage(), e);
     }
     for (int attempt = 0; ; attempt++) {
-      HttpResponse<byte[]> response = exchange(method, pathAndQuery, json, deadline);
+      long[] headersAt = {System.nanoTime()};
+      HttpResponse<byte[]> response = exchange(method, pathAndQuery, json, deadline, headersAt);
       int status = response.statusCode();
       if (status == 200) {
+        if (answeredAt != null) {
+          answeredAt[0] = headersAt[0];
+        }
         try {
           return JSON.readTree(response.body());
         } catch (IOException e) {
-          throw new RobotsdException("robotsd: " + method + " " + path(pathAndQuery)
+          throw new RobotsdException("robotsd: " + method + " " + Calls.path(pathAndQuery)
               + ": the answer is not JSON", e);
         }
       }
       if (status == 503 && attempt < maxRetries) {
-        Duration wait = askAgainDelay(retryAfter(response), random());
+        Duration wait = askAgainDelay(Calls.retryAfter(response), random());
         if (System.nanoTime() + wait.toNanos() < deadline) {
           try {
             Sleeper.sleep(wait);
@@ -501,15 +526,16 @@ public final class RobotsdClient {
           continue;
         }
       }
-      throw new ProblemException(problem(response),
+      throw new ProblemException(Calls.problem(response),
           response.headers().firstValue("x-request-id").orElse(null));
     }
   }
 
-  private HttpResponse<byte[]> exchange(String method, String pathAndQuery, byte[] json, long deadline) {
+  private HttpResponse<byte[]> exchange(
+      String method, String pathAndQuery, byte[] json, long deadline, long[] headersAt) {
     long left = deadline - System.nanoTime();
     if (left <= 0) {
-      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + Calls.path(pathAndQuery)
           + " timed out after " + timeout.toMillis() + " ms", null);
     }
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + pathAndQuery))
@@ -528,13 +554,16 @@ public final class RobotsdClient {
       request.header("X-Request-Id", requestId);
     }
     CompletableFuture<HttpResponse<byte[]>> future =
-        http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        http.sendAsync(request.build(), info -> {
+          headersAt[0] = System.nanoTime();
+          return HttpResponse.BodyHandlers.ofByteArray().apply(info);
+        });
     try {
       // The request's own timeout ends at the headers; the body is bounded here too.
       return future.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       future.cancel(true);
-      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + Calls.path(pathAndQuery)
           + " timed out after " + timeout.toMillis() + " ms", e);
     } catch (InterruptedException e) {
       future.cancel(true);
@@ -542,45 +571,16 @@ public final class RobotsdClient {
       throw new UnavailableException("robotsd: interrupted while asking " + baseUrl, e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
-      throw new UnavailableException("robotsd: " + method + " " + baseUrl + path(pathAndQuery)
+      throw new UnavailableException("robotsd: " + method + " " + baseUrl + Calls.path(pathAndQuery)
           + " failed: " + cause, cause);
     }
-  }
-
-  /** robotsd's own Retry-After (whole seconds): 1 s when it has none, at most a minute. */
-  private static Duration retryAfter(HttpResponse<?> response) {
-    Duration wait = RetryAfter.parse(response.headers().firstValue("retry-after").orElse(null),
-        System.currentTimeMillis());
-    if (wait == null) {
-      return Duration.ofSeconds(1);
-    }
-    return wait.compareTo(MAX_RETRY_WAIT) > 0 ? MAX_RETRY_WAIT : wait;
-  }
-
-  private static Problem problem(HttpResponse<byte[]> response) {
-    try {
-      Problem problem = JSON.readValue(response.body(), Problem.class);
-      if (problem.type() != null && problem.status() != 0) {
-        return problem;
-      }
-    } catch (IOException | RuntimeException e) {
-      // Not problem+json (a proxy's page): described below.
-    }
-    String text = new String(response.body(), StandardCharsets.UTF_8).strip();
-    return new Problem("about:blank", "HTTP " + response.statusCode(), response.statusCode(),
-        text.length() > 1000 ? text.substring(0, 1000) : text, null);
-  }
-
-  private static String path(String pathAndQuery) {
-    int query = pathAndQuery.indexOf('?');
-    return query < 0 ? pathAndQuery : pathAndQuery.substring(0, query);
   }
 
   private static String agents(String[] ua) {
     requireAgents(ua == null ? null : Arrays.asList(ua));
     StringBuilder out = new StringBuilder();
     for (String agent : ua) {
-      out.append("&ua=").append(encode(agent));
+      out.append("&ua=").append(Calls.encode(agent));
     }
     return out.toString();
   }
@@ -589,9 +589,5 @@ public final class RobotsdClient {
     if (ua == null || ua.isEmpty()) {
       throw new IllegalArgumentException("ua: give at least one user agent");
     }
-  }
-
-  private static String encode(String value) {
-    return URLEncoder.encode(value, StandardCharsets.UTF_8);
   }
 }

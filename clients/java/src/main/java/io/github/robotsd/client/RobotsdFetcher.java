@@ -13,6 +13,7 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
@@ -71,6 +72,7 @@ public final class RobotsdFetcher {
   private final LocalPacer local = new LocalPacer();
   private final Reporter reports;
   private final AtomicLong lateSlots = new AtomicLong();
+  private final AtomicBoolean warmed = new AtomicBoolean();
 
   private RobotsdFetcher(Builder b) {
     this.client = b.client;
@@ -287,9 +289,11 @@ public final class RobotsdFetcher {
     reports.settled(origin);
     long giveUp = System.nanoTime() + maxPaceWait.toNanos();
     for (;;) {
+      warmUp(target, ua);
       Answer answer;
+      long[] answeredAt = {0};
       try {
-        answer = client.checkPaced(target, ua);
+        answer = client.checkPacedAt(target, ua, answeredAt);
       } catch (RobotsdException e) {
         if (failOpen) {
           return null;
@@ -308,7 +312,9 @@ public final class RobotsdFetcher {
       }
       Duration wait = pace.waitDuration();
       if (pace.reserved()) {
-        long at = System.nanoTime() + wait.toNanos();
+        // Counted from when robotsd's answer arrived, not from when it was read.
+        long at = answeredAt[0] + wait.toNanos();
+        wait = Duration.ofNanos(Math.max(0, at - System.nanoTime()));
         // A Retry-After this fetcher was answered holds its requests back even if robotsd did
         // not hear of it: past the slot, which is then given up unless within the lateness.
         Duration held = local.heldFor(origin);
@@ -334,6 +340,21 @@ public final class RobotsdFetcher {
         throw new DeferredException(target, answer);
       }
       Sleeper.sleep(wait);
+    }
+  }
+
+  /**
+   * Once per fetcher, an unpaced check before the first reservation: a JVM's first calls load
+   * and compile the HTTP and JSON code, which took most of a second on a busy 2-core machine,
+   * after the slot was handed out. This one reserves nothing.
+   */
+  private void warmUp(String target, String ua) {
+    if (warmed.compareAndSet(false, true)) {
+      try {
+        client.checkVerdict(target, ua);
+      } catch (RobotsdException e) {
+        // The paced check that follows answers for it.
+      }
     }
   }
 
