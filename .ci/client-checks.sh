@@ -52,9 +52,9 @@ ROBOTSD_BIN="$bin" bash .ci/client-python-checks.sh
 ROBOTSD_BIN="$bin" bash .ci/client-typescript-checks.sh
 ROBOTSD_BIN="$bin" bash .ci/client-java-checks.sh
 
-step "three crawlers, one robotsd: Scrapy, Crawlee and Go crawl one site at once"
-# The Python checks left the client installed in their pinned virtualenv, and the TypeScript
-# checks built clients/typescript.
+step "four crawlers, one robotsd: Scrapy, Crawlee, Go and Java crawl one site at once"
+# The Python checks left the client installed in their pinned virtualenv, the TypeScript
+# checks built clients/typescript, and the Java checks clients/java.
 # shellcheck source=.ci/pinned-venv.sh
 source .ci/pinned-venv.sh
 venv=$(pinned_venv clients/python/requirements-dev.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-client-checks")

@@ -1,27 +1,27 @@
-"""Scrapy, Crawlee and a Go crawler crawl one site through robotsd, at the same time.
+"""Scrapy, Crawlee, a Go crawler and a Java crawler crawl one site through robotsd, at once.
 
-The fleet case robotsd exists for: three crawlers written in three languages, each through its
+The fleet case robotsd exists for: four crawlers written in four languages, each through its
 framework's robotsd integration (clients/python's Scrapy middleware, clients/typescript's
-Crawlee hook, clients/go's Transport), start together on a cold cache. First, through one
-robotsd, the test holds:
+Crawlee hook, clients/go's Transport, clients/java's RobotsdFetcher), start together on a cold
+cache. First, through one robotsd, the test holds:
 
 - each crawler fetched exactly the pages robotsd allows (asked of robotsd in one batch, not
   written down here), and refused exactly the others;
 - every allowed page was fetched once by each crawler, and no disallowed page by any;
-- the site's robots.txt was fetched once, by robotsd, for the three together.
+- the site's robots.txt was fetched once, by robotsd, for the four together.
 
 Then politeness for the whole fleet (docs/politeness.md), as the site sees it: a site with
-`Crawl-delay: 1`, crawled by the three at once through two robotsd replicas sharing one
+`Crawl-delay: 1`, crawled by the four at once through two robotsd replicas sharing one
 redis-server. With pacing (the clients' default), the site's own log shows every two consecutive
-page fetches at least the crawl-delay apart (1 s), across all three crawlers: robotsd's slots
+page fetches at least the crawl-delay apart (1 s), across all four crawlers: robotsd's slots
 keep a guard band beyond the clients' lateness. The same crawl with pacing turned
 off in each client shows the problem pacing solves: each crawler keeps the crawl-delay for
-itself, and the site gets about three requests a second.
+itself, and the site gets about four requests a second.
 
 Usage: python three_crawlers.py --robotsd-bin BIN --python PY   (run by .ci/client-checks.sh;
-PY is an interpreter with the Python client and Scrapy installed; `node`, `go` and
-`redis-server` come from PATH, and clients/typescript must be built). Every check passes or
-raises.
+PY is an interpreter with the Python client and Scrapy installed; `node`, `go`, `java` and
+`redis-server` come from PATH, and clients/typescript and clients/java (clients/java/build.sh,
+against Debian's Jackson jars) must be built). Every check passes or raises.
 """
 
 import argparse
@@ -37,6 +37,16 @@ import time
 import urllib.request
 
 CLIENTS = pathlib.Path(__file__).resolve().parent.parent
+
+# The Java crawler's class path: the client's jar and the example, as clients/java/build.sh
+# leaves them, and Debian's Jackson.
+JAVA_CLASSPATH = ":".join([
+    str(CLIENTS / "java/build/robotsd-client-0.1.0.jar"),
+    str(CLIENTS / "java/build/examples"),
+    "/usr/share/java/jackson-databind.jar",
+    "/usr/share/java/jackson-core.jar",
+    "/usr/share/java/jackson-annotations.jar",
+])
 
 ROBOTS = """User-agent: *
 Disallow: /private/
@@ -171,7 +181,7 @@ def crawl(crawlers):
 
 
 def commands(python, robotsds, start, *extra):
-    """The three crawlers' command lines, each through one of `robotsds` in turn."""
+    """The four crawlers' command lines, each through one of `robotsds` in turn."""
     def common(i):
         return ["--robotsd", robotsds[i % len(robotsds)], "--start", start, *extra]
     return {
@@ -180,6 +190,8 @@ def commands(python, robotsds, start, *extra):
         "crawlee": ["node", str(CLIENTS / "typescript/examples/crawlee-crawl.mjs"),
                     *common(1), "--ua", "CrawleeExampleBot"],
         "go": ["go", "run", "./examples/crawl", *common(2), "--ua", "GoExampleBot"],
+        "java": ["java", "-cp", JAVA_CLASSPATH, "io.github.robotsd.examples.Crawl",
+                 *common(3), "--ua", "JavaExampleBot"],
     }
 
 
@@ -196,7 +208,7 @@ def timeline(site):
 
 
 def fleet_politeness(args):
-    """Two replicas on one Redis; the three crawlers with pacing, then without."""
+    """Two replicas on one Redis; the four crawlers with pacing, then without."""
     redis, redis_url = start_redis()
     replicas = []
     try:
@@ -210,7 +222,7 @@ def fleet_politeness(args):
         took = time.monotonic() - started
         for name, got in outputs.items():
             assert len(got["fetched"]) == allowed, f"{name} fetched {got['fetched']}"
-        assert len(paced.arrivals) == 3 * allowed, paced.arrivals
+        assert len(paced.arrivals) == len(outputs) * allowed, paced.arrivals
         shortest = min(gaps(paced))
         assert shortest >= 1.0, (
             f"two page fetches {shortest:.3f} s apart with pacing:\n{timeline(paced)}")
@@ -227,7 +239,7 @@ def fleet_politeness(args):
         rate = (len(times) - 1) / (times[-1] - times[0])
         busiest = max(sum(1 for t in times if start <= t < start + 1) for start in times)
         shortest = min(gaps(unpaced))
-        # Each crawler keeps the crawl-delay alone, so together the site gets up to three
+        # Each crawler keeps the crawl-delay alone, so together the site gets up to four
         # requests a second where it asked for one.
         assert busiest >= 2 and shortest < 0.5, (busiest, shortest, timeline(unpaced))
         print(f"without pacing: {len(times)} page fetches in {took:.1f} s ({rate:.1f} a second), "
@@ -261,7 +273,7 @@ def main():
     site = Site()
     process, robotsd = start_robotsd(args.robotsd_bin)
     try:
-        # All three start on a cold cache at once: robotsd's single flight, not its cache
+        # All four start on a cold cache at once: robotsd's single flight, not its cache
         # alone, is what keeps robots.txt to one fetch.
         crawlers = commands(args.python, [robotsd], site.url + "/")
         outputs = crawl(crawlers)
@@ -277,10 +289,10 @@ def main():
         # 1 index + 30 pages + 5 under /private/public; 10 private and 5 PDFs refused.
         assert len(allowed) == 36, allowed
         for path in everything:
-            want = 3 if path in allowed else 0
+            want = len(crawlers) if path in allowed else 0
             assert site.hits[path] == want, f"{path} fetched {site.hits[path]} times, not {want}"
         assert site.hits["/robots.txt"] == 1, f"robots.txt fetched {site.hits['/robots.txt']} times"
-        print("robots.txt: fetched once, by robotsd, for the three crawlers together")
+        print(f"robots.txt: fetched once, by robotsd, for the {len(crawlers)} crawlers together")
     finally:
         process.kill()
         process.wait()
