@@ -131,18 +131,57 @@ pub(super) fn string(out: &mut Vec<u8>, value: &str) {
 
 /// Whether any byte is a control character, `"` or `\\`. Written as a fold over fixed-size
 /// chunks, without an early exit, so that it compiles to vector compares: a byte-at-a-time
-/// `any` took more instructions than the rest of the answer.
+/// `any` took more instructions than the rest of the answer. The bytes past the last whole chunk
+/// are looked at as one more chunk, the last 16 bytes (overlapping the one before), or as two
+/// overlapping words for a value shorter than a chunk (a token, a pattern): most values end in
+/// such a tail, and a loop over it cost more than the chunks.
 pub(super) fn needs_escape(bytes: &[u8]) -> bool {
     let special = |b: u8| (b < 0x20) | (b == b'"') | (b == b'\\');
-    let mut chunks = bytes.chunks_exact(16);
-    let mut found = false;
-    for chunk in &mut chunks {
-        found |= chunk.iter().fold(false, |acc, &b| acc | special(b));
-        if found {
+    let any = |chunk: &[u8]| chunk.iter().fold(false, |acc, &b| acc | special(b));
+    let len = bytes.len();
+    if len < 16 {
+        return if len >= 8 {
+            word_special(word(&bytes[..8])) | word_special(word(&bytes[len - 8..]))
+        } else if len >= 4 {
+            let (head, tail) = (half(&bytes[..4]), half(&bytes[len - 4..]));
+            word_special(u64::from(head) | u64::from(tail) << 32)
+        } else {
+            any(bytes)
+        };
+    }
+    for chunk in bytes.chunks_exact(16) {
+        if any(chunk) {
             return true;
         }
     }
-    chunks.remainder().iter().any(|&b| special(b))
+    !len.is_multiple_of(16) && any(&bytes[len - 16..])
+}
+
+/// The first 8 bytes of `bytes` as a word.
+fn word(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(&bytes[..8]);
+    u64::from_le_bytes(word)
+}
+
+/// The first 4 bytes of `bytes` as a word.
+fn half(bytes: &[u8]) -> u32 {
+    let mut word = [0; 4];
+    word.copy_from_slice(&bytes[..4]);
+    u32::from_le_bytes(word)
+}
+
+/// Whether any byte of `x` is a control character, `"` or `\\`: a byte below `n` borrows into
+/// its top bit when `n` is taken from each byte ("has a byte less than n" of Bit Twiddling
+/// Hacks, exact for any word when n ≤ 0x80), and a byte equal to `c` is one below 1 once xored
+/// with `c`.
+fn word_special(x: u64) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const TOPS: u64 = ONES * 0x80;
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & TOPS;
+    let quote = ONES * u64::from(b'"');
+    let backslash = ONES * u64::from(b'\\');
+    (below(x, 0x20) | below(x ^ quote, 1) | below(x ^ backslash, 1)) != 0
 }
 
 /// An integer, without `fmt`.
@@ -161,4 +200,37 @@ pub(super) fn timestamp(out: &mut Vec<u8>, at: SystemTime) {
 pub(super) fn serde_json_value<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Strings and finite or non-finite floats always serialise; a Vec cannot fail to grow.
     let _ = serde_json::to_writer(out, value);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(bytes: &[u8]) -> bool {
+        bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    }
+
+    /// Every length a value has in an answer, with one byte of each kind at each place, in a
+    /// filler of bytes each next to a special one (0x20, `!`, `#`, `[`, `]`) or with the top bit
+    /// set: the word tests' borrows and overlaps, held to the plain definition.
+    #[test]
+    fn needs_escape_is_the_plain_definition_at_every_length_and_place() {
+        let bytes = [
+            0x00, 0x01, 0x1f, b'"', b'\\', 0x20, b'!', b'#', b'[', b']', 0x7f, 0x80, 0xdc, 0xff,
+            b'a',
+        ];
+        for len in 0..48 {
+            for filler in [b'a', 0x20, b'!', b'#', b']', 0x80, 0xff] {
+                let mut value = vec![filler; len];
+                assert_eq!(needs_escape(&value), plain(&value), "{value:?}");
+                for at in 0..len {
+                    for &byte in &bytes {
+                        value[at] = byte;
+                        assert_eq!(needs_escape(&value), plain(&value), "{value:?}");
+                        value[at] = filler;
+                    }
+                }
+            }
+        }
+    }
 }
