@@ -6,8 +6,11 @@
 # is imported the way its README says, from outside the clone:
 #   - Python: a new virtualenv; `import robotsd` and `robotsd.scrapy`;
 #   - TypeScript: a new npm project; `import("@robotsd/client")` and "@robotsd/client/crawlee";
-#   - Go: a new module, offline (GOPROXY=off); a program importing the client builds and runs.
-# Needs python3 (venv), npm, go and git; the packages come from PyPI and npm's registry.
+#   - Go: a new module, offline (GOPROXY=off); a program importing the client builds and runs;
+#   - Java: offline, into a new local Maven repository; a program compiled against the jar
+#     installed there (and Debian's Jackson, which its pom names) runs.
+# Needs python3 (venv), npm, go, a JDK, Debian's Jackson jars and git (.ci/client-java-checks.sh
+# installs the last two); the packages come from PyPI and npm's registry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,6 +96,32 @@ func main() {
 }
 GO
   go run .
+)
+
+step "java: clients/java/README.md's install, offline, in a new local Maven repository"
+mkdir "$work/java-project"
+(
+  cd "$work/java-project"
+  export MAVEN_REPO_LOCAL="$work/m2"
+  run_install clients/java/README.md
+  installed="$MAVEN_REPO_LOCAL/io/github/robotsd/robotsd-client/0.1.0"
+  grep -q '<artifactId>jackson-databind</artifactId>' "$installed/robotsd-client-0.1.0.pom"
+  jackson=/usr/share/java/jackson-databind.jar:/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar
+  cat >Main.java <<'JAVA'
+import io.github.robotsd.client.RobotsdClient;
+import io.github.robotsd.client.RobotsdFetcher;
+
+public class Main {
+  public static void main(String[] args) {
+    RobotsdClient client = RobotsdClient.create("http://127.0.0.1:8080");
+    RobotsdFetcher fetcher = RobotsdFetcher.builder(client).build();
+    System.out.println("ok   import io.github.robotsd.client: " + client.getClass().getSimpleName()
+        + ", " + fetcher.getClass().getSimpleName());
+  }
+}
+JAVA
+  javac -Werror -cp "$installed/robotsd-client-0.1.0.jar:$jackson" Main.java
+  java -cp ".:$installed/robotsd-client-0.1.0.jar:$jackson" Main
 )
 
 echo
