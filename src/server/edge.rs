@@ -264,8 +264,8 @@ where
     }
 }
 
-/// The edge as a tower service, for callers that take one (tests, `oneshot`); the listener awaits
-/// [`Edge::answer`] itself.
+/// The edge as a tower service, for callers that take one (tests, `oneshot`); the listener hands
+/// [`Edge::answer`]'s future to hyper itself.
 impl<S> Service<Request> for Edge<S>
 where
     S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
