@@ -76,12 +76,19 @@ public final class RobotsRules {
   }
 
   /**
-   * Whether everything is allowed because the origin has no robots.txt (a 4xx).
+   * Whether everything is allowed because robotsd answers as if the origin had no robots.txt: a
+   * 4xx, a broken redirect chain, or a file unreachable for 30 days or never fetched in 12 hours
+   * of trying (the reasons {@code no_robots_txt}, {@code redirect_limit}, {@code
+   * unreachable_30_days} and {@code unreachable_no_copy}).
    *
-   * @return true when there is no robots.txt
+   * @return true when every URL of the origin is allowed
    */
   public boolean isAllowAll() {
-    return "no_robots_txt".equals(probe.reason());
+    String reason = probe.reason();
+    return "no_robots_txt".equals(reason)
+        || "redirect_limit".equals(reason)
+        || "unreachable_30_days".equals(reason)
+        || "unreachable_no_copy".equals(reason);
   }
 
   /**
