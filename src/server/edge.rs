@@ -21,7 +21,7 @@ use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
@@ -205,7 +205,9 @@ where
         request: Request,
         held: H,
     ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<S, H> {
-        let started = Instant::now();
+        // tokio's clock (std's unless a test pauses it), so that the time limit's deadline can be
+        // taken from it without a second clock read.
+        let started = tokio::time::Instant::now();
         let shared = Arc::clone(&self.shared);
         let inner = self.inner.clone();
         async move {
@@ -227,12 +229,15 @@ where
                     };
                     (problem.into_response(), None)
                 } else if let Some(state) = check {
-                    guarded(&shared.guard, request, |request| async move {
+                    guarded(&shared.guard, started, request, |request| async move {
                         api::check_query(state, request.uri().query()).await
                     })
                     .await
                 } else if is_guarded {
-                    guarded(&shared.guard, request, |request| routed(inner, request)).await
+                    guarded(&shared.guard, started, request, |request| {
+                        routed(inner, request)
+                    })
+                    .await
                 } else {
                     (unguarded(inner, request).await, None)
                 }
@@ -314,8 +319,15 @@ where
 }
 
 /// Reads the body under its deadline, then sheds load beyond the concurrency limit with 503 +
-/// `Retry-After`, and answers 504 past the request time limit; `serve` answers the rest.
-async fn guarded<F, A>(guard: &Guard, request: Request, serve: F) -> (Response, Option<CacheResult>)
+/// `Retry-After`, and answers 504 past the request time limit; `serve` answers the rest. The
+/// time limit counts from `started`, when the edge took the request, for a request without a
+/// body to read (a check: nothing comes between), and from the end of the body otherwise.
+async fn guarded<F, A>(
+    guard: &Guard,
+    started: tokio::time::Instant,
+    request: Request,
+    serve: F,
+) -> (Response, Option<CacheResult>)
 where
     F: FnOnce(Request) -> A,
     A: Future<Output = (Response, Option<CacheResult>)>,
@@ -340,8 +352,8 @@ where
     }
     // Held until the request is answered: the body's bytes live that long.
     let mut held = BodyHold::default();
-    let request = if request.body().is_end_stream() {
-        request
+    let (request, counted_from) = if request.body().is_end_stream() {
+        (request, started)
     } else {
         let connection = request.extensions().get::<ConnectionBodies>().cloned();
         let budgets = Budgets {
@@ -359,7 +371,10 @@ where
             read_body(body, max_body_bytes, &budgets, &mut held),
         );
         match read.await {
-            Ok(Ok(body)) => Request::from_parts(parts, Body::from(body)),
+            Ok(Ok(body)) => (
+                Request::from_parts(parts, Body::from(body)),
+                tokio::time::Instant::now(),
+            ),
             Ok(Err(error)) => return (unread(error, version), None),
             Err(_) => {
                 let problem = ApiError::BodyTimeout(guard.body_time_limit.as_secs().max(1));
@@ -373,7 +388,9 @@ where
             None,
         );
     };
-    match tokio::time::timeout(guard.time_limit, serve(request)).await {
+    // A limit too far ahead to add to an instant (a flag in years) is none.
+    let deadline = counted_from.checked_add(guard.time_limit);
+    match super::deadline::within(deadline, serve(request)).await {
         Ok(answered) => answered,
         Err(_) => {
             let problem = ApiError::Timeout(guard.time_limit.as_secs().max(1));

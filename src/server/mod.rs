@@ -7,6 +7,7 @@
 mod body;
 mod compression;
 mod connection;
+mod deadline;
 mod edge;
 mod head_errors;
 pub mod listener;
