@@ -38,8 +38,10 @@ pub fn pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> 
 }
 
 /// A part with its `+` and percent escapes decoded, into a buffer of the part's length (decoding
-/// only shortens it) written by index: the runs between a URL's escapes are a few bytes each,
-/// shorter than a copy call's set-up, and a push checks the capacity at every byte.
+/// only shortens it) written by index. The plain bytes after each escape are copied eight at a
+/// time, as far as the first `%` or `+` among them: a URL's runs between escapes are a few bytes
+/// each, too short for a copy call's set-up, and a byte at a time cost about 16 instructions a
+/// byte.
 fn decode(part: &str) -> Cow<'_, str> {
     let bytes = part.as_bytes();
     let Some(first) = bytes.iter().position(|b| *b == b'%' || *b == b'+') else {
@@ -57,12 +59,36 @@ fn decode(part: &str) -> Cow<'_, str> {
         out[written] = byte;
         written += 1;
         read += step;
+        // The word is written whole and only its plain bytes kept: `written <= read`, so the
+        // eight bytes fit. Fewer than eight left go a byte at a time, above.
+        while let Some(chunk) = bytes.get(read..read + 8) {
+            let chunk: &[u8; 8] = chunk.try_into().expect("eight bytes");
+            out[written..written + 8].copy_from_slice(chunk);
+            let plain = plain_run(u64::from_le_bytes(*chunk));
+            read += plain;
+            written += plain;
+            if plain < 8 {
+                break;
+            }
+        }
     }
     out.truncate(written);
     match String::from_utf8(out) {
         Ok(text) => Cow::Owned(text),
         Err(error) => Cow::Owned(String::from_utf8_lossy(error.as_bytes()).into_owned()),
     }
+}
+
+/// How many of the eight bytes of `word` (read little-endian: its first byte lowest) come before
+/// the first `%` or `+`, eight if none does. A byte equal to one is a zero byte of `word` XOR
+/// that byte repeated; "has a zero byte" can flag a byte above a true zero too, never below one,
+/// so the lowest flag is the first match.
+fn plain_run(word: u64) -> usize {
+    const ONES: u64 = u64::from_le_bytes([1; 8]);
+    const TOPS: u64 = ONES * 0x80;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & TOPS;
+    let flags = zero(word ^ (ONES * u64::from(b'%'))) | zero(word ^ (ONES * u64::from(b'+')));
+    (flags.trailing_zeros() / 8) as usize
 }
 
 /// The byte a `%` at the start of `rest` stands for, and how many bytes it took: three for an
@@ -126,6 +152,36 @@ mod tests {
             "plus=%2B+%20",
         ] {
             assert_eq!(ours(query), reference(query), "{query}");
+        }
+    }
+
+    #[test]
+    fn runs_of_every_length_between_escapes() {
+        let filler = "aZ9.-~é/";
+        for special in ["%2F", "+", "%", "%4", "%zz", "%C3%A9"] {
+            for run in 0..=20 {
+                let plain: String = filler.chars().cycle().take(run).collect();
+                for query in [
+                    format!("v={special}{plain}{special}{plain}"),
+                    format!("v={plain}{special}{plain}%41{plain}"),
+                    format!("v={special}{plain}&w={plain}{special}"),
+                ] {
+                    assert_eq!(ours(&query), reference(&query), "{query}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_run_of_a_word_ends_at_its_first_escape_or_plus() {
+        assert_eq!(plain_run(u64::from_le_bytes(*b"abcdefgh")), 8);
+        for at in 0..8 {
+            for special in [b'%', b'+'] {
+                let mut word = *b"%%%%%%%%";
+                word[..at].copy_from_slice(&b"\x24\x2a\x2c\xa5\xab\x00\x01a"[..at]);
+                word[at] = special;
+                assert_eq!(plain_run(u64::from_le_bytes(word)), at, "{word:?}");
+            }
         }
     }
 
