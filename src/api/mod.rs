@@ -19,6 +19,7 @@ mod rsl;
 pub mod types;
 pub mod values;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -219,13 +220,13 @@ fn observe(state: &AppState, answer: &checker::Answer, view: View) {
 /// One check, counted in the metrics; its work charged to `meter`, if any, before it matches.
 async fn check_one(
     state: &AppState,
-    url: &str,
+    url: Cow<'_, str>,
     agents: &[impl AsRef<str>],
     options: CheckOptions,
     view: View,
     meter: Option<&WorkMeter>,
 ) -> Result<Box<checker::Answer>, ApiError> {
-    check_url_length(url, &state.limits)?;
+    check_url_length(&url, &state.limits)?;
     check_agents(agents, &state.limits)?;
     let answer = state
         .checker
@@ -280,7 +281,7 @@ async fn check_answer(
     state: &AppState,
     query: Option<&str>,
 ) -> Result<(Response, Option<CacheResult>), ApiError> {
-    let pairs = query_pairs(query);
+    let mut pairs = query_pairs(query);
     check_params(
         &pairs,
         &[
@@ -299,7 +300,7 @@ async fn check_answer(
         licenses: view == View::Full,
     };
     let record = params::flag(&pairs, "record")?;
-    let url = required_url(&pairs)?;
+    let url = required_url(&mut pairs)?;
     let agents: smallvec::SmallVec<[&str; 2]> = pairs
         .iter()
         .filter(|(k, _)| k == "ua")
@@ -462,7 +463,14 @@ async fn check_post(
                 } else {
                     match tokio::time::timeout_at(
                         deadline,
-                        check_one(&state, &url, &agents, options, view, Some(meter)),
+                        check_one(
+                            &state,
+                            Cow::Borrowed(&url),
+                            &agents,
+                            options,
+                            view,
+                            Some(meter),
+                        ),
                     )
                     .await
                     {

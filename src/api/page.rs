@@ -3,6 +3,7 @@
 //! TDMRep), beside what robots.txt says of the URL. The reading is [`crate::page`]'s; this is
 //! the JSON around it.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use axum::extract::State;
@@ -411,7 +412,7 @@ pub(super) async fn page_post(
     let meter = WorkMeter::new(state.limits.max_request_work);
     let check = check_one(
         &state,
-        &url,
+        Cow::Borrowed(&url),
         &agents,
         options,
         super::View::Full,

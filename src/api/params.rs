@@ -79,11 +79,12 @@ pub(super) fn view(pairs: &Pairs<'_>) -> Result<View, ApiError> {
 }
 
 /// The `url` query parameter, which every GET endpoint requires.
-pub(super) fn required_url<'q>(pairs: &'q Pairs<'_>) -> Result<&'q str, ApiError> {
+pub(super) fn required_url<'q>(pairs: &mut Pairs<'q>) -> Result<Cow<'q, str>, ApiError> {
+    // Taken rather than borrowed: a decoded URL is already a copy the check may keep.
     pairs
-        .iter()
+        .iter_mut()
         .find(|(k, _)| k == "url")
-        .map(|(_, v)| v.as_ref())
+        .map(|(_, v)| std::mem::take(v))
         .filter(|v| !v.is_empty())
         .ok_or(ApiError::Missing("url"))
 }

@@ -28,7 +28,7 @@ pub(super) async fn robots_get(
     State(state): State<AppState>,
     RawQuery(query): RawQuery,
 ) -> Result<JsonBody<RobotsResponse>, ApiError> {
-    let pairs = query_pairs(query.as_deref());
+    let mut pairs = query_pairs(query.as_deref());
     check_params(&pairs, &[("url", false), ("include", false)])?;
     let with_text = match pairs.iter().find(|(k, _)| k == "include") {
         None => false,
@@ -40,7 +40,7 @@ pub(super) async fn robots_get(
             });
         }
     };
-    let url = checked_url(&pairs, &state)?;
+    let url = checked_url(&mut pairs, &state)?;
     let report = state.checker.robots(&url).await?;
     let text = report
         .body
@@ -54,10 +54,10 @@ pub(super) async fn robots_get(
 }
 
 /// The `url` parameter, checked.
-fn checked_url(pairs: &Pairs<'_>, state: &AppState) -> Result<String, ApiError> {
+fn checked_url(pairs: &mut Pairs<'_>, state: &AppState) -> Result<String, ApiError> {
     let url = required_url(pairs)?;
-    check_url_length(url, &state.limits)?;
-    Ok(url.to_owned())
+    check_url_length(&url, &state.limits)?;
+    Ok(url.into_owned())
 }
 
 fn robots_response(report: checker::OriginReport) -> RobotsResponse {
@@ -97,9 +97,9 @@ pub(super) async fn robots_refresh(
     if state.api_tokens.is_none() {
         return Err(ApiError::RefreshNeedsTokens);
     }
-    let pairs = query_pairs(query.as_deref());
+    let mut pairs = query_pairs(query.as_deref());
     check_params(&pairs, &[("url", false)])?;
-    let url = checked_url(&pairs, &state)?;
+    let url = checked_url(&mut pairs, &state)?;
     let refreshed = state.checker.refresh(&url).await;
     match &refreshed {
         Ok(_) => state.metrics.observe_refresh(true),

@@ -11,6 +11,7 @@ pub mod shown;
 pub mod usage;
 pub mod work;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use robotsd_engine::{PercentDecoding, RobotsTxt};
@@ -18,7 +19,7 @@ use robotsd_engine::{PercentDecoding, RobotsTxt};
 use crate::cache::{Found, KeptBody, OriginCache, Snapshot};
 use crate::compute::{Compute, ComputeError, Stop};
 use crate::destination::{DestinationError, DestinationPolicy};
-use crate::origin::{Target, TargetError, parse_target};
+use crate::origin::{Target, TargetError, parse_target, parse_target_text};
 use crate::pace_policy::PaceConfig;
 use crate::pacing::{PaceView, Pacer};
 use crate::rsl::Licenses;
@@ -349,7 +350,9 @@ impl Checker {
         user_agents: &[S],
         options: CheckOptions,
     ) -> Result<Answer, CheckError> {
-        let answer = self.check_metered(url, user_agents, options, None).await?;
+        let answer = self
+            .check_metered(Cow::Borrowed(url), user_agents, options, None)
+            .await?;
         Ok(*answer)
     }
 
@@ -358,12 +361,12 @@ impl Checker {
     /// API moves it through a few layers of futures, each of which copied its 344 bytes.
     pub async fn check_metered<S: AsRef<str>>(
         &self,
-        url: &str,
+        url: Cow<'_, str>,
         user_agents: &[S],
         options: CheckOptions,
         meter: Option<&WorkMeter>,
     ) -> Result<Box<Answer>, CheckError> {
-        let mut target = parse_target(url)?;
+        let mut target = parse_target_text(url)?;
         // Agents are checked before anything is fetched: a bad `ua` costs the origin nothing.
         let agents = tokens(user_agents)?;
         // An origin the cache has an entry for is found by its key, a slice of the URL, and

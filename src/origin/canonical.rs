@@ -4,9 +4,17 @@
 //! [`crate::fast`], and lives here because turning a URL into an origin is this module's job:
 //! it uses the origin's types, and nothing above them.
 
+use std::borrow::Cow;
+
 use url::Host;
 
 use super::{Origin, Scheme, Target};
+
+/// [`parse_canonical_text`] of borrowed text, as the tests call it.
+#[cfg(test)]
+pub(crate) fn parse_canonical(input: &str) -> Option<Target> {
+    parse_canonical_text(Cow::Borrowed(input)).ok()
+}
 
 /// The fast path of [`parse_target`](crate::origin::parse_target): a URL already written the way the WHATWG parser would
 /// write it back (lower-case `http`/`https`, a lower-case ASCII host name or dotted-decimal IPv4
@@ -14,9 +22,31 @@ use super::{Origin, Scheme, Target};
 /// escapes, no dot segments), which is what crawlers nearly always send. For those, parsing only
 /// confirms the input, so this confirms it with one scan instead, for a third or less of the
 /// instructions; the fragment, if any, is dropped as the full path drops it. Anything it is not
-/// sure of is `None` and goes through the parser; the tests hold it to the parser's result on
+/// sure of is declined and goes through the parser; the tests hold it to the parser's result on
 /// arbitrary input.
-pub(crate) fn parse_canonical(input: &str) -> Option<Target> {
+///
+/// The target keeps `text` when it is owned (a URL decoded from a query is already a copy,
+/// which a check would otherwise allocate and copy once more); it comes back when the fast
+/// path declines it, for the parser.
+pub(crate) fn parse_canonical_text(text: Cow<'_, str>) -> Result<Target, Cow<'_, str>> {
+    match canonical_parts(&text) {
+        Some((parts, kept, key_len)) => {
+            let url = match text {
+                Cow::Owned(mut url) => {
+                    url.truncate(kept);
+                    url
+                }
+                Cow::Borrowed(input) => input[..kept].to_owned(),
+            };
+            Ok(Target::from_canonical(parts, url, key_len))
+        }
+        None => Err(text),
+    }
+}
+
+/// What the fast path confirms of `input`: its parts, the length kept (up to the fragment) and
+/// the key's length.
+fn canonical_parts(input: &str) -> Option<(CanonicalParts, usize, usize)> {
     let (scheme, rest) = if let Some(rest) = input.strip_prefix("https://") {
         (Scheme::Https, rest)
     } else {
@@ -34,9 +64,8 @@ pub(crate) fn parse_canonical(input: &str) -> Option<Target> {
     let host = canonical_host(host)?;
     let key_len = scheme.as_str().len() + 3 + authority_len;
     // Up to the fragment, which is dropped.
-    let input = &input[..key_len + canonical_path_and_query_len(&input[key_len..])?];
-    let parts = CanonicalParts { scheme, host, port };
-    Some(Target::from_canonical(parts, input.to_owned(), key_len))
+    let kept = key_len + canonical_path_and_query_len(&input[key_len..])?;
+    Some((CanonicalParts { scheme, host, port }, kept, key_len))
 }
 
 /// What builds the origin of a URL the fast path confirmed, with its key (`scheme://host[:port]`,
@@ -197,8 +226,14 @@ mod tests {
 
     fn assert_fast_path_agrees(input: &str) -> bool {
         let Some(fast) = parse_canonical(input) else {
+            // An owned copy is declined alike, and given back whole.
+            let declined = parse_canonical_text(Cow::Owned(input.to_owned())).err();
+            assert_eq!(declined.as_deref(), Some(input));
             return false;
         };
+        // An owned copy is kept, cut at its fragment: the same target.
+        let owned = parse_canonical_text(Cow::Owned(input.to_owned())).expect("taken borrowed");
+        assert_eq!((owned.url(), owned.path()), (fast.url(), fast.path()));
         let slow = parse_with_parser(input)
             .unwrap_or_else(|e| panic!("{input:?}: fast path took it, parser says {e}"));
         assert_eq!(fast.url(), slow.url(), "{input:?}");

@@ -14,7 +14,7 @@
 //! and inputs over [`MAX_URL_BYTES`] are refused, before parsing and again after
 //! percent-encoding.
 
-use std::borrow::Borrow;
+use std::borrow::{Borrow, Cow};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
@@ -358,11 +358,14 @@ impl Target {
 
 /// Parses a URL to check (SEMANTICS.md §2). See [`TargetError`] for what is refused.
 pub fn parse_target(input: &str) -> Result<Target, TargetError> {
+    parse_target_text(Cow::Borrowed(input))
+}
+
+/// [`parse_target`] of text the target may keep when it is already in the form it gives: a URL
+/// decoded from a query is an owned copy, which a check need not copy again.
+pub fn parse_target_text(input: Cow<'_, str>) -> Result<Target, TargetError> {
     check_len(input.len())?;
-    match canonical::parse_canonical(input) {
-        Some(target) => Ok(target),
-        None => parse_with_parser(input),
-    }
+    canonical::parse_canonical_text(input).or_else(|input| parse_with_parser(&input))
 }
 
 /// [`parse_target`] through the WHATWG parser alone: what the fast path is held to.
