@@ -32,78 +32,11 @@ use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
 use super::body::{BodyHold, Budgets, ConnectionBodies, declared_length, read_body, unread};
+use super::route_labels::RouteLabels;
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
 use crate::config::AccessLog;
-use crate::metrics::{Metrics, RouteSeries, UNMATCHED_ROUTE};
-
-/// The route label of a request path: the app's routes are all static paths, apart from one
-/// catch-all under a prefix (the API reference's assets). Built once per app, from the lists the
-/// router is built from.
-#[derive(Debug, Clone, Default)]
-pub struct RouteLabels {
-    /// Paths served as they are, each with whether it is behind the concurrency and time limits
-    /// (the API), and its metric series.
-    exact: Vec<(Box<str>, bool, RouteSeries)>,
-    /// `(prefix, template)`: any path under `prefix` is labelled `template`.
-    prefixed: Vec<(Box<str>, Box<str>)>,
-}
-
-impl RouteLabels {
-    /// No routes: every path is [`UNMATCHED_ROUTE`].
-    pub fn new() -> RouteLabels {
-        RouteLabels::default()
-    }
-
-    /// Adds paths served as they are; `guarded` puts them behind the request limits.
-    pub fn exact<S: AsRef<str>>(
-        mut self,
-        paths: impl IntoIterator<Item = S>,
-        guarded: bool,
-    ) -> Self {
-        self.exact.extend(
-            paths
-                .into_iter()
-                .map(|p| (p.as_ref().into(), guarded, RouteSeries::default())),
-        );
-        self
-    }
-
-    /// Labels every path under `prefix` as `template` (a catch-all route).
-    pub fn prefixed(mut self, prefix: &str, template: &str) -> Self {
-        self.prefixed.push((prefix.into(), template.into()));
-        self
-    }
-
-    /// The paths served as they are.
-    #[cfg(test)]
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.exact.iter().map(|(path, _, _)| &**path)
-    }
-
-    /// The label of `path`, [`UNMATCHED_ROUTE`] for paths the app does not serve; never the path
-    /// itself unless it is one of the app's routes.
-    #[cfg(test)]
-    pub fn label(&self, path: &str) -> &str {
-        self.route(path).0
-    }
-
-    /// The label, whether the route is guarded, and its series when it is one of the exact
-    /// routes.
-    fn route(&self, path: &str) -> (&str, bool, Option<&RouteSeries>) {
-        if let Some((route, guarded, series)) =
-            self.exact.iter().find(|(route, _, _)| **route == *path)
-        {
-            return (route, *guarded, Some(series));
-        }
-        let template = self
-            .prefixed
-            .iter()
-            .find(|(prefix, _)| path.starts_with(&**prefix))
-            .map_or(UNMATCHED_ROUTE, |(_, template)| template);
-        (template, false, None)
-    }
-}
+use crate::metrics::{Metrics, RouteSeries};
 
 /// The limits applied to the guarded routes.
 #[derive(Debug, Clone)]
@@ -338,23 +271,25 @@ where
             return (ApiError::Unauthorized.into_response(), None);
         }
     }
-    let max_body_bytes = if request.uri().path() == crate::api::PAGE_PATH {
-        guard.max_page_bytes
-    } else {
-        guard.max_body_bytes
-    };
-    let too_large = ApiError::BodyTooLarge {
-        max: max_body_bytes,
-    };
-    let version = request.version();
-    if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
-        return (unread(too_large, version), None);
-    }
     // Held until the request is answered: the body's bytes live that long.
     let mut held = BodyHold::default();
+    // A body hyper knows to be empty (no length, or a length of 0) has nothing to limit or
+    // read, and a check has none: its `Content-Length` is not looked up.
     let (request, counted_from) = if request.body().is_end_stream() {
         (request, started)
     } else {
+        let max_body_bytes = if request.uri().path() == crate::api::PAGE_PATH {
+            guard.max_page_bytes
+        } else {
+            guard.max_body_bytes
+        };
+        let version = request.version();
+        if declared_length(&request).is_some_and(|length| length > max_body_bytes as u64) {
+            let too_large = ApiError::BodyTooLarge {
+                max: max_body_bytes,
+            };
+            return (unread(too_large, version), None);
+        }
         let connection = request.extensions().get::<ConnectionBodies>().cloned();
         let budgets = Budgets {
             server: &guard.body_budget,
@@ -449,6 +384,7 @@ fn observe(shared: &Shared, answered: &Answered<'_>, elapsed: Duration) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::UNMATCHED_ROUTE;
     use axum::Router;
     use axum::body::Body;
     use axum::http::StatusCode;

@@ -12,6 +12,7 @@ mod edge;
 mod head_errors;
 pub mod listener;
 mod request_id;
+mod route_labels;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -40,8 +41,9 @@ use crate::pacing::{PaceKey, Pacer};
 use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
 use crate::tdmrep::{TdmRep, TdmRepFiles};
-use edge::{EdgeLayer, Guard, RouteLabels};
+use edge::{EdgeLayer, Guard};
 use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
+use route_labels::RouteLabels;
 
 /// Why the service could not start or stopped.
 #[derive(Debug, thiserror::Error)]
