@@ -96,7 +96,12 @@ pub fn product_token(ua: &str) -> Result<&str, UserAgentError> {
     if ua.bytes().any(|b| (b < 0x20 && b != b'\t') || b == 0x7f) {
         return Err(UserAgentError::ControlCharacter);
     }
-    let value = ua.trim();
+    // `trim` decodes a character at each end to know it is no space; a value that starts and
+    // ends with a printable ASCII byte, as nearly all do, has none to trim.
+    let value = match (ua.as_bytes().first(), ua.as_bytes().last()) {
+        (Some(first), Some(last)) if first.is_ascii_graphic() && last.is_ascii_graphic() => ua,
+        _ => ua.trim(),
+    };
     if value.is_empty() {
         return Err(UserAgentError::Empty);
     }
