@@ -4,6 +4,7 @@
 
 mod batch_answer;
 mod batch_body;
+mod check_query;
 mod cost;
 mod evaluate;
 mod json;
@@ -40,10 +41,11 @@ use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use batch_answer::BatchWriter;
+use check_query::CheckQuery;
 use cost::check_agents;
 use json::JsonBody;
 pub use page::PAGE_PATH;
-use params::{View, check_params, query_pairs, required_url, view};
+use params::{View, check_params, query_pairs, view};
 use problem::{ApiError, BodyProblems, EdgeProblems, Problem};
 use types::*;
 
@@ -282,30 +284,13 @@ async fn check_answer(
     query: Option<&str>,
 ) -> Result<(Response, Option<CacheResult>), ApiError> {
     let mut pairs = query_pairs(query);
-    check_params(
-        &pairs,
-        &[
-            ("url", false),
-            ("ua", true),
-            ("view", false),
-            ("percent_decoding", false),
-            ("pace", false),
-            ("record", false),
-        ],
-    )?;
-    let view = view(&pairs)?;
-    let options = CheckOptions {
-        decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
-        pace: pace::pace_param(&pairs)?,
-        licenses: view == View::Full,
-    };
-    let record = params::flag(&pairs, "record")?;
-    let url = required_url(&mut pairs)?;
-    let agents: smallvec::SmallVec<[&str; 2]> = pairs
-        .iter()
-        .filter(|(k, _)| k == "ua")
-        .map(|(_, v)| v.as_ref())
-        .collect();
+    let CheckQuery {
+        url,
+        agents,
+        view,
+        options,
+        record,
+    } = CheckQuery::read(&mut pairs, state.checker.percent_decoding())?;
     let answer = check_one(state, url, &agents, options, view, None).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
