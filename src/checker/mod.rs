@@ -137,6 +137,11 @@ fn answer_from(
     }
 }
 
+/// The rest of a check that waits on something (a fetch slot, a license document, a hand-off
+/// to the compute threads), boxed: the check's own future is moved about and stays small.
+type Completing<'a> =
+    std::pin::Pin<Box<dyn Future<Output = Result<Box<Answer>, CheckError>> + Send + 'a>>;
+
 /// A check's match: made already, or to be made off the async workers.
 enum Matched {
     /// The answer, matched where it was asked.
@@ -384,7 +389,7 @@ impl Checker {
         };
         // Only boxed futures are awaited here, and the snapshot and the answer are out of scope
         // by the second await: a cached check's future stays small, since it is moved around.
-        let completing = {
+        let completing: Completing<'_> = {
             let snapshot = match found {
                 Found::Now(snapshot) => snapshot,
                 Found::Later(wait) => wait.await,
@@ -396,19 +401,38 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            let matched = match sized(&self.compute, &snapshot, agents.len(), meter)? {
+            match sized(&self.compute, &snapshot, agents.len(), meter)? {
                 Some(ruling) => {
                     let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
-                    if licensed.is_none() && lane.is_none() {
-                        return Ok(Box::new(answer));
+                    match (licensed, lane) {
+                        (None, None) => return Ok(Box::new(answer)),
+                        // `pace=true` alone, the usual paced check: the answer is boxed once
+                        // and only the reservation waited on, not the whole completion, whose
+                        // future holds the answer and the license step besides.
+                        (None, Some(lane)) => {
+                            let paced: Completing<'_> = Box::pin(self.paced(answer, lane));
+                            paced
+                        }
+                        (licensed, lane) => {
+                            Box::pin(self.finish(Matched::Now(answer), licensed, lane))
+                        }
                     }
-                    Matched::Now(answer)
                 }
-                None => Matched::Off(snapshot, target, agents, options.decoding),
-            };
-            Box::pin(self.finish(matched, licensed, lane))
+                None => Box::pin(self.finish(
+                    Matched::Off(snapshot, target, agents, options.decoding),
+                    licensed,
+                    lane,
+                )),
+            }
         };
         completing.await
+    }
+
+    /// `answer` with its fetch slot reserved in `lane`.
+    async fn paced(&self, answer: Answer, lane: String) -> Result<Box<Answer>, CheckError> {
+        let mut answer = Box::new(answer);
+        self.pace(&mut answer, lane).await;
+        Ok(answer)
     }
 
     /// A check's answer, matched on the compute threads if it was not yet, with its license

@@ -37,8 +37,8 @@ pub fn pairs(query: &str) -> impl Iterator<Item = (Cow<'_, str>, Cow<'_, str>)> 
     })
 }
 
-/// A part with its `+` and percent escapes decoded, into a buffer of the part's length (decoding
-/// only shortens it) written by index. The plain bytes after each escape are copied eight at a
+/// A part with its `+` and percent escapes decoded, into a copy of the part (decoding only
+/// shortens it) written over by index. The plain bytes after each escape are copied eight at a
 /// time, as far as the first `%` or `+` among them: a URL's runs between escapes are a few bytes
 /// each, too short for a copy call's set-up, and a byte at a time cost about 16 instructions a
 /// byte.
@@ -47,8 +47,9 @@ fn decode(part: &str) -> Cow<'_, str> {
     let Some(first) = bytes.iter().position(|b| *b == b'%' || *b == b'+') else {
         return Cow::Borrowed(part);
     };
-    let mut out = vec![0; bytes.len()];
-    out[..first].copy_from_slice(&bytes[..first]);
+    // A copy of the part to overwrite, rather than zeroes and a copy of the run before the
+    // first escape: one call for both.
+    let mut out = bytes.to_vec();
     let (mut read, mut written) = (first, first);
     while read < bytes.len() {
         let (byte, step) = match bytes[read] {
