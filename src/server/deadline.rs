@@ -6,7 +6,7 @@
 //! the work once first and builds the timer only when the work has to wait.
 
 use std::future::{Future, poll_fn};
-use std::pin::pin;
+use std::pin::Pin;
 use std::task::Poll;
 
 use tokio::time::Instant;
@@ -14,12 +14,13 @@ use tokio::time::error::Elapsed;
 
 /// `work`'s output, or [`Elapsed`] once `deadline` passes while it waits (never without one).
 /// Work that is ready in its first poll is never timed, whatever the deadline: it took no time
-/// to wait on.
+/// to wait on. The work is pinned by the caller, where it was made: taken by value, it would be
+/// moved into this future and held twice in the caller's (a request's future is kilobytes,
+/// and hyper copies it).
 pub(super) async fn within<F: Future>(
     deadline: Option<Instant>,
-    work: F,
+    mut work: Pin<&mut F>,
 ) -> Result<F::Output, Elapsed> {
-    let mut work = pin!(work);
     // The first poll registers this task's waker with whatever the work waits on, as the timed
     // polls below would; a wake-up before the timer exists is not lost, it polls again there.
     if let Poll::Ready(output) = poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await {
@@ -35,12 +36,14 @@ pub(super) async fn within<F: Future>(
 mod tests {
     use std::time::Duration;
 
+    use std::pin::pin;
+
     use super::*;
 
     #[tokio::test(start_paused = true)]
     async fn ready_work_is_answered_even_past_its_deadline() {
         let past = Instant::now() - Duration::from_secs(1);
-        assert_eq!(within(Some(past), async { 7 }).await, Ok(7));
+        assert_eq!(within(Some(past), pin!(async { 7 })).await, Ok(7));
     }
 
     #[tokio::test(start_paused = true)]
@@ -48,8 +51,8 @@ mod tests {
         let started = Instant::now();
         let deadline = started + Duration::from_secs(2);
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let slow = within(Some(deadline), tokio::time::sleep(Duration::from_secs(10)));
-        assert!(slow.await.is_err());
+        let slow = pin!(tokio::time::sleep(Duration::from_secs(10)));
+        assert!(within(Some(deadline), slow).await.is_err());
         assert_eq!(started.elapsed(), Duration::from_secs(2));
     }
 
@@ -60,17 +63,18 @@ mod tests {
             tokio::time::sleep(Duration::from_secs(1)).await;
             "done"
         };
-        assert_eq!(within(Some(deadline), work).await, Ok("done"));
+        assert_eq!(within(Some(deadline), pin!(work)).await, Ok("done"));
         // Without a deadline it waits as long as the work takes.
         let long = tokio::time::sleep(Duration::from_secs(3600));
-        assert_eq!(within(None, long).await, Ok(()));
+        assert_eq!(within(None, pin!(long)).await, Ok(()));
     }
 
     #[tokio::test]
     async fn work_woken_by_another_task_is_answered() {
         // Pending at its first poll, then woken by another task: the timed polls see it.
         let (tell, told) = tokio::sync::oneshot::channel();
-        let waiting = tokio::spawn(within(Some(Instant::now() + Duration::from_secs(30)), told));
+        let deadline = Some(Instant::now() + Duration::from_secs(30));
+        let waiting = tokio::spawn(async move { within(deadline, pin!(told)).await });
         tokio::task::yield_now().await;
         tell.send(5).unwrap();
         let answered = tokio::time::timeout(Duration::from_secs(10), waiting).await;

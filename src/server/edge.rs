@@ -325,7 +325,8 @@ where
     };
     // A limit too far ahead to add to an instant (a flag in years) is none.
     let deadline = counted_from.checked_add(guard.time_limit);
-    match super::deadline::within(deadline, serve(request)).await {
+    let serving = std::pin::pin!(serve(request));
+    match super::deadline::within(deadline, serving).await {
         Ok(answered) => answered,
         Err(_) => {
             let problem = ApiError::Timeout(guard.time_limit.as_secs().max(1));
