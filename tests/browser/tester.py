@@ -189,9 +189,12 @@ def check_page_and_headers(page, base, watch):
 
 def check_live(page, site):
     # The agent and URL fields re-run the page as one types (after a pause); the site field
-    # does not, so it is filled last and the click makes the one fetch.
+    # does not, so it is filled last and the click makes the one fetch. The re-run the typing
+    # asked for is waited out first (without a site it only asks for one): on a slow machine
+    # it could otherwise fire between the site's fill and the click, and fetch first.
     page.get_by_label("User agent").fill("Mozilla/5.0 (compatible; ShopBot/2.1; +https://shop.example/bot)")
     page.get_by_label("URLs or paths to test, one per line").fill("/private/report\n/private/press/1\n/")
+    expect(page.locator("#site-error")).to_contain_text("Enter the URL of a site")
     page.get_by_label("Site URL").fill(site + "/")
     page.get_by_role("button", name="Fetch and check").click()
     verdict = page.locator("#verdict")
