@@ -28,7 +28,9 @@
 /// +https://…`) stays one agent. Parts are trimmed; empty ones are dropped.
 pub fn agents_in(ua: &str) -> impl Iterator<Item = &str> {
     // A control character keeps the value whole, so that it is refused as a whole.
-    let is_list = ua.contains(',')
+    // Commas are looked for as bytes: a `char` pattern sets up a searcher, which costs more
+    // than a name's few bytes.
+    let is_list = ua.as_bytes().contains(&b',')
         && !ua.bytes().any(|b| b < 0x20 || b == 0x7f)
         && !ua.contains(['(', ')'])
         && ua
@@ -57,7 +59,7 @@ pub const MAX_AGENT_NAMES: usize = MAX_USER_AGENT_BYTES / 2;
 /// How many names `ua` lists, as [`agents_in`] splits it.
 pub fn names_in(ua: &str) -> usize {
     // A value without a comma is one name (refused later if empty): the common case, one scan.
-    if !ua.contains(',') {
+    if !ua.as_bytes().contains(&b',') {
         return 1;
     }
     agents_in(ua).count()

@@ -165,7 +165,10 @@ impl Origin {
         // and a bracketed IPv6 host contains colons only inside its brackets.
         let rest = &self.0.key[self.0.scheme.as_str().len() + 3..];
         match self.0.port {
-            Some(_) => rest.rsplit_once(':').map_or(rest, |(host, _)| host),
+            Some(_) => rest
+                .bytes()
+                .rposition(|b| b == b':')
+                .map_or(rest, |colon| &rest[..colon]),
             None => rest,
         }
     }
