@@ -32,6 +32,7 @@ use tokio::sync::Semaphore;
 use tower::{Layer, Service, ServiceExt as _};
 
 use super::body::{BodyHold, Budgets, ConnectionBodies, declared_length, read_body, unread};
+use super::in_flight::InFlight;
 use super::route_labels::RouteLabels;
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
@@ -41,8 +42,8 @@ use crate::metrics::{Metrics, RouteSeries};
 /// The limits applied to the guarded routes.
 #[derive(Debug, Clone)]
 pub struct Guard {
-    /// One permit per request in flight; none left means shed.
-    pub permits: Arc<Semaphore>,
+    /// One place per request in flight; none left means shed.
+    pub permits: Arc<InFlight>,
     /// Past this, the request is answered 504.
     pub time_limit: Duration,
     /// A request declaring a larger body (`Content-Length`) is answered 413 at once, before any
@@ -317,7 +318,7 @@ where
             }
         }
     };
-    let Ok(_permit) = guard.permits.try_acquire() else {
+    let Some(_place) = guard.permits.try_take() else {
         return (
             ApiError::Overloaded { retry_after: 1 }.into_response(),
             None,
@@ -423,7 +424,7 @@ mod tests {
             metrics.clone(),
             routes(),
             Guard {
-                permits: Arc::new(Semaphore::new(permits)),
+                permits: Arc::new(InFlight::new(permits)),
                 time_limit,
                 max_body_bytes: 1024,
                 max_page_bytes: 4096,

@@ -10,6 +10,7 @@ mod connection;
 mod deadline;
 mod edge;
 mod head_errors;
+mod in_flight;
 pub mod listener;
 mod request_id;
 mod route_labels;
@@ -42,6 +43,7 @@ use crate::rsl::{LicenseCache, Licenses};
 use crate::store::{RedisStore, Store};
 use crate::tdmrep::{TdmRep, TdmRepFiles};
 use edge::{EdgeLayer, Guard};
+use in_flight::InFlight;
 use listener::{ADMIN_MAX_CONNECTIONS, ListenerConfig};
 use route_labels::RouteLabels;
 
@@ -290,7 +292,7 @@ impl<S: Routes> App for edge::Edge<S> {
 pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
     let limits = &state.limits;
     let guard = Guard {
-        permits: Arc::new(Semaphore::new(limits.concurrency_limit)),
+        permits: Arc::new(InFlight::new(limits.concurrency_limit)),
         time_limit: limits.request_timeout,
         max_body_bytes: limits.max_body_bytes,
         max_page_bytes: limits.max_page_bytes,
@@ -314,7 +316,7 @@ pub fn app(state: AppState, with_admin: bool) -> impl App + use<> {
 pub fn admin_app(state: AppState) -> impl App + use<> {
     // Nothing is guarded here, so the guard is never used.
     let guard = Guard {
-        permits: Arc::new(Semaphore::new(0)),
+        permits: Arc::new(InFlight::new(0)),
         time_limit: state.limits.request_timeout,
         max_body_bytes: state.limits.max_body_bytes,
         max_page_bytes: state.limits.max_page_bytes,
