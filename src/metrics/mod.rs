@@ -241,7 +241,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 38] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 39] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -273,6 +273,7 @@ impl Metrics {
             Box::new(tdmrep.held.clone()),
             Box::new(tdmrep.weight.clone()),
             Box::new(pacing.reservations.clone()),
+            Box::new(pacing.known_deferrals.clone()),
             Box::new(pacing.wait.clone()),
             Box::new(pacing.reports.clone()),
             Box::new(pacing.slowed.clone()),

@@ -8,6 +8,7 @@ use crate::pacing::{PaceEvent, Pacer, Scope, SignalKind};
 
 pub(super) struct PaceMetrics {
     pub(super) reservations: IntCounterVec,
+    pub(super) known_deferrals: IntCounter,
     pub(super) wait: Histogram,
     pub(super) reports: IntCounterVec,
     pub(super) slowed: IntGauge,
@@ -31,6 +32,14 @@ impl PaceMetrics {
                  store; local: this replica alone, without a store or while it is down).",
             ),
             &["outcome", "scope"],
+        )
+        .expect("valid metric");
+        let known_deferrals = IntCounter::new(
+            "robotsd_pace_deferrals_known_total",
+            "Deferrals answered from what the shared store last said of the lane, without a \
+             store call: its slots were further ahead than --max-pace-wait then, and they only \
+             move later (counted in robotsd_pace_reservations_total{outcome=\"deferred\",\
+             scope=\"fleet\"} too).",
         )
         .expect("valid metric");
         // 10 ms to ~82 s doubling: slots are a crawl-delay apart, and at most a minute ahead
@@ -89,6 +98,7 @@ impl PaceMetrics {
         let report_series = SignalKind::ALL.map(|kind| reports.with_label_values(&[kind.as_str()]));
         PaceMetrics {
             reservations,
+            known_deferrals,
             wait,
             reports,
             slowed,
@@ -111,7 +121,12 @@ impl PaceMetrics {
                 self.reservation_series[scope_index(scope)][1].inc();
                 self.wait.observe(wait.as_secs_f64());
             }
-            PaceEvent::Deferred { scope } => self.reservation_series[scope_index(scope)][0].inc(),
+            PaceEvent::Deferred { scope, known } => {
+                self.reservation_series[scope_index(scope)][0].inc();
+                if known {
+                    self.known_deferrals.inc();
+                }
+            }
             PaceEvent::Reported(kind) => {
                 if let Some(i) = SignalKind::ALL.iter().position(|k| *k == kind) {
                     self.report_series[i].inc();

@@ -18,6 +18,9 @@
 
 use std::time::Duration;
 
+mod fleet_view;
+pub use fleet_view::FleetView;
+
 /// A slowdown of ×1, in thousandths (the factor is kept as an integer so that Lua's doubles and
 /// Rust agree exactly).
 pub const UNSLOWED: u64 = 1000;
@@ -256,6 +259,9 @@ pub struct SlotGrant {
     pub slowdown: u64,
     /// The `Retry-After` in force, if any (zero: none).
     pub blocked_until: u64,
+    /// The last slot kept after the reservation (and after any that shared its call on the
+    /// store): what a [`FleetView`] starts from.
+    pub last_slot: u64,
 }
 
 /// What the site answered a worker for one page.
@@ -337,6 +343,7 @@ impl PaceState {
             } else {
                 0
             },
+            last_slot: self.last_slot,
         }
     }
 

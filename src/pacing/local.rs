@@ -1,20 +1,40 @@
 //! The pacing state this replica keeps itself: the whole story without a shared store, the
-//! fallback while the store is down, and this replica's view of the fleet's state otherwise.
+//! fallback while the store is down, and this replica's view of the fleet's state otherwise:
+//! its last slot, and what the store last answered about the lane ([`FleetView`]).
 //! Bounded in bytes like the cache, and forgotten once it can no longer matter
 //! ([`crate::pace_policy::PaceConfig::keep`]).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::pace_policy::PaceState;
+use crate::pace_policy::{FleetView, PaceState, SlotGrant, SlotRequest};
 
-/// Bytes an entry costs beyond its key: the state, the lock, the `Arc` and moka's bookkeeping.
-const ENTRY_OVERHEAD: u32 = 160;
+/// Bytes an entry costs beyond its key: the state and the view, the lock, the `Arc` and moka's
+/// bookkeeping.
+const ENTRY_OVERHEAD: u32 = 200;
+
+/// What this replica holds of a lane.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Held {
+    /// The state it paces by alone, which follows the fleet's slots while the store is up.
+    pub(super) state: PaceState,
+    /// What the store last answered about the lane, if it has.
+    pub(super) fleet: Option<FleetView>,
+}
+
+impl Held {
+    /// Keeps `view` unless the one held was read later on the store.
+    pub(super) fn see(&mut self, view: FleetView) {
+        if self.fleet.is_none_or(|held| view.newer_than(&held)) {
+            self.fleet = Some(view);
+        }
+    }
+}
 
 /// Origin → pacing state, bounded.
 #[derive(Clone)]
 pub(super) struct LocalPaces {
-    states: moka::sync::Cache<String, Arc<Mutex<PaceState>>>,
+    states: moka::sync::Cache<String, Arc<Mutex<Held>>>,
 }
 
 impl LocalPaces {
@@ -34,28 +54,41 @@ impl LocalPaces {
         }
     }
 
-    /// Runs `change` on the origin's state, made fresh when none is held.
-    pub(super) fn with<T>(&self, origin: &str, change: impl FnOnce(&mut PaceState) -> T) -> T {
+    /// Runs `change` on what is held of the origin, made fresh when nothing is.
+    pub(super) fn with<T>(&self, origin: &str, change: impl FnOnce(&mut Held) -> T) -> T {
         let entry = self
             .states
             .entry_by_ref(origin)
-            .or_insert_with(|| Arc::new(Mutex::new(PaceState::default())));
-        let mut state = entry.value().lock().unwrap_or_else(|p| p.into_inner());
-        change(&mut state)
+            .or_insert_with(|| Arc::new(Mutex::new(Held::default())));
+        let mut held = entry.value().lock().unwrap_or_else(|p| p.into_inner());
+        change(&mut held)
     }
 
     /// The origin's state, if one is held.
     pub(super) fn get(&self, origin: &str) -> Option<PaceState> {
         self.states
             .get(origin)
-            .map(|state| *state.lock().unwrap_or_else(|p| p.into_inner()))
+            .map(|held| held.lock().unwrap_or_else(|p| p.into_inner()).state)
+    }
+
+    /// The deferral the fleet's store would answer `request` at `now`, when this replica's
+    /// view of the lane shows it ([`FleetView::deferral`]); nothing is made for a lane not held.
+    pub(super) fn known_deferral(
+        &self,
+        origin: &str,
+        now: u64,
+        request: SlotRequest,
+    ) -> Option<SlotGrant> {
+        let held = self.states.get(origin)?;
+        let view = held.lock().unwrap_or_else(|p| p.into_inner()).fleet?;
+        view.deferral(now, request)
     }
 
     /// How many held states `pred` is true of.
     pub(super) fn count(&self, pred: impl Fn(&PaceState) -> bool) -> usize {
         self.states
             .iter()
-            .filter(|(_, state)| pred(&state.lock().unwrap_or_else(|p| p.into_inner())))
+            .filter(|(_, held)| pred(&held.lock().unwrap_or_else(|p| p.into_inner()).state))
             .count()
     }
 
@@ -72,12 +105,12 @@ mod tests {
 
     #[test]
     fn the_table_is_bounded_in_bytes() {
-        // Keys of 28 bytes: 100 entries are 18,800 bytes.
+        // Keys of 28 bytes: 100 entries are 22,800 bytes.
         let capacity = 100 * u64::from(ENTRY_OVERHEAD + 28);
         let table = LocalPaces::new(capacity, Duration::from_secs(60));
         for i in 0..10_000 {
-            table.with(&format!("https://origin-{i:05}.example"), |state| {
-                state.last_slot = 1;
+            table.with(&format!("https://origin-{i:05}.example"), |held| {
+                held.state.last_slot = 1;
             });
         }
         let (entries, bytes) = table.usage();
@@ -88,7 +121,7 @@ mod tests {
     #[test]
     fn a_state_is_kept_between_uses() {
         let table = LocalPaces::new(1 << 20, Duration::from_secs(60));
-        table.with("https://example.com", |state| state.last_slot = 42);
+        table.with("https://example.com", |held| held.state.last_slot = 42);
         assert_eq!(table.get("https://example.com").unwrap().last_slot, 42);
         assert_eq!(table.count(|state| state.last_slot == 42), 1);
         assert!(table.get("https://other.example").is_none());

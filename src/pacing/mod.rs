@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{
-    FleetShare, PaceConfig, PaceState, Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
+    FleetShare, FleetView, PaceConfig, PaceState, Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
 };
 use crate::store::{PaceReading, Store};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
@@ -132,6 +132,8 @@ pub enum PaceEvent {
     Deferred {
         /// Where.
         scope: Scope,
+        /// Known from this replica's view of the fleet's state, without a store call.
+        known: bool,
     },
     /// A worker reported what the site answered.
     Reported(SignalKind),
@@ -268,29 +270,12 @@ impl Pacer {
             max_wait_ms: millis(self.config.max_wait),
             guard_ms: millis(self.config.guard),
         };
-        let shared = match &self.store {
-            Some(store) => store.reserve(lane, request, self.config.keep()).await.ok(),
-            None => None,
-        };
-        let (grant, scope) = match shared {
-            Some(grant) => {
-                // This replica's view follows the fleet's, so that a fallback to local pacing
-                // starts from the last slot it handed out.
-                if grant.reserved {
-                    self.local.with(lane, |state| {
-                        state.last_slot = state.last_slot.max(grant.at)
-                    });
-                }
-                (grant, Scope::Fleet)
-            }
-            None => {
-                let now = self.now_ms();
-                let share = self.share;
-                let grant = self
-                    .local
-                    .with(lane, |state| state.reserve_share(now, request, share));
-                (grant, Scope::Local)
-            }
+        let (grant, scope, known) = match &self.store {
+            Some(store) => match self.reserve_in_fleet(store, lane, request).await {
+                Some((grant, known)) => (grant, Scope::Fleet, known),
+                None => (self.reserve_alone(lane, request), Scope::Local, false),
+            },
+            None => (self.reserve_alone(lane, request), Scope::Local, false),
         };
         let pace = pace(
             owned,
@@ -305,9 +290,47 @@ impl Pacer {
                 wait: pace.wait,
             }
         } else {
-            PaceEvent::Deferred { scope }
+            PaceEvent::Deferred { scope, known }
         });
         pace
+    }
+
+    /// A slot of `lane` from the fleet's store, with `true` when its deferral was known from
+    /// this replica's view of the lane, without a call; `None` when the store did not answer.
+    async fn reserve_in_fleet(
+        &self,
+        store: &Store,
+        lane: &str,
+        request: SlotRequest,
+    ) -> Option<(SlotGrant, bool)> {
+        let sent = self.now_ms();
+        // A store that is down decides nothing, and its last answer is no reason to say so.
+        if let Some(deferral) = self.local.known_deferral(lane, sent, request)
+            && store.is_up()
+        {
+            return Some((deferral, true));
+        }
+        let grant = store
+            .reserve(lane, request, self.config.keep())
+            .await
+            .ok()?;
+        self.local.with(lane, |held| {
+            // This replica's own state follows the fleet's, so that a fallback to local
+            // pacing starts from the last slot it handed out.
+            if grant.reserved {
+                held.state.last_slot = held.state.last_slot.max(grant.at);
+            }
+            held.see(FleetView::new(&grant, sent));
+        });
+        Some((grant, false))
+    }
+
+    /// A slot of `lane` decided by this replica alone, as its share of the fleet.
+    fn reserve_alone(&self, lane: &str, request: SlotRequest) -> SlotGrant {
+        let now = self.now_ms();
+        let share = self.share;
+        self.local
+            .with(lane, |held| held.state.reserve_share(now, request, share))
     }
 
     /// Takes in what `origin` answered a worker, into its `lane`: the lane's state after it, or
@@ -346,7 +369,8 @@ impl Pacer {
         };
         let view = match shared {
             Some(Some(reading)) => {
-                self.local.with(lane, |state| {
+                self.local.with(lane, |held| {
+                    let state = &mut held.state;
                     state.slowdown = reading.state.slowdown;
                     state.slowdown_at = reading.state.slowdown_at;
                     state.blocked_until = state.blocked_until.max(reading.state.blocked_until);
@@ -356,9 +380,9 @@ impl Pacer {
             Some(None) => None,
             None if checked_here || self.local.get(lane).is_some() => {
                 let now = self.now_ms();
-                let state = self.local.with(lane, |state| {
-                    state.signal(now, signal);
-                    *state
+                let state = self.local.with(lane, |held| {
+                    held.state.signal(now, signal);
+                    held.state
                 });
                 Some(view(lane, PaceReading { state, now }, Scope::Local))
             }

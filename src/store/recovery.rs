@@ -145,6 +145,7 @@ mod tests {
                 interval_ms: 0,
                 slowdown: 1000,
                 blocked_until: 0,
+                last_slot: 0,
             })
         }
         fn signal<'a>(

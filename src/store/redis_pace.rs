@@ -41,7 +41,7 @@ end
 /// ARGV: keep (ms), then for each reservation, in turn: interval, largest interval, longest
 /// wait and guard band (ms). Each reservation is [`PaceState::reserve`] after the ones before
 /// it, at one `now`: the reservations of one lane that arrive together share the call. Returns
-/// `{reserved, at, interval}` for each, then `{now, slowdown, blocked_until}`.
+/// `{reserved, at, interval}` for each, then `{now, slowdown, blocked_until, last}`.
 const RESERVE: &str = r"
 local slow = slowdown_at(now)
 local out = {}
@@ -73,6 +73,7 @@ if blocked <= now then blocked = 0 end
 out[#out + 1] = now
 out[#out + 1] = slow
 out[#out + 1] = blocked
+out[#out + 1] = last
 return out
 ";
 
@@ -169,7 +170,7 @@ pub(super) fn reserve(
 
 /// The slots a [`reserve`] call for `count` requests grants, in their order.
 pub(super) fn granted(reply: Vec<i64>, count: usize) -> Result<Vec<SlotGrant>, StoreError> {
-    if reply.len() != count * 3 + 3 {
+    if reply.len() != count * 3 + 4 {
         return Err(StoreError::Failed(format!(
             "pacing script returned {} values for {count} reservations",
             reply.len()
@@ -177,7 +178,7 @@ pub(super) fn granted(reply: Vec<i64>, count: usize) -> Result<Vec<SlotGrant>, S
     }
     let values: Vec<u64> = reply.into_iter().map(count_of).collect();
     let (slots, shared) = values.split_at(count * 3);
-    let (now, slowdown, blocked_until) = (shared[0], shared[1], shared[2]);
+    let (now, slowdown, blocked_until, last_slot) = (shared[0], shared[1], shared[2], shared[3]);
     Ok(slots
         .chunks_exact(3)
         .map(|slot| SlotGrant {
@@ -187,6 +188,7 @@ pub(super) fn granted(reply: Vec<i64>, count: usize) -> Result<Vec<SlotGrant>, S
             interval_ms: slot[2],
             slowdown,
             blocked_until,
+            last_slot,
         })
         .collect())
 }

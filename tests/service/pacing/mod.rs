@@ -16,6 +16,7 @@ use crate::redis_server::{RedisCluster, RedisServer};
 use crate::support::{Robotsd, json_of, post_value};
 
 mod alone;
+mod known_deferrals;
 mod lanes_and_reports;
 mod slowing;
 
@@ -104,6 +105,27 @@ async fn reserve(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Valu
     };
     assert_eq!(pace["next"], next, "{pace}");
     pace
+}
+
+/// Script calls Redis has run (the pacing scripts and the record's).
+async fn script_calls(redis: &RedisServer) -> u64 {
+    let mut connection = redis.connection().await.unwrap();
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    info.lines()
+        .filter(|line| line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:"))
+        .filter_map(|line| {
+            line.split("calls=")
+                .nth(1)?
+                .split(',')
+                .next()?
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
 }
 
 pub(crate) fn millis_since_epoch(rfc3339: &Value) -> u128 {
@@ -422,22 +444,6 @@ async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() 
         tls: None,
     })
     .unwrap();
-    let mut connection = redis.connection().await.unwrap();
-    let script_calls = |info: String| {
-        info.lines()
-            .filter(|line| {
-                line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:")
-            })
-            .filter_map(|line| {
-                line.split("calls=")
-                    .nth(1)?
-                    .split(',')
-                    .next()?
-                    .parse::<u64>()
-                    .ok()
-            })
-            .sum::<u64>()
-    };
     let request = SlotRequest {
         interval_ms: 50,
         max_interval_ms: 60_000,
@@ -445,21 +451,12 @@ async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() 
         guard_ms: 10,
     };
     let keep = Duration::from_secs(600);
-    let before: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
+    let before = script_calls(&redis).await;
     let grants = futures_util::future::join_all(
         (0..300).map(|_| store.reserve("http://together.test", request, keep)),
     )
     .await;
-    let after: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
-    let calls = script_calls(after) - script_calls(before);
+    let calls = script_calls(&redis).await - before;
     let mut slots: Vec<u64> = grants
         .into_iter()
         .map(|grant| {
