@@ -19,7 +19,9 @@
 use std::time::Duration;
 
 mod fleet_view;
+mod runs;
 pub use fleet_view::FleetView;
+pub use runs::{RunShared, SlotRun};
 
 /// A slowdown of ×1, in thousandths (the factor is kept as an integer so that Lua's doubles and
 /// Rust agree exactly).

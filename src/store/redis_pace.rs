@@ -16,8 +16,8 @@ use std::time::Duration;
 use super::lua::Lua;
 use super::{PaceReading, StoreError};
 use crate::pace_policy::{
-    MAX_SLOWDOWN, PaceState, SLOW_GROWS_TENTHS, SLOWDOWN_HALF_LIFE_MS, SUCCESS_KEEPS_TENTHS,
-    Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
+    MAX_SLOWDOWN, PaceState, RunShared, SLOW_GROWS_TENTHS, SLOWDOWN_HALF_LIFE_MS,
+    SUCCESS_KEEPS_TENTHS, Signal, SlotGrant, SlotRequest, SlotRun, UNSLOWED, millis,
 };
 
 /// Reads the state and Redis's now, and defines `slowdown_at(now)` as the policy does. The
@@ -38,32 +38,37 @@ local function slowdown_at(at)
 end
 ";
 
-/// ARGV: keep (ms), then for each reservation, in turn: interval, largest interval, longest
-/// wait and guard band (ms). Each reservation is [`PaceState::reserve`] after the ones before
-/// it, at one `now`: the reservations of one lane that arrive together share the call. Returns
-/// `{reserved, at, interval}` for each, then `{now, slowdown, blocked_until, last}`.
+/// ARGV: keep (ms), then for each run of reservations of one request, in turn: how many,
+/// interval, largest interval, longest wait and guard band (ms). Each run is
+/// [`PaceState::reserve_run`] after the ones before it, at one `now`: the reservations of one
+/// lane that arrive together share the call. Returns `{first, interval, granted}` for each run,
+/// then `{now, slowdown, blocked_until, last}`.
 const RESERVE: &str = r"
 local slow = slowdown_at(now)
 local out = {}
 local wrote = false
-for i = 2, #ARGV - 3, 4 do
-  local interval = tonumber(ARGV[i])
-  local max_interval = math.max(tonumber(ARGV[i + 1]), interval)
-  local max_wait = tonumber(ARGV[i + 2])
+for i = 2, #ARGV - 4, 5 do
+  local count = tonumber(ARGV[i])
+  local interval = tonumber(ARGV[i + 1])
+  local max_interval = math.max(tonumber(ARGV[i + 2]), interval)
+  local max_wait = tonumber(ARGV[i + 3])
   local applied = math.min(math.floor(interval * slow / UNSLOWED), max_interval)
-  local at = math.max(now, blocked)
-  if last > 0 then at = math.max(at, last + applied + tonumber(ARGV[i + 3])) end
-  local reserved = 0
-  if at - now <= max_wait then
-    reserved = 1
-    last = at
+  local period = applied + tonumber(ARGV[i + 4])
+  local first = math.max(now, blocked)
+  if last > 0 then first = math.max(first, last + period) end
+  local granted = 0
+  if first - now <= max_wait then
+    if period == 0 then
+      granted = count
+    else
+      granted = math.min(count, math.floor((now + max_wait - first) / period) + 1)
+    end
+    last = first + (granted - 1) * period
     wrote = true
-  else
-    at = at - max_wait
   end
-  out[#out + 1] = reserved
-  out[#out + 1] = at
+  out[#out + 1] = first
   out[#out + 1] = applied
+  out[#out + 1] = granted
 end
 if wrote then
   redis.call('HSET', KEYS[1], 'l', string.format('%d', last))
@@ -148,8 +153,21 @@ fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
         .map_err(|v| StoreError::Failed(format!("pacing script returned {} values", v.len())))
 }
 
-/// The call that reserves `lane`'s next slots, one for each of `requests` in turn; [`granted`]
-/// reads its reply.
+/// The runs of one request that `requests` make, in their order: each request and how many
+/// times it comes in a row.
+fn runs(requests: &[SlotRequest]) -> Vec<(SlotRequest, u64)> {
+    let mut runs: Vec<(SlotRequest, u64)> = Vec::new();
+    for request in requests {
+        match runs.last_mut() {
+            Some((last, count)) if last == request => *count += 1,
+            _ => runs.push((*request, 1)),
+        }
+    }
+    runs
+}
+
+/// The call that reserves `lane`'s next slots, one for each of `requests` in turn, as runs of
+/// one request; [`granted`] reads its reply.
 pub(super) fn reserve(
     scripts: &Scripts,
     lane: &str,
@@ -158,8 +176,9 @@ pub(super) fn reserve(
 ) -> redis::Cmd {
     let mut command = scripts.reserve.call(&[pace_key(lane)]);
     command.arg(millis(keep).max(1));
-    for request in requests {
+    for (request, count) in runs(requests) {
         command
+            .arg(count)
             .arg(request.interval_ms)
             .arg(request.max_interval_ms)
             .arg(request.max_wait_ms)
@@ -168,29 +187,37 @@ pub(super) fn reserve(
     command
 }
 
-/// The slots a [`reserve`] call for `count` requests grants, in their order.
-pub(super) fn granted(reply: Vec<i64>, count: usize) -> Result<Vec<SlotGrant>, StoreError> {
-    if reply.len() != count * 3 + 4 {
+/// The slots a [`reserve`] call for `requests` grants, in their order.
+pub(super) fn granted(
+    reply: Vec<i64>,
+    requests: &[SlotRequest],
+) -> Result<Vec<SlotGrant>, StoreError> {
+    let runs = runs(requests);
+    if reply.len() != runs.len() * 3 + 4 {
         return Err(StoreError::Failed(format!(
-            "pacing script returned {} values for {count} reservations",
-            reply.len()
+            "pacing script returned {} values for {} runs",
+            reply.len(),
+            runs.len()
         )));
     }
     let values: Vec<u64> = reply.into_iter().map(count_of).collect();
-    let (slots, shared) = values.split_at(count * 3);
-    let (now, slowdown, blocked_until, last_slot) = (shared[0], shared[1], shared[2], shared[3]);
-    Ok(slots
-        .chunks_exact(3)
-        .map(|slot| SlotGrant {
-            reserved: slot[0] == 1,
-            at: slot[1],
-            now,
-            interval_ms: slot[2],
-            slowdown,
-            blocked_until,
-            last_slot,
-        })
-        .collect())
+    let (slots, tail) = values.split_at(runs.len() * 3);
+    let shared = RunShared {
+        now: tail[0],
+        slowdown: tail[1],
+        blocked_until: tail[2],
+        last_slot: tail[3],
+    };
+    let mut grants = Vec::with_capacity(requests.len());
+    for ((request, count), slot) in runs.into_iter().zip(slots.chunks_exact(3)) {
+        let run = SlotRun {
+            first: slot[0],
+            interval_ms: slot[1],
+            granted: slot[2].min(count),
+        };
+        grants.extend((0..count).map(|index| run.grant(index, request, shared)));
+    }
+    Ok(grants)
 }
 
 /// The call that reports `signal` into `lane`'s state: `create` 1 creates the state, 0 changes

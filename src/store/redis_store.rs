@@ -386,7 +386,7 @@ impl SharedStore for RedisStore {
             async move {
                 let command = redis_pace::reserve(&store.scripts, &lane, &requests, keep);
                 let reply = store.run_script(&store.scripts.reserve, &command).await?;
-                redis_pace::granted(reply, requests.len())
+                redis_pace::granted(reply, &requests)
             }
         };
         self.coalescer.reserve(origin, request, keep, call).boxed()

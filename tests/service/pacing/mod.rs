@@ -366,7 +366,36 @@ async fn the_redis_script_agrees_with_the_policy() {
     };
     let (mut deferred, mut pushbacks) = (0, 0);
     for step in 0..400 {
-        match next(10) {
+        match next(12) {
+            10 | 11 => {
+                // Reservations that arrive together: shared calls, each a run of one request.
+                let request = SlotRequest {
+                    interval_ms: [0, 7, 100, 1000][next(4) as usize],
+                    max_interval_ms: [50, 60_000][next(2) as usize],
+                    max_wait_ms: [0, 500, 5000][next(3) as usize],
+                    guard_ms: [0, 50][next(2) as usize],
+                };
+                let together = 1 + next(30) as usize;
+                let grants = futures_util::future::join_all(
+                    (0..together).map(|_| store.reserve("http://agree.test", request, keep)),
+                )
+                .await;
+                let mut grants: Vec<_> = grants.into_iter().map(Result::unwrap).collect();
+                grants.sort_by_key(|grant| (grant.now, !grant.reserved, grant.at));
+                // Calls in the order Redis ran them (by its now; calls in one millisecond are
+                // one run), each as its reservations one by one.
+                for call in grants.chunk_by(|a, b| a.now == b.now) {
+                    let mut expected: Vec<_> = (0..call.len())
+                        .map(|_| model.reserve(call[0].now, request))
+                        .collect();
+                    for grant in &mut expected {
+                        grant.last_slot = model.last_slot;
+                    }
+                    expected.sort_by_key(|grant| (grant.now, !grant.reserved, grant.at));
+                    assert_eq!(call, expected, "step {step}: {together} of {request:?}");
+                    deferred += call.iter().filter(|grant| !grant.reserved).count();
+                }
+            }
             0..=6 => {
                 let request = SlotRequest {
                     interval_ms: [0, 7, 100, 1000, 2500][next(5) as usize],
