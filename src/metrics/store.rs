@@ -6,7 +6,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts};
+use prometheus::{
+    Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts,
+};
 
 use crate::cache::CacheStats;
 use crate::store::{StoreOp, StoreOutcome};
@@ -21,6 +23,10 @@ pub(super) struct StoreMetrics {
     pub(super) leases: IntCounterVec,
     /// The lease totals last copied into `leases`, in `LEASE_RESULTS` order.
     leases_seen: [AtomicU64; 3],
+    /// `operations` by `[op][outcome]` and `duration` by `[op]`, in [`StoreOp::ALL`] and
+    /// [`StoreOutcome::ALL`] order: resolved once, not looked up by their labels on every call.
+    operation_series: [[IntCounter; StoreOutcome::ALL.len()]; StoreOp::ALL.len()],
+    duration_series: [Histogram; StoreOp::ALL.len()],
 }
 
 impl StoreMetrics {
@@ -62,12 +68,11 @@ impl StoreMetrics {
             &["result"],
         )
         .expect("valid metric");
-        for op in StoreOp::ALL {
-            duration.with_label_values(&[op.as_str()]);
-            for outcome in StoreOutcome::ALL {
-                operations.with_label_values(&[op.as_str(), outcome.as_str()]);
-            }
-        }
+        let operation_series = StoreOp::ALL.map(|op| {
+            StoreOutcome::ALL
+                .map(|outcome| operations.with_label_values(&[op.as_str(), outcome.as_str()]))
+        });
+        let duration_series = StoreOp::ALL.map(|op| duration.with_label_values(&[op.as_str()]));
         for result in LEASE_RESULTS {
             leases.with_label_values(&[result]);
         }
@@ -77,16 +82,14 @@ impl StoreMetrics {
             duration,
             leases,
             leases_seen: Default::default(),
+            operation_series,
+            duration_series,
         }
     }
 
     pub(super) fn observe(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
-        self.operations
-            .with_label_values(&[op.as_str(), outcome.as_str()])
-            .inc();
-        self.duration
-            .with_label_values(&[op.as_str()])
-            .observe(took.as_secs_f64());
+        self.operation_series[op as usize][outcome as usize].inc();
+        self.duration_series[op as usize].observe(took.as_secs_f64());
     }
 
     /// Refreshes the series read from the cache: the breaker and the lease totals.
@@ -102,5 +105,37 @@ impl StoreMetrics {
         for ((result, seen), total) in LEASE_RESULTS.iter().zip(&self.leases_seen).zip(totals) {
             super::sync_counter(&self.leases.with_label_values(&[result]), seen, total);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_series_are_indexed_by_the_order_of_every_operation_and_outcome() {
+        for (index, op) in StoreOp::ALL.into_iter().enumerate() {
+            assert_eq!(op as usize, index, "{op:?}");
+        }
+        for (index, outcome) in StoreOutcome::ALL.into_iter().enumerate() {
+            assert_eq!(outcome as usize, index, "{outcome:?}");
+        }
+        let metrics = StoreMetrics::new();
+        metrics.observe(
+            StoreOp::Signal,
+            StoreOutcome::Timeout,
+            Duration::from_millis(3),
+        );
+        let counted = metrics.operations.with_label_values(&["signal", "timeout"]);
+        assert_eq!(counted.get(), 1);
+        let timed = metrics.duration.with_label_values(&["signal"]);
+        assert_eq!(timed.get_sample_count(), 1);
+        assert_eq!(
+            metrics
+                .operations
+                .with_label_values(&["signal", "ok"])
+                .get(),
+            0
+        );
     }
 }

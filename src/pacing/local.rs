@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::pace_policy::{FleetView, PaceState, SlotGrant, SlotRequest};
+use crate::pace_policy::{FleetView, PaceState};
 
 /// Bytes an entry costs beyond its key: the state and the view, the lock, the `Arc` and moka's
 /// bookkeeping.
@@ -29,6 +29,11 @@ impl Held {
             self.fleet = Some(view);
         }
     }
+}
+
+/// The lock of an entry: its changes are single assignments, so a poisoned one is still whole.
+pub(super) fn lock(held: &Mutex<Held>) -> std::sync::MutexGuard<'_, Held> {
+    held.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Origin → pacing state, bounded.
@@ -56,39 +61,28 @@ impl LocalPaces {
 
     /// Runs `change` on what is held of the origin, made fresh when nothing is.
     pub(super) fn with<T>(&self, origin: &str, change: impl FnOnce(&mut Held) -> T) -> T {
-        let entry = self
-            .states
-            .entry_by_ref(origin)
-            .or_insert_with(|| Arc::new(Mutex::new(Held::default())));
-        let mut held = entry.value().lock().unwrap_or_else(|p| p.into_inner());
-        change(&mut held)
+        change(&mut lock(&self.entry(origin)))
     }
 
     /// The origin's state, if one is held.
     pub(super) fn get(&self, origin: &str) -> Option<PaceState> {
-        self.states
-            .get(origin)
-            .map(|held| held.lock().unwrap_or_else(|p| p.into_inner()).state)
+        self.states.get(origin).map(|held| lock(&held).state)
     }
 
-    /// The deferral the fleet's store would answer `request` at `now`, when this replica's
-    /// view of the lane shows it ([`FleetView::deferral`]); nothing is made for a lane not held.
-    pub(super) fn known_deferral(
-        &self,
-        origin: &str,
-        now: u64,
-        request: SlotRequest,
-    ) -> Option<SlotGrant> {
-        let held = self.states.get(origin)?;
-        let view = held.lock().unwrap_or_else(|p| p.into_inner()).fleet?;
-        view.deferral(now, request)
+    /// What is held of the origin, made fresh when nothing is: for a reservation that reads
+    /// it before a store call and changes it after, with one lookup.
+    pub(super) fn entry(&self, origin: &str) -> Arc<Mutex<Held>> {
+        self.states
+            .entry_by_ref(origin)
+            .or_insert_with(|| Arc::new(Mutex::new(Held::default())))
+            .into_value()
     }
 
     /// How many held states `pred` is true of.
     pub(super) fn count(&self, pred: impl Fn(&PaceState) -> bool) -> usize {
         self.states
             .iter()
-            .filter(|(_, held)| pred(&held.lock().unwrap_or_else(|p| p.into_inner()).state))
+            .filter(|(_, held)| pred(&lock(held).state))
             .count()
     }
 

@@ -303,9 +303,12 @@ impl Pacer {
         lane: &str,
         request: SlotRequest,
     ) -> Option<(SlotGrant, bool)> {
+        // One lookup of the lane for the view before the call and the change after it.
+        let held = self.local.entry(lane);
         let sent = self.now_ms();
+        let view = local::lock(&held).fleet;
         // A store that is down decides nothing, and its last answer is no reason to say so.
-        if let Some(deferral) = self.local.known_deferral(lane, sent, request)
+        if let Some(deferral) = view.and_then(|view| view.deferral(sent, request))
             && store.is_up()
         {
             return Some((deferral, true));
@@ -314,14 +317,13 @@ impl Pacer {
             .reserve(lane, request, self.config.keep())
             .await
             .ok()?;
-        self.local.with(lane, |held| {
-            // This replica's own state follows the fleet's, so that a fallback to local
-            // pacing starts from the last slot it handed out.
-            if grant.reserved {
-                held.state.last_slot = held.state.last_slot.max(grant.at);
-            }
-            held.see(FleetView::new(&grant, sent));
-        });
+        let mut held = local::lock(&held);
+        // This replica's own state follows the fleet's, so that a fallback to local pacing
+        // starts from the last slot it handed out.
+        if grant.reserved {
+            held.state.last_slot = held.state.last_slot.max(grant.at);
+        }
+        held.see(FleetView::new(&grant, sent));
         Some((grant, false))
     }
 
