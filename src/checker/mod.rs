@@ -410,7 +410,8 @@ impl Checker {
                         // and only the reservation waited on, not the whole completion, whose
                         // future holds the answer and the license step besides.
                         (None, Some(lane)) => {
-                            let paced: Completing<'_> = Box::pin(self.paced(answer, lane));
+                            let paced: Completing<'_> =
+                                Box::pin(self.paced(Box::new(answer), lane));
                             paced
                         }
                         (licensed, lane) => {
@@ -428,9 +429,13 @@ impl Checker {
         completing.await
     }
 
-    /// `answer` with its fetch slot reserved in `lane`.
-    async fn paced(&self, answer: Answer, lane: String) -> Result<Box<Answer>, CheckError> {
-        let mut answer = Box::new(answer);
+    /// `answer` with its fetch slot reserved in `lane`. Boxed by the caller, so that the
+    /// future holds a pointer rather than the answer, and the answer is not copied into it.
+    async fn paced(
+        &self,
+        mut answer: Box<Answer>,
+        lane: String,
+    ) -> Result<Box<Answer>, CheckError> {
         self.pace(&mut answer, lane).await;
         Ok(answer)
     }
