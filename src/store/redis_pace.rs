@@ -154,8 +154,8 @@ fn six(values: Vec<i64>) -> Result<[u64; 6], StoreError> {
 }
 
 /// The runs of one request that `requests` make, in their order: each request and how many
-/// times it comes in a row.
-fn runs(requests: &[SlotRequest]) -> Vec<(SlotRequest, u64)> {
+/// times it comes in a row. Made once a call, for both [`reserve`] and [`granted`].
+pub(super) fn runs(requests: &[SlotRequest]) -> Vec<(SlotRequest, u64)> {
     let mut runs: Vec<(SlotRequest, u64)> = Vec::new();
     for request in requests {
         match runs.last_mut() {
@@ -166,17 +166,17 @@ fn runs(requests: &[SlotRequest]) -> Vec<(SlotRequest, u64)> {
     runs
 }
 
-/// The call that reserves `lane`'s next slots, one for each of `requests` in turn, as runs of
-/// one request; [`granted`] reads its reply.
+/// The call that reserves `lane`'s next slots, one for each reservation of `runs` in turn;
+/// [`granted`] reads its reply.
 pub(super) fn reserve(
     scripts: &Scripts,
     lane: &str,
-    requests: &[SlotRequest],
+    runs: &[(SlotRequest, u64)],
     keep: Duration,
 ) -> redis::Cmd {
     let mut command = scripts.reserve.call(&[pace_key(lane)]);
     command.arg(millis(keep).max(1));
-    for (request, count) in runs(requests) {
+    for &(request, count) in runs {
         command
             .arg(count)
             .arg(request.interval_ms)
@@ -187,12 +187,11 @@ pub(super) fn reserve(
     command
 }
 
-/// The slots a [`reserve`] call for `requests` grants, in their order.
+/// The slots a [`reserve`] call for `runs` grants, one for each reservation, in their order.
 pub(super) fn granted(
     reply: Vec<i64>,
-    requests: &[SlotRequest],
+    runs: &[(SlotRequest, u64)],
 ) -> Result<Vec<SlotGrant>, StoreError> {
-    let runs = runs(requests);
     if reply.len() != runs.len() * 3 + 4 {
         return Err(StoreError::Failed(format!(
             "pacing script returned {} values for {} runs",
@@ -208,8 +207,9 @@ pub(super) fn granted(
         blocked_until: tail[2],
         last_slot: tail[3],
     };
-    let mut grants = Vec::with_capacity(requests.len());
-    for ((request, count), slot) in runs.into_iter().zip(slots.chunks_exact(3)) {
+    let total = runs.iter().map(|&(_, count)| count).sum::<u64>();
+    let mut grants = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
+    for (&(request, count), slot) in runs.iter().zip(slots.chunks_exact(3)) {
         let run = SlotRun {
             first: slot[0],
             interval_ms: slot[1],

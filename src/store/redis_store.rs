@@ -384,9 +384,10 @@ impl SharedStore for RedisStore {
         let call = move |lane: String, requests: Vec<SlotRequest>, keep| {
             let store = store.clone();
             async move {
-                let command = redis_pace::reserve(&store.scripts, &lane, &requests, keep);
+                let runs = redis_pace::runs(&requests);
+                let command = redis_pace::reserve(&store.scripts, &lane, &runs, keep);
                 let reply = store.run_script(&store.scripts.reserve, &command).await?;
-                redis_pace::granted(reply, &requests)
+                redis_pace::granted(reply, &runs)
             }
         };
         self.coalescer.reserve(origin, request, keep, call).boxed()
