@@ -24,7 +24,9 @@
 # the same for the bare client (256 fetches against 1).
 # With BASELINE=<git revision>, that revision's robotsd is built too (in a worktree, its own
 # target directory) and measured the same way in the same run ("before" rows), for ratios.
-# Usage: [BASELINE=<rev>] bash benches/miss.sh [origins per storm, default 20000] [cached checks a second, default 200]
+# With BASELINE_BIN=<path>, a robotsd built earlier is the "before" rows instead (BASELINE, if
+# set, only names it).
+# Usage: [BASELINE=<rev>] [BASELINE_BIN=<path>] bash benches/miss.sh [origins per storm, default 20000] [cached checks a second, default 200]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-20000}
@@ -36,7 +38,11 @@ if [ -z "${MISS_IN_NETNS:-}" ]; then
   # Built here, where the registry is reachable if anything is missing; run in the namespace.
   cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
     --example miss_load --example baseline_server
-  if [[ -n "${BASELINE:-}" ]]; then
+  if [[ -n "${BASELINE_BIN:-}" ]]; then
+    mkdir -p target/baseline/release
+    cp "$BASELINE_BIN" target/baseline/release/robotsd
+    export MISS_BASELINE_REV=${BASELINE:-$BASELINE_BIN}
+  elif [[ -n "${BASELINE:-}" ]]; then
     rev=$(git rev-parse --short "$BASELINE")
     tree=$(mktemp -d) root=$PWD
     git worktree add --detach "$tree/baseline" "$rev" >/dev/null 2>&1
