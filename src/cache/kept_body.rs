@@ -1,7 +1,7 @@
 //! The body of a parsed robots.txt, kept deflated beside its parse, so that `/v1/robots` can show
 //! the file as it was fetched (the tester's Edit mode starts from it, comments and all) without
 //! fetching it again. The parse does not keep the text, and a robots.txt deflates to about a
-//! fifth of its size; the kept bytes are charged to the cache's byte budget with the parse.
+//! quarter of its size; the kept bytes are charged to the cache's byte budget with the parse.
 //!
 //! Its SHA-256 names the copy in every answer computed from it (`robots.sha256`): an answer
 //! depends on the file it came from, and a crawler that records the hash can tell which version
