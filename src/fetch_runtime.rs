@@ -56,6 +56,18 @@ impl FetchRuntime {
             None => tokio::spawn(future),
         }
     }
+
+    /// Starts `future` where fetches run if there is a runtime to run it, and drops it if not:
+    /// for a destructor, which may run outside any runtime and must not panic there.
+    pub fn try_spawn<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        match self.handle.clone().or_else(|| Handle::try_current().ok()) {
+            Some(handle) => drop(handle.spawn(future)),
+            None => drop(future),
+        }
+    }
 }
 
 /// The fetch threads' runtime, owned by whoever serves: built before the API's runtime and shut

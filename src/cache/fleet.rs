@@ -14,6 +14,7 @@ use std::time::Duration;
 use robotsd_engine::RobotsTxt;
 use url::Url;
 
+use super::lease::{Prior, new_token};
 use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
 use super::slots::Slot;
 use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, state_weight};
@@ -279,7 +280,7 @@ impl OriginCache {
 
     /// Takes in a record read from the store if it is newer than this replica's state: the
     /// state then, or `None` when it was not taken.
-    fn take_in(
+    pub(super) fn take_in(
         &self,
         slot: &Arc<Slot>,
         (record, body): (Record, Option<Vec<u8>>),
@@ -362,18 +363,27 @@ impl OriginCache {
         origin: &Origin,
         slot: &Arc<Slot>,
         fleet: &Fleet,
-        pulled: bool,
+        prior: Prior,
     ) -> Option<OriginState<Remembered>> {
         // Another replica may have fetched since this one looked (a background refresh has not
         // looked at the store yet; a foreground miss just did).
-        if !pulled
-            && let Some(taken_in) = self.pull(origin, slot).await
-            && !self.fetch_due(slot)
-        {
-            return Some(taken_in);
+        match prior {
+            Prior::Unread => {
+                if let Some(taken_in) = self.pull(origin, slot).await
+                    && !self.fetch_due(slot)
+                {
+                    return Some(taken_in);
+                }
+            }
+            Prior::Read => {}
+            // The read found nothing stored and took the lease: there is no result to wait for.
+            Prior::Leased(token) => {
+                let fetched = self.fetch_now(origin, slot).await;
+                return Some(self.push(origin, slot, fetched, fleet, Some(&token)).await);
+            }
         }
         let key = origin.key();
-        let token = format!("{:032x}", rand::random::<u128>());
+        let token = new_token();
         // Long enough for a holder that died just after taking the lease (its lease runs out)
         // and then for the replica that takes it over to fetch (within a lease of its own):
         // waiting only one lease from here made every waiter that started early fetch too.

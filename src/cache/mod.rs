@@ -12,6 +12,7 @@
 mod fetch_log;
 mod fleet;
 mod kept_body;
+mod lease;
 mod memo;
 pub mod policy;
 mod refresh;
@@ -32,6 +33,7 @@ use crate::store::Store;
 use fleet::Fleet;
 pub use fleet::FleetConfig;
 pub use kept_body::KeptBody;
+use lease::{Look, Prior};
 pub use memo::{CopyMemo, MemoKey};
 use policy::{Decision, FetchResult, OriginState, PolicyConfig};
 pub(crate) use remembered::Remembered;
@@ -326,19 +328,26 @@ impl OriginCache {
             return self.unless_dropped(origin, &slot, snapshot).await;
         }
         // Another replica may have fetched it: its result, if the store has one, is answered.
-        if let Some(pulled) = self.pull(origin, &slot).await
-            && let Some(snapshot) = self.answer_taken_in(origin, &slot, &pulled, Lookup::Shared)
-        {
-            // A copy that expired in the store is answered, as any stale copy is, while one
-            // refresh runs: this check fetches nothing, so the refresh may start now.
-            drop(fetching);
-            if self.fetch_due(&slot) {
-                self.refresh_in_background(origin, &slot);
+        // When the store holds nothing, the same read took the fleet's fetch lease.
+        let prior = match self.look(origin, &slot).await {
+            Look::Pulled(pulled) => {
+                if let Some(snapshot) = self.answer_taken_in(origin, &slot, &pulled, Lookup::Shared)
+                {
+                    // A copy that expired in the store is answered, as any stale copy is, while
+                    // one refresh runs: this check fetches nothing, so the refresh may start now.
+                    drop(fetching);
+                    if self.fetch_due(&slot) {
+                        self.refresh_in_background(origin, &slot);
+                    }
+                    return snapshot;
+                }
+                Prior::Read
             }
-            return snapshot;
-        }
-        // The store was just read above: the fetch need not read it again.
-        let taken_in = self.fetch_detached(origin, &slot, fetching, true).await;
+            Look::Leased(token) => Prior::Leased(token),
+            // The store was just read above: the fetch need not read it again.
+            Look::Nothing => Prior::Read,
+        };
+        let taken_in = self.fetch_detached(origin, &slot, fetching, prior).await;
         let lookup = if coalesced {
             Lookup::Coalesced
         } else {
@@ -416,13 +425,13 @@ impl OriginCache {
         origin: &Origin,
         slot: &Arc<Slot>,
         fetching: tokio::sync::OwnedMutexGuard<()>,
-        pulled: bool,
+        prior: Prior,
     ) -> Option<OriginState<Remembered>> {
         let fetch = {
             let (cache, origin, slot) = (self.clone(), origin.clone(), Arc::clone(slot));
             self.fetch_runtime.spawn(async move {
                 let _fetching = fetching;
-                cache.fetch_into(&origin, &slot, pulled).await
+                cache.fetch_into(&origin, &slot, prior).await
             })
         };
         match fetch.await {
@@ -455,25 +464,25 @@ impl OriginCache {
                     )
             };
             if due {
-                cache.fetch_into(&origin, &slot, false).await;
+                cache.fetch_into(&origin, &slot, Prior::Unread).await;
             }
         });
     }
 
     /// Fetches the origin's robots.txt, or takes another replica's result, and takes the outcome
     /// in. The caller holds `fetching`.
-    /// `pulled`: the store was read just before (a foreground miss), so it is not read again
-    /// before the lease is taken.
+    /// `prior`: what the store said just before, if it was read (a foreground miss), so that it
+    /// is not read again before the lease is taken, nor the lease taken twice.
     /// Returns the state taken in (as it was before the cache decided whether to keep its
     /// copy), if any.
     async fn fetch_into(
         &self,
         origin: &Origin,
         slot: &Arc<Slot>,
-        pulled: bool,
+        prior: Prior,
     ) -> Option<OriginState<Remembered>> {
         match &self.fleet {
-            Some(fleet) => self.fetch_shared(origin, slot, fleet, pulled).await,
+            Some(fleet) => self.fetch_shared(origin, slot, fleet, prior).await,
             None => Some(self.fetch_now(origin, slot).await.1),
         }
     }

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::lease::Prior;
 use super::{Lookup, OriginCache, Snapshot, unreachable_after_fetch};
 use crate::origin::Origin;
 
@@ -29,7 +30,8 @@ impl OriginCache {
         if !wait.is_zero() {
             return Err(wait);
         }
-        self.fetch_detached(origin, &slot, fetching, false).await;
+        self.fetch_detached(origin, &slot, fetching, Prior::Unread)
+            .await;
         Ok(self
             .answer_from_state(origin, &slot, Lookup::Miss)
             .unwrap_or_else(|| unreachable_after_fetch(Lookup::Miss)))

@@ -7,7 +7,7 @@ use super::*;
 use crate::clock::TokioClock;
 use crate::pace_policy::Signal;
 use crate::store::{
-    BodyWrite, Encoded, Lease, MemoryStore, SharedStore, StoreError, StoreSettings,
+    BodyWrite, Encoded, Lease, Looked, MemoryStore, SharedStore, StoreError, StoreSettings,
 };
 
 const ORIGIN: &str = "https://example.com";
@@ -173,6 +173,15 @@ impl SharedStore for DeadStore {
         _: Duration,
         _: usize,
     ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn load_or_lease<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+        _: Duration,
+        _: usize,
+    ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>> {
         futures_util::future::pending().boxed()
     }
     fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::record::{Encoded, MAX_META_BYTES};
-use super::{BodyWrite, Lease, PaceReading, SharedStore, StoreError};
+use super::{BodyWrite, Lease, Looked, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
 
@@ -78,6 +78,21 @@ impl MemoryStore {
         let out = change(&mut state, now_ms);
         inner.paces.insert(origin.to_string(), (state, now + keep));
         (out, state, now_ms)
+    }
+
+    /// Takes `origin`'s lease for `token` unless another unexpired one holds it; whether it did.
+    fn lease_now(&self, inner: &mut Inner, origin: &str, token: &str, ttl: Duration) -> bool {
+        let now = self.clock.now();
+        let free = inner
+            .leases
+            .get(origin)
+            .is_none_or(|(_, expires)| *expires <= now);
+        if free {
+            inner
+                .leases
+                .insert(origin.to_string(), (token.to_string(), now + ttl));
+        }
+        free
     }
 
     /// Releases `origin`'s lease if `token` holds it.
@@ -153,25 +168,43 @@ impl SharedStore for MemoryStore {
         ttl: Duration,
         max_body_bytes: usize,
     ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
-        let now = self.clock.now();
-        let free = {
-            let mut inner = self.lock();
-            let free = inner
-                .leases
-                .get(origin)
-                .is_none_or(|(_, expires)| *expires <= now);
-            if free {
-                inner
-                    .leases
-                    .insert(origin.to_string(), (token.to_string(), now + ttl));
-            }
-            free
-        };
+        let free = self.lease_now(&mut self.lock(), origin, token, ttl);
         if !free {
             return async { Ok(Lease::Held) }.boxed();
         }
         let loaded = self.load(origin, max_body_bytes);
         async move { Ok(Lease::Taken(loaded.await?)) }.boxed()
+    }
+
+    fn load_or_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>> {
+        let now = self.clock.now();
+        // One lock for the read and the lease, as one script does both in Redis.
+        let stored = {
+            let mut inner = self.lock();
+            let stored = inner
+                .records
+                .get(origin)
+                .filter(|(_, expires)| *expires > now)
+                .map(|(encoded, _)| encoded.clone());
+            stored.ok_or_else(|| self.lease_now(&mut inner, origin, token, ttl))
+        };
+        let result = match stored {
+            Ok(encoded)
+                if encoded.meta.len() > MAX_META_BYTES || encoded.body.len() > max_body_bytes =>
+            {
+                Err(StoreError::TooLarge)
+            }
+            Ok(encoded) => Ok(Looked::Read(Some(encoded))),
+            Err(true) => Ok(Looked::Leased),
+            Err(false) => Ok(Looked::Held),
+        };
+        async move { result }.boxed()
     }
 
     fn release<'a>(
@@ -234,5 +267,57 @@ impl SharedStore for MemoryStore {
 
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
         async { Ok(()) }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::TokioClock;
+
+    /// What Redis's script does (`redis_record::load_or_lease_script`, tested against a real
+    /// server by the fleet's tests), in one lock: the lease only where nothing is stored.
+    #[tokio::test(start_paused = true)]
+    async fn a_read_takes_the_lease_only_where_nothing_is_stored() {
+        let store = MemoryStore::new(Arc::new(TokioClock::new()));
+        let ttl = Duration::from_secs(15);
+        let origin = "https://example.com";
+        assert_eq!(
+            store.load_or_lease(origin, "a", ttl, 100).await,
+            Ok(Looked::Leased)
+        );
+        assert_eq!(
+            store.load_or_lease(origin, "b", ttl, 100).await,
+            Ok(Looked::Held)
+        );
+        assert_eq!(
+            store.try_lease(origin, "b", ttl, 100).await,
+            Ok(Lease::Held),
+            "the lease is the one try_lease knows"
+        );
+        tokio::time::advance(ttl).await;
+        assert_eq!(
+            store.load_or_lease(origin, "b", ttl, 100).await,
+            Ok(Looked::Leased),
+            "an expired lease is taken over"
+        );
+        let body = BodyWrite::Set(b"deflated".to_vec());
+        store
+            .save(origin, "1", b"{}", &body, ttl, Some("b"))
+            .await
+            .unwrap();
+        let Ok(Looked::Read(Some(read))) = store.load_or_lease(origin, "c", ttl, 100).await else {
+            panic!("a stored record is read");
+        };
+        assert_eq!(read.body, b"deflated");
+        assert_eq!(
+            store.try_lease(origin, "c", ttl, 100).await,
+            Ok(Lease::Taken(Some(read))),
+            "reading a record took no lease, and saving released b's"
+        );
+        assert_eq!(
+            store.load_or_lease(origin, "d", ttl, 4).await,
+            Err(StoreError::TooLarge)
+        );
     }
 }

@@ -80,6 +80,17 @@ pub enum Lease<T> {
     Held,
 }
 
+/// What a read that takes the fetch lease when nothing is stored found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Looked<T> {
+    /// A record is stored: read (`None` when it cannot be), and no lease tried.
+    Read(Option<T>),
+    /// Nothing is stored, and this read took the fetch lease.
+    Leased,
+    /// Nothing is stored, and another replica holds the fetch lease.
+    Held,
+}
+
 /// The store's operations, keyed by origin (`scheme://host[:port]`).
 pub trait SharedStore: Send + Sync + std::fmt::Debug {
     /// The origin's record: `(version, meta, body)` fields, `None` when nothing is stored.
@@ -114,6 +125,17 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
         ttl: Duration,
         max_body_bytes: usize,
     ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>>;
+
+    /// Reads the origin's record as [`SharedStore::load`] does and, only when none is stored,
+    /// takes the fetch lease for `ttl` in the same step, as [`SharedStore::try_lease`] would: a
+    /// cold origin's foreground miss reads and leases in one round trip rather than two.
+    fn load_or_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>>;
 
     /// Releases the lease if `token` still holds it (compare and delete).
     fn release<'a>(
@@ -168,7 +190,7 @@ pub struct PaceReading {
 /// A store operation, for metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreOp {
-    /// [`SharedStore::load`].
+    /// [`SharedStore::load`], and [`SharedStore::load_or_lease`].
     Load,
     /// [`SharedStore::save`].
     Save,
@@ -453,6 +475,30 @@ impl Store {
                 Lease::Taken(encoded.and_then(|encoded| decoded(origin, &encoded, max_body_bytes)))
             }
             Lease::Held => Lease::Held,
+        })
+    }
+
+    /// Reads the origin's record, and takes its lease with `token` if none is stored. Counted
+    /// as a [`StoreOp::Load`]: it is the read of a foreground miss.
+    pub async fn load_or_lease(
+        &self,
+        origin: &str,
+        token: &str,
+        ttl: Duration,
+        max_body_bytes: usize,
+    ) -> Result<Looked<(Record, Option<Vec<u8>>)>, StoreError> {
+        let looked = self
+            .call(
+                StoreOp::Load,
+                self.inner.load_or_lease(origin, token, ttl, max_body_bytes),
+            )
+            .await?;
+        Ok(match looked {
+            Looked::Read(encoded) => {
+                Looked::Read(encoded.and_then(|encoded| decoded(origin, &encoded, max_body_bytes)))
+            }
+            Looked::Leased => Looked::Leased,
+            Looked::Held => Looked::Held,
         })
     }
 

@@ -77,7 +77,7 @@ mod tests {
     use crate::clock::TokioClock;
     use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
     use crate::store::{
-        BodyWrite, Encoded, Lease, PaceReading, SharedStore, StoreError, StoreSettings,
+        BodyWrite, Encoded, Lease, Looked, PaceReading, SharedStore, StoreError, StoreSettings,
     };
 
     /// A store that fails every call until it is switched back on.
@@ -128,6 +128,15 @@ mod tests {
             _: usize,
         ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
             self.answer(Lease::Taken(None))
+        }
+        fn load_or_lease<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: Duration,
+            _: usize,
+        ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>> {
+            self.answer(Looked::Leased)
         }
         fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
             self.answer(())

@@ -9,7 +9,7 @@
 //! the fleet knows.
 
 use super::record::{Encoded, MAX_META_BYTES};
-use super::{Lease, StoreError};
+use super::{Lease, Looked, StoreError};
 
 /// Room for the frame's two header lines beyond the metadata and the body.
 const HEADER_BYTES: usize = 32;
@@ -76,6 +76,19 @@ pub(super) fn lease_script() -> String {
     )
 }
 
+/// Reads the record as [`LOAD`] does; when none is stored (neither the string nor an earlier
+/// build's hash), takes the fetch lease instead, if nobody holds it: `leased`, else `held`. A
+/// cold origin's foreground miss then reads and leases in one round trip.
+/// KEYS: the string, the hash, the lease. ARGV: the metadata limit, the body limit, the token,
+/// the lease's time to live (ms).
+pub(super) fn load_or_lease_script() -> String {
+    format!(
+        "if redis.call('EXISTS', KEYS[1], KEYS[2]) == 0 then\n  \
+         if redis.call('SET', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[4]) then return 'leased' end\n  \
+         return 'held'\nend\n{LOAD}"
+    )
+}
+
 /// The key of an origin's record.
 pub(super) fn record_key(origin: &str) -> String {
     format!("robotsd:{{{origin}}}:rec")
@@ -132,6 +145,21 @@ pub(super) fn leased(value: redis::Value) -> Result<Lease<Encoded>, StoreError> 
         redis::Value::BulkString(bytes) if bytes == b"held" => Ok(Lease::Held),
         redis::Value::SimpleString(text) if text == "held" => Ok(Lease::Held),
         _ => loaded(value).map(Lease::Taken),
+    }
+}
+
+/// The reply of [`load_or_lease_script`]: the lease taken or held when no record is stored,
+/// else the record as [`loaded`] reads it.
+pub(super) fn looked(value: redis::Value) -> Result<Looked<Encoded>, StoreError> {
+    let word = match &value {
+        redis::Value::BulkString(bytes) => Some(bytes.as_slice()),
+        redis::Value::SimpleString(text) => Some(text.as_bytes()),
+        _ => None,
+    };
+    match word {
+        Some(b"leased") => Ok(Looked::Leased),
+        Some(b"held") => Ok(Looked::Held),
+        _ => loaded(value).map(Looked::Read),
     }
 }
 

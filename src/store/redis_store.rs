@@ -26,7 +26,7 @@ use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
 use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelMaster};
-use super::{BodyWrite, Lease, PaceReading, SharedStore, StoreError};
+use super::{BodyWrite, Lease, Looked, PaceReading, SharedStore, StoreError};
 use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
 use crate::store::record::Encoded;
 
@@ -56,6 +56,7 @@ pub struct RedisStore {
 /// The record's scripts and the lease's release, built once.
 struct RecordScripts {
     load: Lua,
+    load_or_lease: Lua,
     lease: Lua,
     save: Lua,
     release: Lua,
@@ -87,6 +88,28 @@ fn record_call(script: &Lua, origin: &str) -> redis::Cmd {
 
 fn lease_key(origin: &str) -> String {
     format!("robotsd:{{{origin}}}:lease")
+}
+
+/// A call of a record script that may take the lease ([`redis_record::lease_script`],
+/// [`redis_record::load_or_lease_script`]): the same keys and arguments.
+fn leasing(
+    script: &Lua,
+    origin: &str,
+    token: &str,
+    ttl: Duration,
+    max_body_bytes: usize,
+) -> redis::Cmd {
+    let mut command = script.call(&[
+        record_key(origin),
+        hashed_record_key(origin),
+        lease_key(origin),
+    ]);
+    command
+        .arg(MAX_META_BYTES)
+        .arg(max_body_bytes)
+        .arg(token)
+        .arg(millis(ttl));
+    command
 }
 
 /// The key the recovery probe writes (it expires after 10 s).
@@ -201,6 +224,7 @@ impl RedisStore {
             coalescer: Arc::default(),
             record_scripts: Arc::new(RecordScripts {
                 load: Lua::new(redis_record::LOAD),
+                load_or_lease: Lua::new(redis_record::load_or_lease_script()),
                 lease: Lua::new(redis_record::lease_script()),
                 save: Lua::new(redis_record::SAVE),
                 release: Lua::new(RELEASE),
@@ -343,18 +367,25 @@ impl SharedStore for RedisStore {
     ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
         async move {
             let script = &self.record_scripts.lease;
-            let mut command = script.call(&[
-                record_key(origin),
-                hashed_record_key(origin),
-                lease_key(origin),
-            ]);
-            command
-                .arg(MAX_META_BYTES)
-                .arg(max_body_bytes)
-                .arg(token)
-                .arg(millis(ttl));
+            let command = leasing(script, origin, token, ttl, max_body_bytes);
             let reply = self.query_script(Some(script), &command).await?;
             redis_record::leased(reply)
+        }
+        .boxed()
+    }
+
+    fn load_or_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+        max_body_bytes: usize,
+    ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>> {
+        async move {
+            let script = &self.record_scripts.load_or_lease;
+            let command = leasing(script, origin, token, ttl, max_body_bytes);
+            let reply = self.query_script(Some(script), &command).await?;
+            redis_record::looked(reply)
         }
         .boxed()
     }

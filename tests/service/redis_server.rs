@@ -137,6 +137,30 @@ impl RedisServer {
             .get_multiplexed_async_connection()
             .await
     }
+
+    /// Script calls the server has run (`INFO commandstats`: `EVALSHA` and `EVAL`), the pacing
+    /// scripts and the record's: robotsd's round trips for its record and its slots.
+    pub async fn script_calls(&self) -> u64 {
+        let mut connection = self.connection().await.unwrap();
+        let info: String = redis::cmd("INFO")
+            .arg("commandstats")
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        info.lines()
+            .filter(|line| {
+                line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:")
+            })
+            .filter_map(|line| {
+                line.split("calls=")
+                    .nth(1)?
+                    .split(',')
+                    .next()?
+                    .parse::<u64>()
+                    .ok()
+            })
+            .sum()
+    }
 }
 
 impl Drop for RedisServer {

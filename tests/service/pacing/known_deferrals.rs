@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures_util::future::join_all;
 
-use super::{Site, millis_since_epoch, replicas, reserve, script_calls};
+use super::{Site, millis_since_epoch, replicas, reserve};
 use crate::redis_server::RedisServer;
 
 #[tokio::test]
@@ -37,9 +37,9 @@ async fn a_replica_defers_a_full_lane_without_asking_redis_and_the_site_still_se
 
     // Redis's answer showed the lane's last slot: until the next one is within the longest wait,
     // the replica knows Redis would defer, and says so without a call.
-    let calls = script_calls(&redis).await;
+    let calls = redis.script_calls().await;
     let known = reserve(&client, a, &url).await;
-    assert_eq!(script_calls(&redis).await, calls, "{known}");
+    assert_eq!(redis.script_calls().await, calls, "{known}");
     assert_eq!(known["outcome"], "deferred", "{known}");
     assert_eq!(known["scope"], "fleet", "{known}");
     let ask_again = millis_since_epoch(&known["not_before"]);
@@ -53,7 +53,7 @@ async fn a_replica_defers_a_full_lane_without_asking_redis_and_the_site_still_se
     );
     // Another replica, which has not heard of the lane, asks Redis and is told the same.
     let other = reserve(&client, b, &url).await;
-    assert_eq!(script_calls(&redis).await, calls + 1, "{other}");
+    assert_eq!(redis.script_calls().await, calls + 1, "{other}");
     assert_eq!(
         millis_since_epoch(&other["not_before"]),
         ask_again,

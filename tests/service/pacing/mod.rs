@@ -107,27 +107,6 @@ async fn reserve(client: &reqwest::Client, replica: &Robotsd, url: &str) -> Valu
     pace
 }
 
-/// Script calls Redis has run (the pacing scripts and the record's).
-async fn script_calls(redis: &RedisServer) -> u64 {
-    let mut connection = redis.connection().await.unwrap();
-    let info: String = redis::cmd("INFO")
-        .arg("commandstats")
-        .query_async(&mut connection)
-        .await
-        .unwrap();
-    info.lines()
-        .filter(|line| line.starts_with("cmdstat_evalsha:") || line.starts_with("cmdstat_eval:"))
-        .filter_map(|line| {
-            line.split("calls=")
-                .nth(1)?
-                .split(',')
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-        .sum()
-}
-
 pub(crate) fn millis_since_epoch(rfc3339: &Value) -> u128 {
     let at = humantime::parse_rfc3339(rfc3339.as_str().expect("a timestamp")).expect("RFC 3339");
     at.duration_since(SystemTime::UNIX_EPOCH)
@@ -480,12 +459,12 @@ async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() 
         guard_ms: 10,
     };
     let keep = Duration::from_secs(600);
-    let before = script_calls(&redis).await;
+    let before = redis.script_calls().await;
     let grants = futures_util::future::join_all(
         (0..300).map(|_| store.reserve("http://together.test", request, keep)),
     )
     .await;
-    let calls = script_calls(&redis).await - before;
+    let calls = redis.script_calls().await - before;
     let mut slots: Vec<u64> = grants
         .into_iter()
         .map(|grant| {
