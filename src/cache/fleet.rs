@@ -7,6 +7,7 @@
 //! it answers from its own cache and fetches itself, still one fetch at a time per origin.
 
 use std::net::IpAddr;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -14,8 +15,8 @@ use std::time::Duration;
 use robotsd_engine::RobotsTxt;
 use url::Url;
 
-use super::lease::{Prior, new_token};
 use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
+use super::prior::{Prior, new_token};
 use super::slots::Slot;
 use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, state_weight};
 use crate::clock::Timestamp;
@@ -311,7 +312,7 @@ impl OriginCache {
     /// in the same call when the fetch was made under it.
     /// `taken_in` is the state the fetch left, as it was before the cache decided whether to
     /// keep its copy: a copy dropped for memory at once is still stored for the fleet.
-    async fn push(
+    pub(super) async fn push(
         &self,
         origin: &Origin,
         slot: &Arc<Slot>,
@@ -376,6 +377,13 @@ impl OriginCache {
                 }
             }
             Prior::Read => {}
+            Prior::Held => {
+                if let ControlFlow::Break(taken_in) =
+                    self.wait_for_holder(origin, slot, fleet).await
+                {
+                    return taken_in;
+                }
+            }
             // The read found nothing stored and took the lease: there is no result to wait for.
             Prior::Leased(token) => {
                 let fetched = self.fetch_now(origin, slot).await;

@@ -4,28 +4,19 @@
 //! ([`crate::store::Store::load_or_lease`]), so the miss goes to the store twice (the read, then
 //! the write that releases the lease) rather than three times.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::OriginCache;
+use super::fleet::Fleet;
 use super::policy::OriginState;
+use super::prior::new_token;
 use super::remembered::Remembered;
 use super::slots::Slot;
 use crate::fetch_runtime::FetchRuntime;
 use crate::origin::Origin;
 use crate::store::{Looked, Store};
-
-/// What the store said before a fetch: how [`OriginCache::fetch_shared`] goes on.
-#[derive(Debug)]
-pub(super) enum Prior {
-    /// Not read (a background refresh): it is read before the lease is taken.
-    Unread,
-    /// Read just before, by a foreground miss that found nothing to answer from: the lease is
-    /// taken, and the record read again with it.
-    Read,
-    /// Nothing was stored, and the read took the fetch lease with this token: fetch.
-    Leased(String),
-}
 
 /// What a foreground miss found in the store.
 #[derive(Debug)]
@@ -34,14 +25,11 @@ pub(super) enum Look {
     Pulled(Box<OriginState<Remembered>>),
     /// Nothing stored, and this replica took the fetch lease with this token.
     Leased(String),
-    /// Nothing to answer from: no store, a record no newer than this replica's, the lease held
-    /// by another replica, or a failure. The fetch takes the lease as before.
+    /// Nothing stored, and another replica holds the fetch lease: it is fetching.
+    Held,
+    /// Nothing to answer from: no store, a record no newer than this replica's, or a failure.
+    /// The fetch takes the lease as before.
     Nothing,
-}
-
-/// A fresh lease token: whoever holds it owns the lease, and only they release it.
-pub(super) fn new_token() -> String {
-    format!("{:032x}", rand::random::<u128>())
 }
 
 impl OriginCache {
@@ -81,12 +69,67 @@ impl OriginCache {
             }
             Ok(Looked::Held) => {
                 pending.settle();
-                Look::Nothing
+                Look::Held
             }
             // The call may have taken the lease before it failed (a reply too late): `pending`
             // releases it as it drops.
             Err(_) => Look::Nothing,
         }
+    }
+}
+
+impl OriginCache {
+    /// For a foreground miss whose read found nothing stored and the lease held: waits for the
+    /// holder's result with one call a poll ([`crate::store::Store::load_or_lease`]), which
+    /// reads the result once it is stored and takes the lease over if it expires without one
+    /// (its holder died). `Break` with the state taken in when done; `Continue` when a record
+    /// came that answers nothing (the lease's loop then goes on as for any miss).
+    pub(super) async fn wait_for_holder(
+        &self,
+        origin: &Origin,
+        slot: &Arc<Slot>,
+        fleet: &Fleet,
+    ) -> ControlFlow<Option<OriginState<Remembered>>> {
+        let key = origin.key();
+        let ttl = fleet.config.lease_ttl;
+        // As long as the lease's loop waits: a dead holder's lease, then a fetch.
+        let deadline = tokio::time::Instant::now() + 2 * ttl;
+        while tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(fleet.config.poll_interval).await;
+            let token = new_token();
+            let looked = fleet
+                .store
+                .load_or_lease(key, &token, ttl, fleet.max_body_bytes)
+                .await;
+            match looked {
+                Ok(Looked::Held) => continue,
+                Ok(Looked::Read(record)) => {
+                    slot.synced_ms
+                        .store(self.clock.now().unix_millis(), Ordering::Relaxed);
+                    if let Some(taken_in) = record.and_then(|record| self.take_in(slot, record))
+                        && !self.fetch_due(slot)
+                    {
+                        self.stats.leases_waited.fetch_add(1, Ordering::Relaxed);
+                        return ControlFlow::Break(Some(taken_in));
+                    }
+                    return ControlFlow::Continue(());
+                }
+                Ok(Looked::Leased) => {
+                    self.stats.leases_taken.fetch_add(1, Ordering::Relaxed);
+                    self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
+                    let fetched = self.fetch_now(origin, slot).await;
+                    return ControlFlow::Break(Some(
+                        self.push(origin, slot, fetched, fleet, Some(&token)).await,
+                    ));
+                }
+                Err(_) => break,
+            }
+        }
+        // The store failed, or the wait outlasted two leases: this replica fetches, as a lone
+        // replica does.
+        self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
+        let fetched = self.fetch_now(origin, slot).await;
+        ControlFlow::Break(Some(self.push(origin, slot, fetched, fleet, None).await))
     }
 }
 

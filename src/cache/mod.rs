@@ -15,6 +15,7 @@ mod kept_body;
 mod lease;
 mod memo;
 pub mod policy;
+mod prior;
 mod refresh;
 mod remembered;
 mod slots;
@@ -33,9 +34,10 @@ use crate::store::Store;
 use fleet::Fleet;
 pub use fleet::FleetConfig;
 pub use kept_body::KeptBody;
-use lease::{Look, Prior};
+use lease::Look;
 pub use memo::{CopyMemo, MemoKey};
 use policy::{Decision, FetchResult, OriginState, PolicyConfig};
+use prior::Prior;
 pub(crate) use remembered::Remembered;
 use remembered::{Detail, fetch_result, state_weight};
 use slots::{Slot, Slots};
@@ -344,6 +346,7 @@ impl OriginCache {
                 Prior::Read
             }
             Look::Leased(token) => Prior::Leased(token),
+            Look::Held => Prior::Held,
             // The store was just read above: the fetch need not read it again.
             Look::Nothing => Prior::Read,
         };

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::lease::Prior;
+use super::prior::Prior;
 use super::{Lookup, OriginCache, Snapshot, unreachable_after_fetch};
 use crate::origin::Origin;
 

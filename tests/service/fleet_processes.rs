@@ -263,3 +263,59 @@ async fn a_full_cache_answers_from_redis_what_it_dropped() {
         assert_eq!(site.hits(), 1, "origin {n} fetched {} times", site.hits());
     }
 }
+
+/// A miss whose read finds the lease held (another replica is fetching the origin) waits for
+/// that replica's result without asking for the lease itself: its read, then reads until the
+/// result is there; no lease call, and one fetch for both.
+#[tokio::test]
+async fn a_miss_that_finds_the_lease_held_waits_without_asking_for_it() {
+    let redis = RedisServer::start().await;
+    let url = redis.url();
+    let args = ["--allow-private-networks", "--redis-url", url.as_str()];
+    let (a, b) = (
+        Robotsd::start(&args, true).await,
+        Robotsd::start(&args, true).await,
+    );
+    let client = reqwest::Client::new();
+    for replica in [&a, &b] {
+        let warm = origin(|| ok(RULES)).await;
+        check_on(&client, replica, &warm.url("/")).await;
+    }
+    let site = origin(|| ok(RULES)).await;
+    // Slow enough that b's check comes while a's fetch is under way, on any machine.
+    site.set_delay(Duration::from_secs(3));
+    let target = site.url("/private");
+    let lease = format!("robotsd:{{{}}}:lease", site.base());
+    let waiter = async {
+        let mut connection = redis.connection().await.unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let held: Option<String> = redis::cmd("GET")
+                .arg(&lease)
+                .query_async(&mut connection)
+                .await
+                .unwrap();
+            if held.is_some() {
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "a never took the lease"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let before = store_calls(&b).await;
+        let answer = check_on(&client, &b, &target).await;
+        (answer, calls_made(&before, &store_calls(&b).await))
+    };
+    let (fetched, (waited, calls)) = tokio::join!(check_on(&client, &a, &target), waiter);
+    assert_eq!(fetched["robots"]["cache"], "miss", "{fetched}");
+    assert_eq!(waited["allowed"], false, "{waited}");
+    let calls: std::collections::BTreeMap<String, f64> = calls.into_iter().collect();
+    assert_eq!(calls.get("lease"), None, "{calls:?}");
+    assert!(
+        calls.get("load").copied().unwrap_or(0.0) >= 2.0,
+        "the read, then at least one for the result: {calls:?}"
+    );
+    assert_eq!(site.hits(), 1);
+}
