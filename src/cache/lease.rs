@@ -76,9 +76,7 @@ impl OriginCache {
             Err(_) => Look::Nothing,
         }
     }
-}
 
-impl OriginCache {
     /// For a foreground miss whose read found nothing stored and the lease held: waits for the
     /// holder's result with one call a poll ([`crate::store::Store::load_or_lease`]), which
     /// reads the result once it is stored and takes the lease over if it expires without one
@@ -94,9 +92,10 @@ impl OriginCache {
         let ttl = fleet.config.lease_ttl;
         // As long as the lease's loop waits: a dead holder's lease, then a fetch.
         let deadline = tokio::time::Instant::now() + 2 * ttl;
+        let mut token = new_token();
         while tokio::time::Instant::now() < deadline {
             tokio::time::sleep(fleet.config.poll_interval).await;
-            let token = new_token();
+            token = new_token();
             let looked = fleet
                 .store
                 .load_or_lease(key, &token, ttl, fleet.max_body_bytes)
@@ -126,10 +125,13 @@ impl OriginCache {
             }
         }
         // The store failed, or the wait outlasted two leases: this replica fetches, as a lone
-        // replica does.
+        // replica does. A call that failed late may have taken the lease: the write releases it
+        // if so (compare and delete).
         self.stats.leases_expired.fetch_add(1, Ordering::Relaxed);
         let fetched = self.fetch_now(origin, slot).await;
-        ControlFlow::Break(Some(self.push(origin, slot, fetched, fleet, None).await))
+        ControlFlow::Break(Some(
+            self.push(origin, slot, fetched, fleet, Some(&token)).await,
+        ))
     }
 }
 
