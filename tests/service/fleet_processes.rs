@@ -132,8 +132,8 @@ async fn check_on(client: &reqwest::Client, replica: &Robotsd, url: &str) -> ser
     json_of(client.get(request).send().await.expect("robotsd answered")).await
 }
 
-#[tokio::test]
-async fn a_miss_answered_from_redis_costs_one_round_trip() {
+/// A `redis-server` and two replica processes on it, with their defaults.
+async fn two_replicas() -> (RedisServer, Robotsd, Robotsd) {
     let redis = RedisServer::start().await;
     let url = redis.url();
     let args = ["--allow-private-networks", "--redis-url", url.as_str()];
@@ -141,6 +141,13 @@ async fn a_miss_answered_from_redis_costs_one_round_trip() {
         Robotsd::start(&args, true).await,
         Robotsd::start(&args, true).await,
     );
+    (redis, a, b)
+}
+
+#[tokio::test]
+async fn a_miss_answered_from_redis_costs_one_round_trip() {
+    // Held to the test's end: dropping it stops the server.
+    let (_redis, a, b) = two_replicas().await;
     let client = reqwest::Client::new();
     // B's connection is made (its first call), so that only the measured check counts.
     let warm = origin(|| ok(RULES)).await;
@@ -269,13 +276,7 @@ async fn a_full_cache_answers_from_redis_what_it_dropped() {
 /// result is there; no lease call, and one fetch for both.
 #[tokio::test]
 async fn a_miss_that_finds_the_lease_held_waits_without_asking_for_it() {
-    let redis = RedisServer::start().await;
-    let url = redis.url();
-    let args = ["--allow-private-networks", "--redis-url", url.as_str()];
-    let (a, b) = (
-        Robotsd::start(&args, true).await,
-        Robotsd::start(&args, true).await,
-    );
+    let (redis, a, b) = two_replicas().await;
     let client = reqwest::Client::new();
     for replica in [&a, &b] {
         let warm = origin(|| ok(RULES)).await;
