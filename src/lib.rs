@@ -35,6 +35,7 @@ pub mod clock;
 pub mod compute;
 pub mod config;
 pub mod destination;
+pub mod dns;
 pub mod documents;
 pub mod fast;
 pub mod fetch;

@@ -113,6 +113,7 @@ impl ServeArgs {
             fetch,
             cache: self.cache.cache_config()?,
             destinations: self.network.destinations(),
+            dns: self.network.dns(),
             connections: self.connections.connection_limits(&limits)?,
             limits,
             log: self.logging.log_settings()?,
@@ -142,6 +143,8 @@ pub struct Settings {
     pub cache: CacheConfig,
     /// Which destinations may be fetched from.
     pub destinations: DestinationPolicy,
+    /// How host names are resolved.
+    pub dns: crate::dns::DnsConfig,
     /// Request and server limits.
     pub limits: Limits,
     /// Client connection limits.
@@ -178,6 +181,7 @@ impl Default for Settings {
             fetch: FetchConfig::default(),
             cache: CacheConfig::default(),
             destinations: DestinationPolicy::default(),
+            dns: crate::dns::DnsConfig::default(),
             limits: Limits::default(),
             connections: ConnectionLimits::default(),
             log: LogSettings::default(),
@@ -197,12 +201,15 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 72] = [
+const FLAGS: [(&str, &str); 75] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
     ("destinations.allow", "--allow-cidr"),
     ("destinations.deny", "--deny-cidr"),
+    ("dns.servers", "--dns-server"),
+    ("dns.cache_entries", "--dns-cache-entries"),
+    ("dns.system", "--system-resolver"),
     ("fetch.user_agent", "--fetch-user-agent"),
     ("operator_identified", "--operator-contact"),
     ("fetch.connect_timeout", "--connect-timeout"),

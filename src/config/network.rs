@@ -1,6 +1,7 @@
 //! The network settings: where robotsd listens (`--listen`, `--admin-listen`) and which
 //! destinations it may fetch robots.txt from (`--allow-private-networks`, `--allow-cidr`,
-//! `--deny-cidr`).
+//! `--deny-cidr`) and how their names are resolved (`--dns-server`, `--dns-cache-entries`,
+//! `--system-resolver`).
 //!
 //! Both are about addresses, and both are what an operator adjusts to fit robotsd into a network:
 //! ports for the load balancer and the scraper, networks for the SSRF guard. The guard itself is
@@ -14,6 +15,7 @@ use ipnet::IpNet;
 
 use super::{ConfigError, parse_cidr};
 use crate::destination::DestinationPolicy;
+use crate::dns::DnsConfig;
 
 /// The flags of the listeners and of the destination rules.
 #[derive(Debug, Clone, clap::Args)]
@@ -49,6 +51,26 @@ pub struct NetworkArgs {
     #[arg(long, env = "ROBOTSD_DENY_CIDR")]
     #[arg(value_delimiter = ',', value_parser = parse_cidr, value_name = "CIDR")]
     pub deny_cidr: Vec<IpNet>,
+
+    /// A name server to ask for the hosts robotsd fetches from: an IP address, with a port if
+    /// not 53 (repeatable; the variable takes a comma-separated list). None by default: the
+    /// servers of /etc/resolv.conf.
+    #[arg(long, env = "ROBOTSD_DNS_SERVER")]
+    #[arg(value_delimiter = ',', value_parser = parse_dns_server, value_name = "ADDR")]
+    pub dns_server: Vec<SocketAddr>,
+
+    /// Answers of the name servers kept, each for its TTL (a name that does not exist for at
+    /// most 5 minutes); 0 keeps none.
+    #[arg(long, env = "ROBOTSD_DNS_CACHE_ENTRIES", value_name = "COUNT")]
+    #[arg(default_value_t = crate::dns::DEFAULT_CACHE_ENTRIES)]
+    pub dns_cache_entries: u64,
+
+    /// Resolve host names with the C library's getaddrinfo (which reads /etc/nsswitch.conf and
+    /// keeps nothing) rather than robotsd's own cached resolver. Off by default; the variable
+    /// takes true/false.
+    #[arg(long, env = "ROBOTSD_SYSTEM_RESOLVER", conflicts_with = "dns_server")]
+    #[arg(value_parser = BoolishValueParser::new())]
+    pub system_resolver: bool,
 }
 
 impl NetworkArgs {
@@ -65,6 +87,17 @@ impl NetworkArgs {
         }
     }
 
+    /// How host names are resolved.
+    pub(super) fn dns(&self) -> DnsConfig {
+        if self.system_resolver {
+            return DnsConfig::System;
+        }
+        DnsConfig::Cached {
+            servers: self.dns_server.clone(),
+            cache_entries: self.dns_cache_entries,
+        }
+    }
+
     /// The destination rules; any combination of them is valid.
     pub(super) fn destinations(&self) -> DestinationPolicy {
         DestinationPolicy::new(
@@ -73,6 +106,16 @@ impl NetworkArgs {
             self.deny_cidr.clone(),
         )
     }
+}
+
+/// A name server's address: `IP` (port 53) or `IP:PORT` (`[IPv6]:PORT`).
+fn parse_dns_server(value: &str) -> Result<SocketAddr, String> {
+    if let Ok(ip) = value.parse::<std::net::IpAddr>() {
+        return Ok(SocketAddr::new(ip, 53));
+    }
+    value
+        .parse()
+        .map_err(|_| format!("{value:?} is not an IP address or IP:PORT"))
 }
 
 /// Whether two listeners would fight over one port: the same address, or a wildcard address
@@ -145,5 +188,38 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{listen} {admin}: {e}"));
             assert_eq!(s.admin_listen, Some(admin.parse().unwrap()));
         }
+    }
+
+    #[test]
+    fn name_servers_take_a_port_or_53() {
+        let s = settings(&[
+            "--dns-server",
+            "10.0.0.2,[::1]:5353",
+            "--dns-server",
+            "127.0.0.1:53",
+        ])
+        .unwrap();
+        let servers: Vec<SocketAddr> = ["10.0.0.2:53", "[::1]:5353", "127.0.0.1:53"]
+            .iter()
+            .map(|a| a.parse().unwrap())
+            .collect();
+        assert_eq!(
+            s.dns,
+            DnsConfig::Cached {
+                servers,
+                cache_entries: crate::dns::DEFAULT_CACHE_ENTRIES
+            }
+        );
+        let err = parse(&["--dns-server", "ns.example"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ValueValidation);
+    }
+
+    #[test]
+    fn the_system_resolver_is_asked_for_and_excludes_named_servers() {
+        assert_eq!(settings(&[]).unwrap().dns, DnsConfig::default());
+        let s = settings(&["--system-resolver", "--dns-cache-entries", "5"]).unwrap();
+        assert_eq!(s.dns, DnsConfig::System);
+        let err = parse(&["--system-resolver", "--dns-server", "10.0.0.2"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
     }
 }

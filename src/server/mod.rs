@@ -33,6 +33,7 @@ use crate::cache::OriginCache;
 use crate::checker::Checker;
 use crate::clock::{Clock, TokioClock};
 use crate::config::Settings;
+use crate::dns::{Dns, DnsError};
 use crate::documents::DocumentCache;
 use crate::fetch::Fetcher;
 use crate::fetch_runtime::FetchRuntime;
@@ -56,6 +57,9 @@ pub enum ServeError {
     /// The shared store could not be set up from the settings.
     #[error(transparent)]
     Store(#[from] crate::store::RedisStoreError),
+    /// The DNS resolver could not be set up from the settings.
+    #[error(transparent)]
+    Dns(#[from] crate::dns::DnsError),
     /// Serving failed.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -82,12 +86,32 @@ pub fn state_with_clock(
     build_state(settings, clock, FetchRuntime::caller())
 }
 
+/// The fetcher, resolving names as `--dns-server`, `--dns-cache-entries` and
+/// `--system-resolver` say. Without `--dns-server`, a machine whose /etc/resolv.conf names no
+/// server still fetches, through the C library's resolver, and says so at start.
+fn fetcher(settings: &Settings) -> Result<Fetcher, ServeError> {
+    let (fetch, destinations) = (settings.fetch.clone(), settings.destinations.clone());
+    match Dns::new(&settings.dns) {
+        Ok(Some(dns)) => Ok(Fetcher::with_name_lookup(
+            fetch,
+            destinations,
+            dns.name_lookup(),
+        )?),
+        Ok(None) => Ok(Fetcher::new(fetch, destinations)?),
+        Err(error @ DnsError::SystemConfig(_)) => {
+            tracing::warn!(%error, "resolving host names with the C library's getaddrinfo");
+            Ok(Fetcher::new(fetch, destinations)?)
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 fn build_state(
     settings: &Settings,
     clock: Arc<dyn Clock>,
     fetches: FetchRuntime,
 ) -> Result<AppState, ServeError> {
-    let fetcher = Fetcher::new(settings.fetch.clone(), settings.destinations.clone())?;
+    let fetcher = fetcher(settings)?;
     if settings.pacing.key == PaceKey::Address && settings.fetch.proxy.is_some() {
         // Said once at start: the answers' `pace.lane` (`host:…`) says it for every check.
         tracing::warn!(

@@ -11,6 +11,8 @@ mod cli;
 mod connections;
 mod cpu_work;
 mod deploy_artifacts;
+mod dns;
+mod dns_server;
 mod failover;
 mod fetch_cache;
 mod fetch_threads;

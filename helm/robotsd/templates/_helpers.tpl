@@ -160,7 +160,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "operator-contact" "fetch-user-agent" "connect-timeout" "fetch-timeout" "max-robots-bytes" "max-redirects" "proxy" "fetch-nice"
   "cache-capacity" "default-lifetime" "min-lifetime" "max-lifetime" "disallow-window"
   "last-copy-window" "retry-min" "retry-max"
-  "allow-private-networks" "allow-cidr" "deny-cidr"
+  "allow-private-networks" "allow-cidr" "deny-cidr" "dns-server" "dns-cache-entries" "system-resolver"
   "max-url-bytes" "max-user-agent-bytes" "max-agents" "max-agent-names" "max-request-work"
   "max-batch" "max-body-bytes" "max-page-bytes" "request-timeout"
   "concurrency-limit" "batch-concurrency" "shutdown-grace"
@@ -183,6 +183,9 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- end }}
 {{- if and $config.apiTokenFile $config.apiTokenFromSecret.name }}
 {{- fail "config.apiTokenFile and config.apiTokenFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and $config.systemResolver $config.dnsServer }}
+{{- fail "config.systemResolver and config.dnsServer are both set: choose one" }}
 {{- end }}
 {{- if and $config.redisUrl $config.redisUrlFromSecret.name }}
 {{- fail "config.redisUrl and config.redisUrlFromSecret.name are both set: choose one" }}

@@ -1,0 +1,114 @@
+//! Host names resolved by robotsd's own resolver (`src/dns.rs`), seen from a name server on
+//! 127.0.0.1 that counts its questions: the real binary with `--dns-server`, origins on
+//! 127.0.0.1 under names of their own. A name is asked once while its answer lives and again
+//! after its TTL; an answer from the name server is vetted as any other, so a name that leads to
+//! loopback is refused unless the operator allows private networks.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::dns_server::DnsServer;
+use crate::support::*;
+
+const A: u16 = 1;
+const LOOPBACK: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+/// `GET /v1/check` of `url` for `ua=bot`: the HTTP status and the JSON answer.
+async fn check(robotsd: &Robotsd, url: &str) -> (u16, serde_json::Value) {
+    let target: String = url::form_urlencoded::byte_serialize(url.as_bytes()).collect();
+    let response = reqwest::get(robotsd.url(&format!("/v1/check?url={target}&ua=bot")))
+        .await
+        .expect("robotsd answers");
+    let status = response.status().as_u16();
+    (status, json_of(response).await)
+}
+
+async fn robotsd_asking(dns: &DnsServer, more: &[&str]) -> Robotsd {
+    let server = dns.addr().to_string();
+    let mut args = vec!["--dns-server", server.as_str()];
+    args.extend_from_slice(more);
+    Robotsd::start(&args, false).await
+}
+
+#[tokio::test]
+async fn a_name_is_asked_once_while_its_answer_lives() {
+    let dns = DnsServer::start();
+    dns.set("site.test", &[LOOPBACK], 300);
+    let first = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
+    let second = origin(|| ok("User-agent: *\nAllow: /\n")).await;
+    let robotsd = robotsd_asking(&dns, &["--allow-private-networks"]).await;
+
+    // Two origins of one host (two ports, as `http` and `https` of one site would be).
+    let on = |origin: &OriginServer, path: &str| {
+        format!("http://site.test:{}{path}", origin.addr.port())
+    };
+    let (status, answer) = check(&robotsd, &on(&first, "/private/x")).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], false, "{answer}");
+    let (status, answer) = check(&robotsd, &on(&second, "/private/x")).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], true, "{answer}");
+
+    assert_eq!(
+        (first.hits(), second.hits()),
+        (1, 1),
+        "each origin fetched once"
+    );
+    assert_eq!(
+        dns.questions_of("site.test", A),
+        1,
+        "the second origin's fetch used the answer kept from the first"
+    );
+}
+
+#[tokio::test]
+async fn a_name_is_asked_again_once_its_ttl_has_passed() {
+    let dns = DnsServer::start();
+    dns.set("brief.test", &[LOOPBACK], 1);
+    let first = origin(|| ok("User-agent: *\nAllow: /\n")).await;
+    let second = origin(|| ok("User-agent: *\nAllow: /\n")).await;
+    let robotsd = robotsd_asking(&dns, &["--allow-private-networks"]).await;
+
+    let url = |origin: &OriginServer| format!("http://brief.test:{}/", origin.addr.port());
+    assert_eq!(check(&robotsd, &url(&first)).await.0, 200);
+    assert_eq!(dns.questions_of("brief.test", A), 1);
+    // Twice the TTL and more: however slow the machine, the answer has expired.
+    tokio::time::sleep(Duration::from_millis(2_500)).await;
+    assert_eq!(check(&robotsd, &url(&second)).await.0, 200);
+    assert_eq!(second.hits(), 1);
+    assert_eq!(dns.questions_of("brief.test", A), 2);
+}
+
+#[tokio::test]
+async fn a_name_that_leads_to_loopback_is_refused_by_default() {
+    let dns = DnsServer::start();
+    dns.set("rebound.test", &[LOOPBACK], 300);
+    let origin = origin(|| ok("User-agent: *\nAllow: /\n")).await;
+    let robotsd = robotsd_asking(&dns, &[]).await;
+
+    let url = format!("http://rebound.test:{}/", origin.addr.port());
+    let (status, answer) = check(&robotsd, &url).await;
+    assert_eq!(status, 422, "{answer}");
+    assert_eq!(
+        answer["type"],
+        "urn:robotsd:problem:destination-not-allowed"
+    );
+    assert!(dns.questions("rebound.test") >= 1, "the name was asked");
+    assert_eq!(origin.hits(), 0, "no request reached the origin");
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_exist_is_an_unreachable_robots_txt() {
+    let dns = DnsServer::start();
+    let robotsd = robotsd_asking(&dns, &["--allow-private-networks"]).await;
+
+    let (status, answer) = check(&robotsd, "http://nowhere.test:9/page").await;
+    assert_eq!(status, 200, "{answer}");
+    // SEMANTICS.md §3: a robots.txt that cannot be fetched is unreachable, and the answer
+    // fails closed toward the site.
+    assert_eq!(answer["allowed"], false, "{answer}");
+    assert_eq!(answer["reason"], "unreachable_disallow_all", "{answer}");
+    let error = answer["robots"]["backoff"]["last_error"].as_str().unwrap();
+    assert!(error.ends_with("nowhere.test does not exist"), "{error}");
+    assert!(dns.questions("nowhere.test") >= 1);
+}
