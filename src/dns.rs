@@ -110,9 +110,14 @@ impl Dns {
         }
         options.cache_size = *cache_entries;
         options.negative_max_ttl = Some(NEGATIVE_MAX_TTL);
-        // Both families, as getaddrinfo asks: the policy vets every address a name has, so a
-        // private AAAA beside a public A fails the name rather than waiting unasked.
-        options.ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
+        // One question where getaddrinfo asks two: AAAA only for a name without an A record.
+        // Every address returned is vetted, and none other is ever connected to, so an AAAA
+        // left unasked cannot be a way around the policy.
+        options.ip_strategy = LookupIpStrategy::Ipv4thenIpv6;
+        // The kernel's random ephemeral port for each question's socket, rather than a random
+        // port of the resolver's choosing and a `bind` until one is free: as unpredictable to a
+        // spoofer, and cheaper (BENCHMARKS.md, "Names on the miss path").
+        options.os_port_selection = true;
         let resolver =
             TokioResolver::builder_with_config(resolver_config, TokioRuntimeProvider::default())
                 .with_options(options)
@@ -125,14 +130,7 @@ impl Dns {
 
     /// The addresses of `host` (port 0), from the cache while its answer lives.
     pub async fn lookup(&self, host: &str) -> std::io::Result<Vec<SocketAddr>> {
-        let qualified;
-        let name = if host.contains('.') && !host.ends_with('.') {
-            qualified = format!("{host}.");
-            qualified.as_str()
-        } else {
-            host
-        };
-        match self.resolver.lookup_ip(name).await {
+        match self.resolver.lookup_ip(&*qualified(host)).await {
             Ok(found) => Ok(found.iter().map(|ip| SocketAddr::new(ip, 0)).collect()),
             // Said plainly: the answer's `last_error` is read by people, and the resolver's own
             // message for these is its query's `Debug`.
@@ -155,6 +153,16 @@ impl Dns {
     }
 }
 
+/// The name to ask for `host`: fully qualified when it has a dot, so that no search domain is
+/// tried before it; a single label as it is, for the search domains to complete.
+fn qualified(host: &str) -> std::borrow::Cow<'_, str> {
+    if host.contains('.') && !host.ends_with('.') {
+        format!("{host}.").into()
+    } else {
+        host.into()
+    }
+}
+
 /// A name server asked over UDP, and over TCP for an answer too long for a datagram.
 fn name_server(addr: SocketAddr) -> NameServerConfig {
     let mut server = NameServerConfig::udp_and_tcp(addr.ip());
@@ -171,6 +179,13 @@ mod tests {
     #[test]
     fn system_builds_nothing() {
         assert!(Dns::new(&DnsConfig::System).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_host_with_a_dot_is_asked_fully_qualified() {
+        assert_eq!(qualified("example.com"), "example.com.");
+        assert_eq!(qualified("example.com."), "example.com.");
+        assert_eq!(qualified("intranet"), "intranet");
     }
 
     #[test]
