@@ -4,7 +4,9 @@
 //! (`src/fetch/mod.rs`: rustls, gzip/brotli/deflate, no redirects followed, no retries, no
 //! idle connections kept, so a new connection per origin, connect and total time limits, the
 //! body read as a stream up to 512,000 bytes). Origin `i` is the address `127.a.b.c` that
-//! `benches/miss.sh` gives it ([`origin`]), served by `corpus_origin`.
+//! `benches/miss.sh` gives it ([`origin`]), served by `corpus_origin`; with
+//! `ROBOTSD_BENCH_NAMES` set, its name `o<i>.bench.test`, looked up by reqwest's own resolver
+//! (the C library's `getaddrinfo`), for `benches/miss_names.sh`.
 //!
 //! `bare_fetch PORT FROM COUNT CONCURRENCY [--keep-alive] [--parse]` prints one JSON line:
 //! origins, seconds, origins a second, fetch latency p50/p99, bytes and failures. With
@@ -18,11 +20,9 @@ use std::time::{Duration, Instant};
 
 const MAX_BODY_BYTES: usize = 512_000;
 
-/// The loopback address of origin `i`: 127.a.b.c with c in 1..=254, from 127.1.0.1 up.
-fn origin(i: u64) -> String {
-    let (a, rest) = (1 + i / (256 * 254), i % (256 * 254));
-    format!("127.{a}.{}.{}", rest / 254, 1 + rest % 254)
-}
+#[path = "common/origins.rs"]
+mod origins;
+use origins::{host, origin};
 
 #[tokio::main]
 async fn main() {
@@ -58,7 +58,7 @@ async fn main() {
                 if i >= from + count {
                     break;
                 }
-                let host = origin(if keep_alive { from } else { i });
+                let host = host(if keep_alive { from } else { i });
                 let url = format!("http://{host}:{port}/robots.txt");
                 let asked = Instant::now();
                 match fetch(&client, &url, parse).await {

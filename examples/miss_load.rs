@@ -1,5 +1,6 @@
 //! The load of `benches/miss.sh`, on loopback only. Origin `i` is `http://127.a.b.c:PORT/`, the
-//! address [`origin`] gives it, served by `corpus_origin`; API is robotsd's base URL.
+//! address [`origin`] gives it, served by `corpus_origin` (with `ROBOTSD_BENCH_NAMES` set,
+//! `http://o<i>.bench.test:PORT/`, for `benches/miss_names.sh`); API is robotsd's base URL.
 //!
 //! - `miss_load misses API PORT FROM COUNT CONCURRENCY`: one `GET /v1/check` of a URL of each
 //!   origin of `FROM .. FROM+COUNT` (each a cold origin, so a fetch), at most `CONCURRENCY` at a
@@ -16,15 +17,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-/// The loopback address of origin `i`: 127.a.b.c with c in 1..=254, from 127.1.0.1 up (as in
-/// `bare_fetch`).
-fn origin(i: u64) -> String {
-    let (a, rest) = (1 + i / (256 * 254), i % (256 * 254));
-    format!("127.{a}.{}.{}", rest / 254, 1 + rest % 254)
-}
+#[path = "common/origins.rs"]
+mod origins;
+use origins::{host, origin};
 
 fn check_url(api: &str, port: u64, i: u64) -> String {
-    let target = format!("http://{}:{port}/bench/page-{i}.html", origin(i));
+    let target = format!("http://{}:{port}/bench/page-{i}.html", host(i));
     let target: String = url::form_urlencoded::byte_serialize(target.as_bytes()).collect();
     format!("{api}/v1/check?url={target}&ua=bench")
 }

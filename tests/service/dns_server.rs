@@ -3,7 +3,7 @@
 //! machine's own resolver or network taking part.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
@@ -36,7 +36,12 @@ pub struct DnsServer {
 impl DnsServer {
     /// Binds 127.0.0.1 on a free UDP port and serves on a thread of its own until dropped.
     pub fn start() -> DnsServer {
-        let socket = UdpSocket::bind("127.0.0.1:0").expect("a UDP port for the DNS server");
+        DnsServer::start_on("127.0.0.1:0")
+    }
+
+    /// Binds `addr` (a benchmark's name server on port 53) and serves until dropped.
+    pub fn start_on(addr: &str) -> DnsServer {
+        let socket = UdpSocket::bind(addr).expect("a UDP port for the DNS server");
         // The thread wakes this often to see whether the server was dropped.
         let tick = Some(Duration::from_millis(50));
         socket.set_read_timeout(tick).expect("a read timeout");
@@ -199,88 +204,95 @@ fn record(out: &mut Vec<u8>, owner: &[u8], rtype: u16, ttl: u32, rdata: &[u8]) {
     out.extend_from_slice(rdata);
 }
 
-/// A query as a stub resolver sends it: RD set, one question of class IN, and (when `edns`) an
-/// OPT record in the additional section, which the server must not echo.
-fn query(id: u16, name: &str, qtype: u16, edns: bool) -> Vec<u8> {
-    let mut q = id.to_be_bytes().to_vec();
-    q.extend_from_slice(&[0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, u8::from(edns)]);
-    for label in name.split('.') {
-        q.push(label.len() as u8);
-        q.extend_from_slice(label.as_bytes());
+#[cfg(test)]
+mod tests {
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    use super::*;
+
+    /// A query as a stub resolver sends it: RD set, one question of class IN, and (when `edns`) an
+    /// OPT record in the additional section, which the server must not echo.
+    fn query(id: u16, name: &str, qtype: u16, edns: bool) -> Vec<u8> {
+        let mut q = id.to_be_bytes().to_vec();
+        q.extend_from_slice(&[0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, u8::from(edns)]);
+        for label in name.split('.') {
+            q.push(label.len() as u8);
+            q.extend_from_slice(label.as_bytes());
+        }
+        q.push(0);
+        q.extend_from_slice(&qtype.to_be_bytes());
+        q.extend_from_slice(&CLASS_IN.to_be_bytes());
+        if edns {
+            q.extend_from_slice(&[0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0]);
+        }
+        q
     }
-    q.push(0);
-    q.extend_from_slice(&qtype.to_be_bytes());
-    q.extend_from_slice(&CLASS_IN.to_be_bytes());
-    if edns {
-        q.extend_from_slice(&[0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0]);
+
+    fn exchange(client: &UdpSocket, query: &[u8]) -> Vec<u8> {
+        client.send(query).expect("a query sent");
+        let mut buf = [0u8; 4096];
+        let len = client.recv(&mut buf).expect("a reply");
+        buf[..len].to_vec()
     }
-    q
-}
 
-fn exchange(client: &UdpSocket, query: &[u8]) -> Vec<u8> {
-    client.send(query).expect("a query sent");
-    let mut buf = [0u8; 4096];
-    let len = client.recv(&mut buf).expect("a reply");
-    buf[..len].to_vec()
-}
+    fn u16_at(packet: &[u8], pos: usize) -> u16 {
+        u16::from_be_bytes([packet[pos], packet[pos + 1]])
+    }
 
-fn u16_at(packet: &[u8], pos: usize) -> u16 {
-    u16::from_be_bytes([packet[pos], packet[pos + 1]])
-}
+    /// QDCOUNT, ANCOUNT, NSCOUNT, ARCOUNT.
+    fn counts(packet: &[u8]) -> [u16; 4] {
+        [4, 6, 8, 10].map(|pos| u16_at(packet, pos))
+    }
 
-/// QDCOUNT, ANCOUNT, NSCOUNT, ARCOUNT.
-fn counts(packet: &[u8]) -> [u16; 4] {
-    [4, 6, 8, 10].map(|pos| u16_at(packet, pos))
-}
+    #[test]
+    fn answers_counts_questions_and_ignores_garbage() {
+        let dns = DnsServer::start();
+        dns.set("Site.Test.", &[IpAddr::V4(Ipv4Addr::LOCALHOST)], 60);
+        dns.set("v6only.test", &[IpAddr::V6(Ipv6Addr::LOCALHOST)], 30);
+        let client = UdpSocket::bind("127.0.0.1:0").expect("a client socket");
+        let timeout = Some(Duration::from_secs(5));
+        client.set_read_timeout(timeout).expect("a read timeout");
+        client.connect(dns.addr()).expect("the server's address");
 
-#[test]
-fn answers_counts_questions_and_ignores_garbage() {
-    let dns = DnsServer::start();
-    dns.set("Site.Test.", &[IpAddr::V4(Ipv4Addr::LOCALHOST)], 60);
-    dns.set("v6only.test", &[IpAddr::V6(Ipv6Addr::LOCALHOST)], 30);
-    let client = UdpSocket::bind("127.0.0.1:0").expect("a client socket");
-    let timeout = Some(Duration::from_secs(5));
-    client.set_read_timeout(timeout).expect("a read timeout");
-    client.connect(dns.addr()).expect("the server's address");
+        // A, asked in another case than set, with EDNS: the question comes back as sent.
+        let q = query(0x1234, "sITe.test", TYPE_A, true);
+        let r = exchange(&client, &q);
+        let question_end = q.len() - 11;
+        assert_eq!(u16_at(&r, 0), 0x1234);
+        assert_eq!(r[2..4], [0x85, 0x80], "QR, AA, RD, RA; NOERROR");
+        assert_eq!([1, 1, 0, 0], counts(&r));
+        assert_eq!(r[12..question_end], q[12..question_end]);
+        let answer = &r[question_end..];
+        assert_eq!(answer[..6], [0xC0, 0x0C, 0, 1, 0, 1]);
+        assert_eq!(answer[6..10], 60u32.to_be_bytes(), "the TTL");
+        assert_eq!(answer[10..], [0, 4, 127, 0, 0, 1]);
 
-    // A, asked in another case than set, with EDNS: the question comes back as sent.
-    let q = query(0x1234, "sITe.test", TYPE_A, true);
-    let r = exchange(&client, &q);
-    let question_end = q.len() - 11;
-    assert_eq!(u16_at(&r, 0), 0x1234);
-    assert_eq!(r[2..4], [0x85, 0x80], "QR, AA, RD, RA; NOERROR");
-    assert_eq!([1, 1, 0, 0], counts(&r));
-    assert_eq!(r[12..question_end], q[12..question_end]);
-    let answer = &r[question_end..];
-    assert_eq!(answer[..6], [0xC0, 0x0C, 0, 1, 0, 1]);
-    assert_eq!(answer[6..10], 60u32.to_be_bytes(), "the TTL");
-    assert_eq!(answer[10..], [0, 4, 127, 0, 0, 1]);
+        // AAAA for a name with only an IPv4 address: NOERROR, no answer, an SOA whose MINIMUM is 60.
+        let r = exchange(&client, &query(2, "site.test", TYPE_AAAA, false));
+        assert_eq!(u16_at(&r, 0), 2);
+        assert_eq!(r[3] & 0x0F, 0);
+        assert_eq!([1, 0, 1, 0], counts(&r));
+        assert_eq!(r[r.len() - 4..], 60u32.to_be_bytes());
 
-    // AAAA for a name with only an IPv4 address: NOERROR, no answer, an SOA whose MINIMUM is 60.
-    let r = exchange(&client, &query(2, "site.test", TYPE_AAAA, false));
-    assert_eq!(u16_at(&r, 0), 2);
-    assert_eq!(r[3] & 0x0F, 0);
-    assert_eq!([1, 0, 1, 0], counts(&r));
-    assert_eq!(r[r.len() - 4..], 60u32.to_be_bytes());
+        let r = exchange(&client, &query(3, "v6only.test", TYPE_AAAA, false));
+        assert_eq!((r[3] & 0x0F, u16_at(&r, 6)), (0, 1));
+        assert_eq!(r[r.len() - 16..], Ipv6Addr::LOCALHOST.octets());
 
-    let r = exchange(&client, &query(3, "v6only.test", TYPE_AAAA, false));
-    assert_eq!((r[3] & 0x0F, u16_at(&r, 6)), (0, 1));
-    assert_eq!(r[r.len() - 16..], Ipv6Addr::LOCALHOST.octets());
+        let r = exchange(&client, &query(4, "nowhere.test", TYPE_A, false));
+        assert_eq!(r[3] & 0x0F, NXDOMAIN);
+        assert_eq!([1, 0, 1, 0], counts(&r));
+        assert_eq!(r[r.len() - 4..], NXDOMAIN_TTL.to_be_bytes());
 
-    let r = exchange(&client, &query(4, "nowhere.test", TYPE_A, false));
-    assert_eq!(r[3] & 0x0F, NXDOMAIN);
-    assert_eq!([1, 0, 1, 0], counts(&r));
-    assert_eq!(r[r.len() - 4..], NXDOMAIN_TTL.to_be_bytes());
+        assert_eq!(dns.questions("site.test"), 2);
+        assert_eq!(dns.questions("SITE.TEST."), 2);
+        assert_eq!(dns.questions_of("site.test", TYPE_A), 1);
+        assert_eq!(dns.questions_of("site.test", TYPE_AAAA), 1);
+        assert_eq!(dns.questions("nowhere.test"), 1);
 
-    assert_eq!(dns.questions("site.test"), 2);
-    assert_eq!(dns.questions("SITE.TEST."), 2);
-    assert_eq!(dns.questions_of("site.test", TYPE_A), 1);
-    assert_eq!(dns.questions_of("site.test", TYPE_AAAA), 1);
-    assert_eq!(dns.questions("nowhere.test"), 1);
-
-    // No reply to garbage: the next datagram received is the next query's reply.
-    client.send(&[1, 2, 3]).expect("garbage sent");
-    let r = exchange(&client, &query(5, "site.test", TYPE_A, false));
-    assert_eq!(u16_at(&r, 0), 5);
-    assert_eq!(dns.questions_of("site.test", TYPE_A), 2);
+        // No reply to garbage: the next datagram received is the next query's reply.
+        client.send(&[1, 2, 3]).expect("garbage sent");
+        let r = exchange(&client, &query(5, "site.test", TYPE_A, false));
+        assert_eq!(u16_at(&r, 0), 5);
+        assert_eq!(dns.questions_of("site.test", TYPE_A), 2);
+    }
 }
