@@ -113,7 +113,7 @@ impl ServeArgs {
             fetch,
             cache: self.cache.cache_config()?,
             destinations: self.network.destinations(),
-            dns: self.network.dns(),
+            dns: self.network.dns()?,
             connections: self.connections.connection_limits(&limits)?,
             limits,
             log: self.logging.log_settings()?,
@@ -376,6 +376,14 @@ pub enum ConfigError {
         /// The `--admin-listen` address.
         admin: SocketAddr,
     },
+    /// `--system-resolver` and `--dns-server` both given: the C library asks only the servers
+    /// of /etc/resolv.conf.
+    #[error(
+        "{} and {} are both set: getaddrinfo asks only the servers of /etc/resolv.conf",
+        flag("dns", "system"),
+        flag("dns", "servers")
+    )]
+    ResolverConflict,
     /// The proxy URL is not an `http` or `https` URL with a host.
     #[error("{} {url}: {detail}", flag("fetch", "proxy"))]
     Proxy {

@@ -68,7 +68,7 @@ pub struct NetworkArgs {
     /// Resolve host names with the C library's getaddrinfo (which reads /etc/nsswitch.conf and
     /// keeps nothing) rather than robotsd's own cached resolver. Off by default; the variable
     /// takes true/false.
-    #[arg(long, env = "ROBOTSD_SYSTEM_RESOLVER", conflicts_with = "dns_server")]
+    #[arg(long, env = "ROBOTSD_SYSTEM_RESOLVER")]
     #[arg(value_parser = BoolishValueParser::new())]
     pub system_resolver: bool,
 }
@@ -87,14 +87,16 @@ impl NetworkArgs {
         }
     }
 
-    /// How host names are resolved.
-    pub(super) fn dns(&self) -> DnsConfig {
-        if self.system_resolver {
-            return DnsConfig::System;
-        }
-        DnsConfig::Cached {
-            servers: self.dns_server.clone(),
-            cache_entries: self.dns_cache_entries,
+    /// How host names are resolved. Checked here rather than by clap, which would take
+    /// `ROBOTSD_SYSTEM_RESOLVER=false` beside a server for a conflict.
+    pub(super) fn dns(&self) -> Result<DnsConfig, ConfigError> {
+        match (self.system_resolver, self.dns_server.is_empty()) {
+            (true, true) => Ok(DnsConfig::System),
+            (true, false) => Err(ConfigError::ResolverConflict),
+            (false, _) => Ok(DnsConfig::Cached {
+                servers: self.dns_server.clone(),
+                cache_entries: self.dns_cache_entries,
+            }),
         }
     }
 
@@ -219,7 +221,20 @@ mod tests {
         assert_eq!(settings(&[]).unwrap().dns, DnsConfig::default());
         let s = settings(&["--system-resolver", "--dns-cache-entries", "5"]).unwrap();
         assert_eq!(s.dns, DnsConfig::System);
-        let err = parse(&["--system-resolver", "--dns-server", "10.0.0.2"]).unwrap_err();
-        assert_eq!(err.kind(), clap::error::ErrorKind::ArgumentConflict);
+        let err = error_of(&["--system-resolver", "--dns-server", "10.0.0.2"]);
+        assert!(matches!(err, ConfigError::ResolverConflict), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "--system-resolver and --dns-server are both set: getaddrinfo asks only the servers \
+             of /etc/resolv.conf"
+        );
+        // What the chart renders for an unset flag beside a server (`ROBOTSD_SYSTEM_RESOLVER=
+        // false`, which clap's own conflict would refuse): false, not a conflict.
+        let mut args = parse(&["--dns-server", "10.0.0.2"]).unwrap();
+        args.network.system_resolver = false;
+        assert!(matches!(
+            args.settings().unwrap().dns,
+            DnsConfig::Cached { .. }
+        ));
     }
 }
