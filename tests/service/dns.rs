@@ -112,3 +112,39 @@ async fn a_name_that_does_not_exist_is_an_unreachable_robots_txt() {
     assert!(error.ends_with("nowhere.test does not exist"), "{error}");
     assert!(dns.questions("nowhere.test") >= 1);
 }
+
+#[tokio::test]
+async fn a_name_server_that_never_answers_is_bounded_by_the_connect_timeout() {
+    // Takes the questions and answers none.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("a UDP port");
+    let server = silent.local_addr().unwrap().to_string();
+    let robotsd = Robotsd::start(
+        &[
+            "--dns-server",
+            server.as_str(),
+            "--connect-timeout",
+            "1s",
+            "--allow-private-networks",
+        ],
+        false,
+    )
+    .await;
+
+    let asked = std::time::Instant::now();
+    let (status, answer) = check(&robotsd, "http://silent.test:9/page").await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["reason"], "unreachable_disallow_all", "{answer}");
+    // The resolver alone would wait 5 s twice; the fetch's connect timeout ends it first. The
+    // bound is wide: only a lookup left unbounded could reach it.
+    assert!(
+        asked.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        asked.elapsed()
+    );
+    let mut question = [0u8; 512];
+    silent.set_nonblocking(true).unwrap();
+    assert!(
+        silent.recv(&mut question).is_ok(),
+        "the name server was asked"
+    );
+}
