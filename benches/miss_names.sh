@@ -10,8 +10,9 @@
 #
 # Rows, each a fresh process and N origins never seen before, checked once (robotsd, through
 # examples/miss_load.rs) or fetched once (bare, examples/bare_fetch.rs), C at a time:
-#   bare, IP literals / bare, names (getaddrinfo) / robotsd, IP literals / robotsd, names
-#   (defaults) / robotsd --system-resolver, names;
+#   bare, IP literals / bare, names (getaddrinfo) / bare, names with a trailing dot (fully
+#   qualified: what robotsd asks) / robotsd, IP literals / robotsd, names (defaults) /
+#   robotsd --system-resolver, names;
 # the rows with names twice: with a plain resolv.conf ("plain": the name server alone), and with
 # a Kubernetes pod's ("pod": three search domains and ndots:5, so a name with fewer than five
 # dots is first asked under each search domain, answered NXDOMAIN, as the cluster's DNS does).
@@ -25,7 +26,7 @@ c=${2:-64}
 for tool in curl python3 unshare ip mount timeout; do
   command -v "$tool" >/dev/null || { echo "needs $tool (Debian: curl, python3, util-linux, iproute2)" >&2; exit 2; }
 done
-rows=(bare-ip bare-names-plain bare-names-pod robotsd-ip robotsd-names-plain robotsd-names-pod
+rows=(bare-ip bare-names-plain bare-names-pod bare-fqdn-pod robotsd-ip robotsd-names-plain robotsd-names-pod
   robotsd-system-names-plain robotsd-system-names-pod)
 if [ -z "${MISS_NAMES_IN_NETNS:-}" ]; then
   cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
@@ -65,11 +66,12 @@ read -r ready <&"${NAMES[0]}"
 [ "$ready" = ready ] || { echo "name server: $ready" >&2; exit 1; }
 
 echo "== the miss path with names: $n cold origins a row at C=$c; $(nproc) cores, $(date -u +%F), $(git rev-parse --short HEAD), corpus $corpus"
-printf '%-22s %10s %8s %16s %16s\n' row origins/s p99_ms "CPU us/origin" "names us/origin"
+printf '%-26s %10s %8s %16s %16s\n' row origins/s p99_ms "CPU us/origin" "names us/origin"
 next=1000
 for row in "${rows[@]}"; do
   names=()
   [[ $row == *-names-* ]] && names=(env ROBOTSD_BENCH_NAMES=1)
+  [[ $row == *-fqdn-* ]] && names=(env ROBOTSD_BENCH_NAMES=fqdn)
   resolv "${row##*-}"
   t0_n=$(ticks "$names_pid")
   if [[ $row == bare-* ]]; then
@@ -96,7 +98,7 @@ for row in "${rows[@]}"; do
 import json, sys
 row, out, cpu, names = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
 failed = out.get("failures", 0) or sum(v for k, v in out.get("answers", {}).items() if k != "miss/200")
-print(f"{row:<22} {out['per_second']:>10.0f} {out['p99_ms']:>8} {cpu:>16} {names:>16}"
+print(f"{row:<26} {out['per_second']:>10.0f} {out['p99_ms']:>8} {cpu:>16} {names:>16}"
       + (f"   ({failed} not fetched: {out})" if failed else ""))
 PY
   next=$(( next + n ))

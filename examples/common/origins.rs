@@ -16,12 +16,13 @@ pub fn name(i: u64) -> String {
 }
 
 /// How URLs write origin `i`: its name when `ROBOTSD_BENCH_NAMES` is set (so that every cold
-/// origin costs a lookup, as a real one does), else its address.
+/// origin costs a lookup, as a real one does), fully qualified (a trailing dot, which no search
+/// domain completes) when it is `fqdn`; else its address.
 #[allow(dead_code)]
 pub fn host(i: u64) -> String {
-    if std::env::var_os("ROBOTSD_BENCH_NAMES").is_some() {
-        name(i)
-    } else {
-        origin(i)
+    match std::env::var("ROBOTSD_BENCH_NAMES").as_deref() {
+        Ok("fqdn") => format!("{}.", name(i)),
+        Ok(_) => name(i),
+        Err(_) => origin(i),
     }
 }
