@@ -20,17 +20,29 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hickory_resolver::TokioResolver;
-use hickory_resolver::config::{LookupIpStrategy, NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::config::{
+    ConnectionConfig, LookupIpStrategy, NameServerConfig, ResolverConfig, ResolverOpts,
+};
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::net::{DnsError as HickoryDnsError, NetError};
+use hickory_resolver::proto::op::ResponseCode;
 
 use crate::destination::NameLookup;
 
-/// Answers kept by default: a day of a crawl frontier's new hosts at a few a second, each at a
-/// few hundred bytes.
-pub const DEFAULT_CACHE_ENTRIES: u64 = 10_000;
+/// Answers kept by default: the last minutes of a crawl frontier's new hosts, which is when the
+/// same host is looked up again (its `http` origin's redirect, its `https` origin, `www.`).
+/// About 1.25 KB resident each (docs/deploy.md, "Memory").
+pub const DEFAULT_CACHE_ENTRIES: u64 = 4_096;
+
+/// Addresses kept and tried of one answer: more than a fetch ever gets through, and the bound
+/// of an entry's size whatever a name server answers.
+pub const MAX_ADDRESSES: usize = 16;
+
+/// The longest an answer is kept, whatever its TTL.
+pub const MAX_KEPT: Duration = Duration::from_secs(3_600);
 
 /// The longest a name that does not exist is remembered, whatever its zone's SOA says: a site
 /// whose name was just registered is fetched again within minutes.
@@ -77,6 +89,39 @@ pub enum DnsError {
 #[derive(Clone)]
 pub struct Dns {
     resolver: Arc<TokioResolver>,
+    /// The answers kept, by host as the URL writes it; none with `--dns-cache-entries 0`.
+    kept: Option<moka::sync::Cache<String, Answer>>,
+}
+
+/// One name's answer, kept until its TTL ends.
+#[derive(Debug, Clone)]
+struct Answer {
+    /// At most [`MAX_ADDRESSES`], port 0.
+    addrs: Arc<[SocketAddr]>,
+    /// The name does not exist (NXDOMAIN), rather than having no address.
+    missing: bool,
+    until: Instant,
+}
+
+impl Answer {
+    fn result(&self, host: &str) -> std::io::Result<Vec<SocketAddr>> {
+        if self.missing {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{host} does not exist"),
+            ));
+        }
+        Ok(self.addrs.to_vec())
+    }
+}
+
+/// Each answer leaves the cache when its TTL ends.
+struct UntilItsTtl;
+
+impl moka::Expiry<String, Answer> for UntilItsTtl {
+    fn expire_after_create(&self, _: &String, answer: &Answer, now: Instant) -> Option<Duration> {
+        Some(answer.until.saturating_duration_since(now))
+    }
 }
 
 impl std::fmt::Debug for Dns {
@@ -96,8 +141,9 @@ impl Dns {
             return Ok(None);
         };
         let (resolver_config, mut options) = if servers.is_empty() {
-            hickory_resolver::system_conf::read_system_conf()
-                .map_err(|e| DnsError::SystemConfig(e.to_string()))?
+            let (config, options) = hickory_resolver::system_conf::read_system_conf()
+                .map_err(|e| DnsError::SystemConfig(e.to_string()))?;
+            (over_udp(config), options)
         } else {
             let servers = servers.iter().map(|&addr| name_server(addr)).collect();
             (
@@ -108,8 +154,9 @@ impl Dns {
         if resolver_config.name_servers().is_empty() {
             return Err(DnsError::SystemConfig("no nameserver line".to_owned()));
         }
-        options.cache_size = *cache_entries;
-        options.negative_max_ttl = Some(NEGATIVE_MAX_TTL);
+        // Kept here rather than in the resolver, whose cache holds whole responses (a name
+        // server may send a thousand records) by count.
+        options.cache_size = 0;
         // One question where getaddrinfo asks two: AAAA only for a name without an A record.
         // Every address returned is vetted, and none other is ever connected to, so an AAAA
         // left unasked cannot be a way around the policy.
@@ -123,24 +170,50 @@ impl Dns {
                 .with_options(options)
                 .build()
                 .map_err(|e| DnsError::Build(e.to_string()))?;
+        let kept = (*cache_entries > 0).then(|| {
+            moka::sync::Cache::builder()
+                .max_capacity(*cache_entries)
+                .expire_after(UntilItsTtl)
+                .build()
+        });
         Ok(Some(Dns {
             resolver: Arc::new(resolver),
+            kept,
         }))
     }
 
     /// The addresses of `host` (port 0), from the cache while its answer lives.
     pub async fn lookup(&self, host: &str) -> std::io::Result<Vec<SocketAddr>> {
-        match self.resolver.lookup_ip(&*qualified(host)).await {
-            Ok(found) => Ok(found.iter().map(|ip| SocketAddr::new(ip, 0)).collect()),
-            // Said plainly: the answer's `last_error` is read by people, and the resolver's own
-            // message for these is its query's `Debug`.
-            Err(error) if error.is_nx_domain() => Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                format!("{host} does not exist"),
-            )),
-            Err(error) if error.is_no_records_found() => Ok(Vec::new()),
-            Err(error) => Err(std::io::Error::other(error.to_string())),
+        let kept = self.kept.as_ref().and_then(|kept| kept.get(host));
+        if let Some(answer) = kept.filter(|answer| answer.until > Instant::now()) {
+            return answer.result(host);
         }
+        let asked = Instant::now();
+        let answer = match self.resolver.lookup_ip(&*qualified(host)).await {
+            Ok(found) => Answer {
+                addrs: found
+                    .iter()
+                    .take(MAX_ADDRESSES)
+                    .map(|ip| SocketAddr::new(ip, 0))
+                    .collect(),
+                missing: false,
+                until: found.valid_until().min(asked + MAX_KEPT),
+            },
+            Err(NetError::Dns(HickoryDnsError::NoRecordsFound(none))) => {
+                let ttl = Duration::from_secs(none.negative_ttl.unwrap_or(0).into());
+                Answer {
+                    addrs: Arc::new([]),
+                    missing: none.response_code == ResponseCode::NXDomain,
+                    until: asked + ttl.min(NEGATIVE_MAX_TTL),
+                }
+            }
+            // Not kept: a server that failed may answer the next question.
+            Err(error) => return Err(std::io::Error::other(error.to_string())),
+        };
+        if let Some(kept) = self.kept.as_ref().filter(|_| answer.until > asked) {
+            kept.insert(host.to_owned(), answer.clone());
+        }
+        answer.result(host)
     }
 
     /// This resolver as the fetcher's [`NameLookup`].
@@ -163,13 +236,30 @@ fn qualified(host: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// A name server asked over UDP, and over TCP for an answer too long for a datagram.
+/// A name server asked over UDP only: an answer too long for a datagram (1,232 bytes with
+/// EDNS) fails rather than being fetched over TCP, so that no name server, which strangers'
+/// URLs choose, can make one lookup hold 64 KB.
 fn name_server(addr: SocketAddr) -> NameServerConfig {
-    let mut server = NameServerConfig::udp_and_tcp(addr.ip());
+    let mut server = NameServerConfig::udp(addr.ip());
     for connection in &mut server.connections {
         connection.port = addr.port();
     }
     server
+}
+
+/// The same servers as `config`, each asked over UDP only ([`name_server`]).
+fn over_udp(config: ResolverConfig) -> ResolverConfig {
+    let (domain, search, servers) = config.into_parts();
+    let servers = servers
+        .into_iter()
+        .map(|mut server| {
+            let mut udp = ConnectionConfig::udp();
+            udp.port = server.connections.first().map_or(53, |c| c.port);
+            server.connections = vec![udp];
+            server
+        })
+        .collect();
+    ResolverConfig::from_parts(domain, search, servers)
 }
 
 #[cfg(test)]
@@ -189,9 +279,26 @@ mod tests {
     }
 
     #[test]
+    fn the_servers_of_resolv_conf_are_asked_over_udp_on_their_ports() {
+        let text = "search svc.cluster.local\nnameserver 10.96.0.10\nnameserver ::1\n";
+        let (config, _) = hickory_resolver::system_conf::parse_resolv_conf(text).unwrap();
+        let config = over_udp(config);
+        assert_eq!(config.search().len(), 1);
+        assert_eq!(config.name_servers().len(), 2);
+        for server in config.name_servers() {
+            assert_eq!(server.connections.len(), 1);
+            assert_eq!(server.connections[0].port, 53);
+            assert!(matches!(
+                server.connections[0].protocol,
+                hickory_resolver::config::ProtocolConfig::Udp
+            ));
+        }
+    }
+
+    #[test]
     fn a_named_server_keeps_its_port() {
         let server = name_server("127.0.0.1:5353".parse().unwrap());
-        assert_eq!(server.connections.len(), 2);
+        assert_eq!(server.connections.len(), 1);
         assert!(server.connections.iter().all(|c| c.port == 5353));
     }
 }

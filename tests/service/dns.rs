@@ -148,3 +148,46 @@ async fn a_name_server_that_never_answers_is_bounded_by_the_connect_timeout() {
         "the name server was asked"
     );
 }
+
+fn resolver(dns: &DnsServer) -> robotsd::dns::Dns {
+    let config = robotsd::dns::DnsConfig::Cached {
+        servers: vec![dns.addr()],
+        cache_entries: 64,
+    };
+    robotsd::dns::Dns::new(&config)
+        .expect("a resolver")
+        .expect("not the system's")
+}
+
+#[tokio::test]
+async fn an_answer_is_kept_with_at_most_its_bounded_number_of_addresses() {
+    let dns = DnsServer::start();
+    let many: Vec<IpAddr> = (1..=40u8)
+        .map(|i| IpAddr::V4(std::net::Ipv4Addr::new(192, 0, 2, i)))
+        .collect();
+    dns.set("many.test", &many, 300);
+    let resolver = resolver(&dns);
+
+    let first = resolver.lookup("many.test").await.expect("an answer");
+    assert_eq!(first.len(), robotsd::dns::MAX_ADDRESSES);
+    assert_eq!(first[0].ip(), many[0]);
+    let again = resolver.lookup("many.test").await.expect("the kept answer");
+    assert_eq!(again, first);
+    assert_eq!(dns.questions_of("many.test", A), 1);
+}
+
+#[tokio::test]
+async fn a_name_that_does_not_exist_is_remembered_for_its_negative_ttl() {
+    let dns = DnsServer::start();
+    let resolver = resolver(&dns);
+    for _ in 0..3 {
+        let error = resolver
+            .lookup("gone.test")
+            .await
+            .expect_err("no such name");
+        assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+        assert_eq!(error.to_string(), "gone.test does not exist");
+    }
+    // The server's SOA gives 5 s: asked once for the three lookups.
+    assert_eq!(dns.questions_of("gone.test", A), 1);
+}
