@@ -87,15 +87,25 @@ def size(text):
     return int(float(number) * UNITS[unit])
 
 
+# robotsd's default --dns-cache-entries, and what one kept answer holds resident (measured:
+# 0.8 to 1.2 KB, VmRSS over 10,000 answers; docs/deploy.md, "Memory").
+DNS_CACHE_ENTRIES = 4096
+DNS_ANSWER_BYTES = 1280
+
+
 def memory_needed(config):
     """The memory limit robotsd needs with these settings (docs/deploy.md, "Memory"): 32 MiB
     to run, twice --cache-capacity (a full cache levels off there: allocator and map overhead,
     BENCHMARKS.md), --pace-capacity, the request bodies in flight (--max-body-bytes-in-flight),
     four times each document cache that is on (an RSL document is charged a quarter to a third
-    of what it holds resident), and a quarter more as headroom."""
+    of what it holds resident), 1,280 bytes for each DNS answer kept (--dns-cache-entries,
+    none with --system-resolver), and a quarter more as headroom."""
     used = (32 * MIB + 2 * size(config.get("cacheCapacity") or "256MiB")
             + size(config.get("paceCapacity") or "32MiB")
             + size(config.get("maxBodyBytesInFlight") or "32MiB"))
+    if not config.get("systemResolver"):
+        entries = config.get("dnsCacheEntries")
+        used += DNS_ANSWER_BYTES * (DNS_CACHE_ENTRIES if entries is None else int(entries))
     if config.get("rsl"):
         used += 4 * size(config.get("rslCapacity") or "16MiB")
     if config.get("tdmrep"):

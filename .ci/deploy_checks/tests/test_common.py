@@ -31,14 +31,18 @@ class Units(unittest.TestCase):
             common.size("12Zi")
 
     def test_memory_needed(self):
-        # 32 MiB + twice 256 MiB + 32 MiB + 32 MiB, and a quarter more: docs/deploy.md's 760 MiB.
-        self.assertEqual(common.memory_needed({}) // common.MIB, 760)
+        # 32 MiB + twice 256 MiB + 32 MiB + 32 MiB + 4,096 DNS answers of 1,280 bytes (5 MiB),
+        # and a quarter more: 766.25 MiB, docs/deploy.md's 767 MiB.
+        self.assertEqual(common.memory_needed({}) // common.MIB, 766)
+        no_dns = common.memory_needed({"systemResolver": True})
+        self.assertEqual(common.memory_needed({}) - no_dns, 5 * common.MIB * 5 // 4)
+        self.assertEqual(common.memory_needed({"dnsCacheEntries": 0}), no_dns)
         with_rsl = common.memory_needed({"rsl": True, "rslCapacity": "8MiB"})
         self.assertEqual(with_rsl - common.memory_needed({}), 4 * 8 * common.MIB * 5 // 4)
         self.assertEqual(common.memory_problems({}, {"resources": {"limits": {
-            "memory": "760Mi"}}}), [])
+            "memory": "767Mi"}}}), [])
         self.assertEqual(len(common.memory_problems({}, {"resources": {"limits": {
-            "memory": "759Mi"}}})), 1)
+            "memory": "766Mi"}}})), 1)
 
 
 class Manifests(unittest.TestCase):

@@ -160,7 +160,7 @@ class Memory(unittest.TestCase):
     def test_a_limit_below_what_the_settings_need(self):
         docs = fx.rendering()
         fx.container(docs)["resources"]["limits"]["memory"] = "512Mi"
-        self.assertIn("memory limit 512Mi below the 760Mi these settings need "
+        self.assertIn("memory limit 512Mi below the 766Mi these settings need "
                       "(docs/deploy.md, Memory)", problems(docs=docs))
 
     def test_no_limit(self):
