@@ -16,6 +16,9 @@
 # the rows with names twice: with a plain resolv.conf ("plain": the name server alone), and with
 # a Kubernetes pod's ("pod": three search domains and ndots:5, so a name with fewer than five
 # dots is first asked under each search domain, answered NXDOMAIN, as the cluster's DNS does).
+# Then "twice": each host's two origins (a second listener's port, as a site's http and https
+# origins are two), one storm after the other: a real site is looked up more than once within
+# its TTL, which robotsd's resolver answers from what it kept and getaddrinfo asks again.
 # For each: origins a second, and CPU microseconds an origin of robotsd (or the bare client) and
 # of the name server (/proc/PID/stat).
 # Usage: bash benches/miss_names.sh [origins per row, default 20000] [concurrency, default 64]
@@ -27,7 +30,7 @@ for tool in curl python3 unshare ip mount timeout; do
   command -v "$tool" >/dev/null || { echo "needs $tool (Debian: curl, python3, util-linux, iproute2)" >&2; exit 2; }
 done
 rows=(bare-ip bare-names-plain bare-names-pod bare-fqdn-pod robotsd-ip robotsd-names-plain robotsd-names-pod
-  robotsd-system-names-plain robotsd-system-names-pod)
+  robotsd-system-names-plain robotsd-system-names-pod robotsd-twice-plain robotsd-system-twice-plain)
 if [ -z "${MISS_NAMES_IN_NETNS:-}" ]; then
   cargo build --release --quiet --bin robotsd --example corpus_origin --example bare_fetch \
     --example miss_load --example name_server
@@ -57,6 +60,10 @@ origin_port=$(free_port)
 origin_pid=$!
 pids+=("$origin_pid")
 wait_ready "http://127.0.0.1:$origin_port/robots.txt"
+second_port=$(free_port)
+"$ex/corpus_origin" "0.0.0.0:$second_port" "$corpus" &
+pids+=($!)
+wait_ready "http://127.0.0.1:$second_port/robots.txt"
 # Every row's origins, and the 64 each robotsd warms on: 1,000 .. 1,000 + rows × N.
 names_to=$(( 1000 + ${#rows[@]} * n ))
 coproc NAMES { exec "$ex/name_server" 127.0.0.1:53 0 "$names_to"; }
@@ -70,13 +77,14 @@ printf '%-26s %10s %8s %16s %16s\n' row origins/s p99_ms "CPU us/origin" "names 
 next=1000
 for row in "${rows[@]}"; do
   names=()
-  [[ $row == *-names-* ]] && names=(env ROBOTSD_BENCH_NAMES=1)
+  [[ $row == *-names-* || $row == *-twice-* ]] && names=(env ROBOTSD_BENCH_NAMES=1)
   [[ $row == *-fqdn-* ]] && names=(env ROBOTSD_BENCH_NAMES=fqdn)
   resolv "${row##*-}"
   t0_n=$(ticks "$names_pid")
   if [[ $row == bare-* ]]; then
     out=$("${names[@]}" "$ex/bare_fetch" "$origin_port" "$next" "$n" "$c")
     cpu_us=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(round(d["cpu_s"]*1e6/d["origins"]))' "$out")
+    origins=$n
   else
     extra=()
     [[ $row == robotsd-system-* ]] && extra=(--system-resolver)
@@ -88,15 +96,24 @@ for row in "${rows[@]}"; do
     "${names[@]}" "$ex/miss_load" misses "http://127.0.0.1:$api_port" "$origin_port" 0 64 16 >/dev/null
     t0_r=$(ticks "$robotsd_pid")
     out=$("${names[@]}" "$ex/miss_load" misses "http://127.0.0.1:$api_port" "$origin_port" "$next" "$n" "$c")
+    origins=$n
+    if [[ $row == *-twice-* ]]; then
+      out="[$out, $("${names[@]}" "$ex/miss_load" misses "http://127.0.0.1:$api_port" "$second_port" "$next" "$n" "$c")]"
+      origins=$(( 2 * n ))
+    fi
     t1_r=$(ticks "$robotsd_pid")
-    cpu_us=$(( (t1_r - t0_r) * 10000 / n ))
+    cpu_us=$(( (t1_r - t0_r) * 10000 / origins ))
     kill "$robotsd_pid"
     wait "$robotsd_pid" || true
   fi
   t1_n=$(ticks "$names_pid")
-  python3 - "$row" "$out" "$cpu_us" "$(( (t1_n - t0_n) * 10000 / n ))" <<'PY'
+  python3 - "$row" "$out" "$cpu_us" "$(( (t1_n - t0_n) * 10000 / origins ))" <<'PY'
 import json, sys
 row, out, cpu, names = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4]
+if isinstance(out, list):  # two storms: origins a second over both, the second's p99
+    both = sum(o["origins"] for o in out) / sum(o["seconds"] for o in out)
+    out = {**out[1], "per_second": both,
+           "answers": {k: sum(o["answers"].get(k, 0) for o in out) for k in out[1]["answers"]}}
 failed = out.get("failures", 0) or sum(v for k, v in out.get("answers", {}).items() if k != "miss/200")
 print(f"{row:<26} {out['per_second']:>10.0f} {out['p99_ms']:>8} {cpu:>16} {names:>16}"
       + (f"   ({failed} not fetched: {out})" if failed else ""))
