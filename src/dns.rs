@@ -5,10 +5,11 @@
 //! `http` origin redirects to `https`, the `https` origin is checked on its own, `www.` follows.
 //! The C library's `getaddrinfo` keeps nothing, blocks a thread for each lookup, and says
 //! nothing of TTLs; robotsd asks the name servers of `/etc/resolv.conf` (or `--dns-server`) with
-//! the hickory project's stub resolver, which keeps each answer, positive or negative, for its
-//! TTL (a negative one for at most [`NEGATIVE_MAX_TTL`]), in at most `--dns-cache-entries`
-//! answers. `--system-resolver` keeps `getaddrinfo`, for hosts that need what the C library
-//! reads besides DNS (`/etc/nsswitch.conf`: mDNS, LDAP).
+//! the hickory project's stub resolver, over UDP only, and keeps each answer, positive or
+//! negative, for its TTL (at most [`MAX_KEPT`], a negative one at most [`NEGATIVE_MAX_TTL`]),
+//! at most [`MAX_ADDRESSES`] addresses of it, in at most `--dns-cache-entries` answers.
+//! `--system-resolver` keeps `getaddrinfo`, for hosts that need what the C library reads
+//! besides DNS (`/etc/nsswitch.conf`: mDNS, LDAP).
 //!
 //! Every answer, cached or not, is still vetted by [`crate::destination::PolicyResolver`]
 //! before a connection is made; a cache changes when a name is asked, never which addresses may
