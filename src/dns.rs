@@ -174,6 +174,10 @@ impl Dns {
         let kept = (*cache_entries > 0).then(|| {
             moka::sync::Cache::builder()
                 .max_capacity(*cache_entries)
+                // The most recent answers are the ones asked for again (a site's other origins,
+                // seconds later); TinyLFU's admission would refuse a name seen once whenever the
+                // cache is full of live answers, which in a crawl is every new name.
+                .eviction_policy(moka::policy::EvictionPolicy::lru())
                 .expire_after(UntilItsTtl)
                 .build()
         });

@@ -191,3 +191,31 @@ async fn a_name_that_does_not_exist_is_remembered_for_its_negative_ttl() {
     // The server's SOA gives 5 s: asked once for the three lookups.
     assert_eq!(dns.questions_of("gone.test", A), 1);
 }
+
+#[tokio::test]
+async fn a_full_cache_keeps_the_newest_answers() {
+    let dns = DnsServer::start();
+    let config = robotsd::dns::DnsConfig::Cached {
+        servers: vec![dns.addr()],
+        cache_entries: 8,
+    };
+    let resolver = robotsd::dns::Dns::new(&config).unwrap().unwrap();
+    // A crawl's frontier: every name new, and a full cache of live answers.
+    let names: Vec<String> = (0..64).map(|i| format!("site{i}.test")).collect();
+    for name in &names {
+        dns.set(name, &[LOOPBACK], 300);
+        resolver.lookup(name).await.expect("an answer");
+    }
+    // Time for the cache's upkeep to decide what it keeps (it runs on later calls, every few
+    // hundred milliseconds), and two more new names to give it the calls.
+    for extra in ["upkeep1.test", "upkeep2.test"] {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        dns.set(extra, &[LOOPBACK], 300);
+        resolver.lookup(extra).await.expect("an answer");
+    }
+    // The newest answers are the ones a crawl asks for again (a site's other origins).
+    for name in &names[60..] {
+        resolver.lookup(name).await.expect("an answer");
+        assert_eq!(dns.questions_of(name, A), 1, "{name} was not kept");
+    }
+}
