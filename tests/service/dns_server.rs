@@ -14,7 +14,7 @@ const TYPE_AAAA: u16 = 28;
 const CLASS_IN: u16 = 1;
 const NXDOMAIN: u8 = 3;
 /// How long a resolver may remember that a name does not exist.
-const NXDOMAIN_TTL: u32 = 5;
+const NXDOMAIN_TTL: u32 = 60;
 
 #[derive(Default)]
 struct State {
