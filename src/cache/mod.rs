@@ -30,7 +30,7 @@ use crate::clock::{Clock, TokioClock};
 use crate::fetch::{FetchKind, FetchOutcome, Fetcher, Revalidate};
 use crate::fetch_runtime::FetchRuntime;
 use crate::origin::Origin;
-use crate::store::Store;
+use crate::store::{BreakerState, Store};
 use fleet::Fleet;
 pub use fleet::FleetConfig;
 pub use kept_body::KeptBody;
@@ -237,9 +237,16 @@ impl OriginCache {
         self.slots.usage()
     }
 
-    /// Whether the shared store is up (its breaker closed); `None` without one.
+    /// Whether the shared store answered its last call; `None` without one.
     pub fn store_up(&self) -> Option<bool> {
         self.fleet.as_ref().map(|fleet| fleet.store.is_up())
+    }
+
+    /// Whether the shared store's circuit breaker is open (or probing); `None` without one.
+    pub fn store_breaker_open(&self) -> Option<bool> {
+        self.fleet
+            .as_ref()
+            .map(|fleet| !matches!(fleet.store.breaker(), BreakerState::Closed { .. }))
     }
 
     /// Origins currently in backoff.

@@ -241,7 +241,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 39] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 41] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -256,6 +256,7 @@ impl Metrics {
             Box::new(fetches_in_flight.clone()),
             Box::new(build_info),
             Box::new(store.up.clone()),
+            Box::new(store.breaker_open.clone()),
             Box::new(store.operations.clone()),
             Box::new(store.duration.clone()),
             Box::new(store.leases.clone()),
@@ -281,6 +282,7 @@ impl Metrics {
             Box::new(pacing.fleet_size.clone()),
             Box::new(pacing.fleet_index.clone()),
             Box::new(pacing.alone.clone()),
+            Box::new(pacing.alone_total.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {
@@ -515,7 +517,9 @@ impl Metrics {
             &inner.evictions_seen,
             stats.evictions.load(Ordering::Relaxed),
         );
-        inner.store.refresh(cache.store_up(), stats);
+        inner
+            .store
+            .refresh(cache.store_up(), cache.store_breaker_open(), stats);
         if let Some(source) = inner.log_dropped_source.get() {
             sync_counter(&inner.log_dropped, &inner.log_dropped_seen, source());
         }

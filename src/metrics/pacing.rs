@@ -4,7 +4,7 @@
 
 use prometheus::{Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts};
 
-use crate::pacing::{PaceEvent, Pacer, Scope, SignalKind};
+use crate::pacing::{AloneCause, PaceEvent, Pacer, Scope, SignalKind};
 
 pub(super) struct PaceMetrics {
     pub(super) reservations: IntCounterVec,
@@ -16,6 +16,9 @@ pub(super) struct PaceMetrics {
     pub(super) fleet_size: IntGauge,
     pub(super) fleet_index: IntGauge,
     pub(super) alone: IntGauge,
+    pub(super) alone_total: IntCounterVec,
+    /// `alone_total` in [`AloneCause::ALL`] order.
+    alone_series: [IntCounter; AloneCause::ALL.len()],
     /// `reservations` by `[scope][reserved]`: fleet then local; deferred then reserved.
     reservation_series: [[IntCounter; 2]; 2],
     /// `reports` in [`SignalKind::ALL`] order.
@@ -85,11 +88,24 @@ impl PaceMetrics {
         .expect("valid metric");
         let alone = IntGauge::new(
             "robotsd_pace_alone",
-            "1 while this replica decides fetch slots alone (no shared store configured, or the \
-             store down), at 1/robotsd_pace_fleet_size of each site's rate; 0 while the shared \
-             store decides them for the fleet.",
+            "1 while this replica decides fetch slots alone (no shared store configured, or its \
+             last call failed: from the first failure, before the breaker opens), at \
+             1/robotsd_pace_fleet_size of each site's rate; 0 while the shared store decides \
+             them for the fleet.",
         )
         .expect("valid metric");
+        let alone_total = IntCounterVec::new(
+            Opts::new(
+                "robotsd_pace_alone_total",
+                "Reservations (reserved or deferred) this replica decided alone, by cause: \
+                 no_store (none configured), store_down (an error, its time limit, or its breaker \
+                 open), store_refusing (it refused the write).",
+            ),
+            &["cause"],
+        )
+        .expect("valid metric");
+        let alone_series =
+            AloneCause::ALL.map(|cause| alone_total.with_label_values(&[cause.as_str()]));
         let by_scope = |scope: Scope| {
             ["deferred", "reserved"]
                 .map(|outcome| reservations.with_label_values(&[outcome, scope.as_str()]))
@@ -106,6 +122,8 @@ impl PaceMetrics {
             fleet_size,
             fleet_index,
             alone,
+            alone_total,
+            alone_series,
             reservation_series,
             report_series,
         }
@@ -127,6 +145,7 @@ impl PaceMetrics {
                     self.known_deferrals.inc();
                 }
             }
+            PaceEvent::Alone(cause) => self.alone_series[cause as usize].inc(),
             PaceEvent::Reported(kind) => {
                 if let Some(i) = SignalKind::ALL.iter().position(|k| *k == kind) {
                     self.report_series[i].inc();

@@ -18,6 +18,7 @@ const LEASE_RESULTS: [&str; 3] = ["taken", "waited", "expired"];
 
 pub(super) struct StoreMetrics {
     pub(super) up: IntGaugeVec,
+    pub(super) breaker_open: IntGaugeVec,
     pub(super) operations: IntCounterVec,
     pub(super) duration: HistogramVec,
     pub(super) leases: IntCounterVec,
@@ -34,8 +35,19 @@ impl StoreMetrics {
         let up = IntGaugeVec::new(
             Opts::new(
                 "robotsd_store_up",
-                "1 while the shared store answers (its circuit breaker is closed), 0 while it is \
-                 treated as down; no series without a store.",
+                "1 while the shared store answers, 0 from the first call that failed (an error, \
+                 its time limit, a refusal) until a call or the background probe succeeds; no \
+                 series without a store.",
+            ),
+            &["backend"],
+        )
+        .expect("valid metric");
+        let breaker_open = IntGaugeVec::new(
+            Opts::new(
+                "robotsd_store_breaker_open",
+                "1 while the shared store's circuit breaker is open (calls skip the store without \
+                 waiting, after 3 failures in a row or one refusal), 0 while it is closed; no \
+                 series without a store.",
             ),
             &["backend"],
         )
@@ -78,6 +90,7 @@ impl StoreMetrics {
         }
         StoreMetrics {
             up,
+            breaker_open,
             operations,
             duration,
             leases,
@@ -92,10 +105,21 @@ impl StoreMetrics {
         self.duration_series[op as usize].observe(took.as_secs_f64());
     }
 
-    /// Refreshes the series read from the cache: the breaker and the lease totals.
-    pub(super) fn refresh(&self, store_up: Option<bool>, stats: &CacheStats) {
+    /// Refreshes the series read from the cache: the store's state, its breaker's, and the
+    /// lease totals.
+    pub(super) fn refresh(
+        &self,
+        store_up: Option<bool>,
+        breaker_open: Option<bool>,
+        stats: &CacheStats,
+    ) {
         if let Some(up) = store_up {
             self.up.with_label_values(&["redis"]).set(i64::from(up));
+        }
+        if let Some(open) = breaker_open {
+            self.breaker_open
+                .with_label_values(&["redis"])
+                .set(i64::from(open));
         }
         let totals = [
             stats.leases_taken.load(Ordering::Relaxed),

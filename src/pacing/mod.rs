@@ -18,13 +18,14 @@ pub mod latency;
 mod local;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{
     FleetShare, FleetView, PaceConfig, PaceState, Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
 };
-use crate::store::{PaceReading, Store};
+use crate::store::{PaceReading, Store, StoreError};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
 pub use lane::PaceKey;
 use latency::{Latency, Reading};
@@ -118,6 +119,42 @@ pub struct PaceView {
     pub scope: Scope,
 }
 
+/// Why a replica decided a reservation alone (`robotsd_pace_alone_total{cause}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AloneCause {
+    /// No shared store is configured: every reservation is this replica's.
+    NoStore,
+    /// The store did not answer: an error, its time limit, or its breaker open.
+    StoreDown,
+    /// The store answered but refused the write (`OOM`, `READONLY`, …).
+    StoreRefusing,
+}
+
+impl AloneCause {
+    /// Every cause, in label order.
+    pub const ALL: [AloneCause; 3] = [
+        AloneCause::NoStore,
+        AloneCause::StoreDown,
+        AloneCause::StoreRefusing,
+    ];
+
+    /// The metric label.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AloneCause::NoStore => "no_store",
+            AloneCause::StoreDown => "store_down",
+            AloneCause::StoreRefusing => "store_refusing",
+        }
+    }
+
+    fn of(error: &StoreError) -> AloneCause {
+        match error {
+            StoreError::Refused(_) => AloneCause::StoreRefusing,
+            _ => AloneCause::StoreDown,
+        }
+    }
+}
+
 /// What happened, for metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PaceEvent {
@@ -135,6 +172,9 @@ pub enum PaceEvent {
         /// Known from this replica's view of the fleet's state, without a store call.
         known: bool,
     },
+    /// A reservation (reserved or deferred, counted above too) was decided by this replica
+    /// alone, and why.
+    Alone(AloneCause),
     /// A worker reported what the site answered.
     Reported(SignalKind),
 }
@@ -153,6 +193,9 @@ pub struct Pacer {
     store: Option<Store>,
     clock: Arc<dyn Clock>,
     observer: Option<PaceObserver>,
+    /// Whether this replica's last reservation was decided alone although a store is
+    /// configured: its change is said once in the log, each way.
+    deciding_alone: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for Pacer {
@@ -188,6 +231,7 @@ impl Pacer {
             store: None,
             clock,
             observer: None,
+            deciding_alone: Arc::default(),
         }
     }
 
@@ -230,7 +274,7 @@ impl Pacer {
     }
 
     /// Whether slots are decided by this replica alone now: no shared store is configured, or
-    /// it is down (its breaker open).
+    /// its last call failed (from the first failure, not once the breaker opens).
     pub fn alone(&self) -> bool {
         self.scope() == Scope::Local
     }
@@ -270,12 +314,22 @@ impl Pacer {
             max_wait_ms: millis(self.config.max_wait),
             guard_ms: millis(self.config.guard),
         };
-        let (grant, scope, known) = match &self.store {
+        let decided = match &self.store {
             Some(store) => match self.reserve_in_fleet(store, lane, request).await {
-                Some((grant, known)) => (grant, Scope::Fleet, known),
-                None => (self.reserve_alone(lane, request), Scope::Local, false),
+                Ok(decided) => Ok(decided),
+                Err(error) => Err(AloneCause::of(&error)),
             },
-            None => (self.reserve_alone(lane, request), Scope::Local, false),
+            None => Err(AloneCause::NoStore),
+        };
+        let (grant, scope, known) = match decided {
+            Ok((grant, known)) => {
+                self.decided_alone(None);
+                (grant, Scope::Fleet, known)
+            }
+            Err(cause) => {
+                self.decided_alone(Some(cause));
+                (self.reserve_alone(lane, request), Scope::Local, false)
+            }
         };
         let pace = pace(
             owned,
@@ -295,14 +349,41 @@ impl Pacer {
         pace
     }
 
+    /// Counts a reservation decided alone (`cause`) or by the store (`None`), and says in the
+    /// log when a replica with a store starts or stops deciding alone: the first slot it decides
+    /// alone is seen the moment it is decided, not once the store's breaker opens.
+    fn decided_alone(&self, cause: Option<AloneCause>) {
+        if let Some(cause) = cause {
+            self.observe(PaceEvent::Alone(cause));
+        }
+        if self.store.is_none() {
+            return;
+        }
+        let alone = cause.is_some();
+        if self.deciding_alone.swap(alone, Ordering::AcqRel) == alone {
+            return;
+        }
+        match cause {
+            Some(cause) => tracing::warn!(
+                cause = cause.as_str(),
+                fleet_size = self.share.size(),
+                fleet_index = self.share.index(),
+                "this replica decides fetch slots alone, at its share of each site's rate, until \
+                 the shared store answers again"
+            ),
+            None => tracing::info!("the shared store decides fetch slots for the fleet again"),
+        }
+    }
+
     /// A slot of `lane` from the fleet's store, with `true` when its deferral was known from
-    /// this replica's view of the lane, without a call; `None` when the store did not answer.
+    /// this replica's view of the lane, without a call; the store's error when it did not
+    /// answer.
     async fn reserve_in_fleet(
         &self,
         store: &Store,
         lane: &str,
         request: SlotRequest,
-    ) -> Option<(SlotGrant, bool)> {
+    ) -> Result<(SlotGrant, bool), StoreError> {
         // One lookup of the lane for the view before the call and the change after it.
         let held = self.local.entry(lane);
         let sent = self.now_ms();
@@ -311,12 +392,9 @@ impl Pacer {
         if let Some(deferral) = view.and_then(|view| view.deferral(sent, request))
             && store.is_up()
         {
-            return Some((deferral, true));
+            return Ok((deferral, true));
         }
-        let grant = store
-            .reserve(lane, request, self.config.keep())
-            .await
-            .ok()?;
+        let grant = store.reserve(lane, request, self.config.keep()).await?;
         let mut held = local::lock(&held);
         // This replica's own state follows the fleet's, so that a fallback to local pacing
         // starts from the last slot it handed out.
@@ -324,7 +402,7 @@ impl Pacer {
             held.state.last_slot = held.state.last_slot.max(grant.at);
         }
         held.see(FleetView::new(&grant, sent));
-        Some((grant, false))
+        Ok((grant, false))
     }
 
     /// A slot of `lane` decided by this replica alone, as its share of the fleet.

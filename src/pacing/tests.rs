@@ -7,7 +7,8 @@ use super::*;
 use crate::clock::TokioClock;
 use crate::pace_policy::Signal;
 use crate::store::{
-    BodyWrite, Encoded, Lease, Looked, MemoryStore, SharedStore, StoreError, StoreSettings,
+    BodyWrite, BreakerState, Encoded, Lease, Looked, MemoryStore, SharedStore, StoreError,
+    StoreSettings,
 };
 
 const ORIGIN: &str = "https://example.com";
@@ -289,4 +290,159 @@ async fn replicas_deciding_alone_keep_their_share_of_the_rate_and_their_phases()
             .saturating_duration_since(first.not_before),
         Duration::from_millis(550)
     );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_first_slot_decided_alone_shows_at_once_before_the_breaker_opens() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let dead = store(Arc::new(DeadStore), &clock);
+    let pacer = pacer(&clock)
+        .with_store(dead.clone())
+        .with_observer(Arc::new(move |event| seen.lock().unwrap().push(event)));
+    assert!(!pacer.alone(), "nothing has failed yet");
+    let first = pacer.reserve(ORIGIN, None).await;
+    assert_eq!(first.scope, Scope::Local);
+    // One failure: the breaker is still closed, and the replica already says it is alone.
+    assert_eq!(dead.breaker(), BreakerState::Closed { failures: 1 });
+    assert!(!dead.is_up());
+    assert!(pacer.alone());
+    assert_eq!(pacer.scope(), Scope::Local);
+    let alone: Vec<PaceEvent> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .copied()
+        .filter(|event| matches!(event, PaceEvent::Alone(_)))
+        .collect();
+    assert_eq!(alone, [PaceEvent::Alone(AloneCause::StoreDown)]);
+
+    // Without a store every reservation is alone, by that cause.
+    let events = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&events);
+    let lone = pacer_with_observer(&clock, seen);
+    lone.reserve(ORIGIN, None).await;
+    assert!(lone.alone());
+    assert!(
+        events
+            .lock()
+            .unwrap()
+            .contains(&PaceEvent::Alone(AloneCause::NoStore))
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_store_that_answers_again_decides_again_and_is_up_without_traffic() {
+    let clock: Arc<dyn Clock> = Arc::new(TokioClock::new());
+    let flaky = Arc::new(Flaky {
+        inner: MemoryStore::new(Arc::clone(&clock)),
+        down: std::sync::atomic::AtomicBool::new(true),
+    });
+    let shared = store(flaky.clone(), &clock);
+    let pacer = pacer(&clock).with_store(shared.clone());
+    assert_eq!(pacer.reserve(ORIGIN, None).await.scope, Scope::Local);
+    assert!(pacer.alone());
+    flaky.down.store(false, Ordering::Release);
+    // The background probe started at the first failure sees it answer, with no reservation.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(shared.is_up());
+    assert!(!pacer.alone());
+    assert_eq!(pacer.reserve(ORIGIN, None).await.scope, Scope::Fleet);
+}
+
+fn pacer_with_observer(
+    clock: &Arc<dyn Clock>,
+    seen: Arc<std::sync::Mutex<Vec<PaceEvent>>>,
+) -> Pacer {
+    pacer(clock).with_observer(Arc::new(move |event| seen.lock().unwrap().push(event)))
+}
+
+/// A memory store that fails every call while `down`.
+#[derive(Debug)]
+struct Flaky {
+    inner: MemoryStore,
+    down: std::sync::atomic::AtomicBool,
+}
+
+impl Flaky {
+    fn gate<'a, T: Send + 'a>(
+        &'a self,
+        call: BoxFuture<'a, Result<T, StoreError>>,
+    ) -> BoxFuture<'a, Result<T, StoreError>> {
+        if self.down.load(Ordering::Acquire) {
+            async { Err(StoreError::Failed("connection refused".into())) }.boxed()
+        } else {
+            call
+        }
+    }
+}
+
+impl SharedStore for Flaky {
+    fn load<'a>(
+        &'a self,
+        origin: &'a str,
+        max: usize,
+    ) -> BoxFuture<'a, Result<Option<Encoded>, StoreError>> {
+        self.gate(self.inner.load(origin, max))
+    }
+    fn save<'a>(
+        &'a self,
+        origin: &'a str,
+        version: &'a str,
+        meta: &'a [u8],
+        body: &'a BodyWrite,
+        ttl: Duration,
+        release: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.gate(self.inner.save(origin, version, meta, body, ttl, release))
+    }
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+        max: usize,
+    ) -> BoxFuture<'a, Result<Lease<Encoded>, StoreError>> {
+        self.gate(self.inner.try_lease(origin, token, ttl, max))
+    }
+    fn load_or_lease<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+        ttl: Duration,
+        max: usize,
+    ) -> BoxFuture<'a, Result<Looked<Encoded>, StoreError>> {
+        self.gate(self.inner.load_or_lease(origin, token, ttl, max))
+    }
+    fn release<'a>(
+        &'a self,
+        origin: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        self.gate(self.inner.release(origin, token))
+    }
+    fn reserve<'a>(
+        &'a self,
+        lane: &'a str,
+        request: SlotRequest,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
+        self.gate(self.inner.reserve(lane, request, keep))
+    }
+    fn signal<'a>(
+        &'a self,
+        lane: &'a str,
+        origin: &'a str,
+        signal: Signal,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        self.gate(self.inner.signal(lane, origin, signal, keep))
+    }
+    fn pace<'a>(&'a self, lane: &'a str) -> BoxFuture<'a, Result<Option<PaceReading>, StoreError>> {
+        self.gate(self.inner.pace(lane))
+    }
+    fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.gate(self.inner.ping())
+    }
 }

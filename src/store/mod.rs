@@ -20,7 +20,7 @@ mod redis_record;
 mod redis_store;
 mod sentinel;
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -317,6 +317,10 @@ pub struct Store {
     settings: StoreSettings,
     clock: Arc<dyn Clock>,
     observer: Option<StoreObserver>,
+    /// Whether the store answered the last call that reached it (or the probe): false from the
+    /// first call that fails, not only once the breaker opens, so that the first answer decided
+    /// without the store shows at once (issue 57).
+    answering: Arc<AtomicBool>,
     /// Whether the background probe runs ([`recovery`]): at most one per store.
     recovering: Arc<AtomicBool>,
 }
@@ -346,6 +350,7 @@ impl Store {
             settings,
             clock,
             observer: None,
+            answering: Arc::new(AtomicBool::new(true)),
             recovering: Arc::default(),
         }
     }
@@ -356,9 +361,42 @@ impl Store {
         self
     }
 
-    /// Whether the store is believed up (its breaker is closed).
+    /// Whether the store answered the last call that reached it: `false` from the first call
+    /// that failed (an error, its time limit, a refusal) until a call or the background probe
+    /// succeeds. This is what `robotsd_store_up` shows and what decides whether a replica's
+    /// answers are its own: the breaker only spares later calls the wait ([`Store::breaker`]).
     pub fn is_up(&self) -> bool {
-        self.lock_breaker().is_closed()
+        self.answering.load(Ordering::Acquire)
+    }
+
+    /// Where the circuit breaker stands.
+    pub fn breaker(&self) -> BreakerState {
+        self.lock_breaker().state()
+    }
+
+    /// Records whether the store answered a call of `op` (`error` when it did not), and says so
+    /// in the log when that changes: once when the first call fails, once when one succeeds
+    /// again.
+    fn answered(&self, op: StoreOp, error: Option<&StoreError>) {
+        let up = error.is_none();
+        if self.answering.swap(up, Ordering::AcqRel) == up {
+            return;
+        }
+        match error {
+            Some(error) => {
+                tracing::warn!(
+                    op = op.as_str(),
+                    %error,
+                    "the shared store is down for robotsd: this replica answers alone (fetching, \
+                     caching and pacing by itself) until the store answers and accepts writes again"
+                );
+                self.recover_in_background();
+            }
+            None => tracing::info!(
+                op = op.as_str(),
+                "the shared store answers again: sharing with the fleet"
+            ),
+        }
     }
 
     fn lock_breaker(&self) -> std::sync::MutexGuard<'_, Breaker> {
@@ -386,7 +424,7 @@ impl Store {
             Err(StoreError::Timeout) => StoreOutcome::Timeout,
             Err(_) => StoreOutcome::Error,
         };
-        let (was_closed, opened) = {
+        let opened = {
             let mut breaker = self.lock_breaker();
             let was_closed = breaker.is_closed();
             match &result {
@@ -398,18 +436,20 @@ impl Store {
                 Err(StoreError::Refused(_)) => breaker.trip(self.clock.now()),
                 Err(_) => breaker.failure(self.clock.now()),
             }
-            (was_closed, !breaker.is_closed())
+            was_closed && !breaker.is_closed()
         };
+        match &result {
+            Ok(_) | Err(StoreError::TooLarge) => self.answered(op, None),
+            Err(error) => self.answered(op, Some(error)),
+        }
         if opened {
-            if was_closed && let Err(error) = &result {
-                // Said once per outage, when it starts: recovery is said when it ends.
-                tracing::warn!(
-                    op = op.as_str(),
-                    %error,
-                    "the shared store is down for robotsd: this replica answers alone (fetching, \
-                     caching and pacing by itself) until the store answers and accepts writes again"
-                );
-            }
+            tracing::info!(
+                op = op.as_str(),
+                cooldown_ms =
+                    u64::try_from(self.settings.breaker_cooldown.as_millis()).unwrap_or(u64::MAX),
+                "the shared store's circuit breaker opened: calls skip it, without waiting, \
+                 until a probe succeeds"
+            );
             self.recover_in_background();
         }
         self.observe(op, outcome, started.elapsed());

@@ -1,5 +1,5 @@
-//! Recovery without traffic (docs/fleet.md): while the breaker is open, one background task per
-//! store pings it on a timer that backs off from 250 ms to 2 s, and closes the breaker as soon
+//! Recovery without traffic (docs/fleet.md): from the first call that fails, one background task
+//! per store pings it on a timer that backs off from 250 ms to 2 s, and closes the breaker as soon
 //! as it answers. A replica then learns that Redis is back within about two seconds even when
 //! no check arrives, so `robotsd_store_up` tells the truth and the first checks after the
 //! outage share through the store again instead of each replica fetching alone.
@@ -53,7 +53,7 @@ impl Store {
                 store.observe(StoreOp::Probe, outcome, started.elapsed());
                 if outcome == StoreOutcome::Ok {
                     store.lock_breaker().success();
-                    tracing::info!("the shared store answers again: sharing with the fleet");
+                    store.answered(StoreOp::Probe, None);
                 }
             }
             store.recovering.store(false, Ordering::Release);

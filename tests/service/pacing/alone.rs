@@ -227,3 +227,91 @@ async fn three_replicas_whose_redis_is_killed_mid_crawl_keep_the_crawl_delay_at_
         );
     }
 }
+
+/// The first of `lines` whose message contains `text`.
+fn line_with(lines: &Mutex<Vec<Value>>, text: &str) -> Option<Value> {
+    lines
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|line| {
+            line["fields"]["message"]
+                .as_str()
+                .is_some_and(|message| message.contains(text))
+        })
+        .cloned()
+}
+
+#[tokio::test]
+async fn the_first_slot_decided_alone_shows_at_once_in_the_answer_the_metrics_and_the_log() {
+    let mut redis = RedisServer::start().await;
+    let url = redis.url();
+    let site = Site::start("User-agent: *\nCrawl-delay: 0.5\n").await;
+    let mut replica = Robotsd::start_with(
+        &[
+            "--allow-private-networks",
+            "--log-format=json",
+            "--redis-url",
+            &url,
+            "--fleet-size",
+            "3",
+            "--fleet-index",
+            "1",
+        ],
+        false,
+        Stdio::piped(),
+    )
+    .await;
+    let lines = collect_lines(replica.take_stderr().unwrap());
+    let client = reqwest::Client::new();
+    let first = reserve(&client, &replica, &site.url("/a")).await;
+    assert_eq!(first["scope"], "fleet", "{first}");
+    assert_eq!(replica.metric("robotsd_pace_alone").await, 0.0);
+
+    // One failed call: the breaker (three in a row) is still closed, and everything says alone.
+    redis.kill();
+    let second = reserve(&client, &replica, &site.url("/b")).await;
+    assert_eq!(second["scope"], "local", "{second}");
+    assert_eq!(replica.metric("robotsd_pace_alone").await, 1.0);
+    assert_eq!(
+        replica
+            .metric("robotsd_pace_alone_total{cause=\"store_down\"}")
+            .await,
+        1.0
+    );
+    assert_eq!(
+        replica.metric("robotsd_store_up{backend=\"redis\"}").await,
+        0.0
+    );
+    assert_eq!(
+        replica
+            .metric("robotsd_store_breaker_open{backend=\"redis\"}")
+            .await,
+        0.0
+    );
+    assert!(
+        eventually(|| line_with(&lines, "decides fetch slots alone").is_some()).await,
+        "no line for the first slot decided alone"
+    );
+    let line = line_with(&lines, "decides fetch slots alone").unwrap();
+    assert_eq!(line["level"], "WARN", "{line}");
+    assert_eq!(line["fields"]["cause"], "store_down", "{line}");
+    assert_eq!(line["fields"]["fleet_index"], 1, "{line}");
+
+    // Back, empty: seen without traffic, said once each way.
+    redis.restart().await;
+    assert!(
+        crate::support::eventually_async(|| async {
+            replica.metric("robotsd_store_up{backend=\"redis\"}").await == 1.0
+        })
+        .await,
+        "the store's return was not seen"
+    );
+    assert!(line_with(&lines, "answers again").is_some());
+    let third = reserve(&client, &replica, &site.url("/c")).await;
+    assert_eq!(third["scope"], "fleet", "{third}");
+    assert_eq!(replica.metric("robotsd_pace_alone").await, 0.0);
+    assert!(
+        eventually(|| line_with(&lines, "decides fetch slots for the fleet again").is_some()).await
+    );
+}
