@@ -19,9 +19,13 @@
 use std::time::Duration;
 
 mod fleet_view;
+mod lender;
 mod runs;
+mod timetable;
 pub use fleet_view::FleetView;
+pub use lender::{Lender, LenderEvent};
 pub use runs::{RunShared, SlotRun};
+pub use timetable::{LEASE_MS, Lease, LendRequest, Lending, Lent, RENEW_MS, Timetable, lend};
 
 /// A slowdown of ×1, in thousandths (the factor is kept as an integer so that Lua's doubles and
 /// Rust agree exactly).
@@ -298,7 +302,7 @@ impl PaceState {
     /// of whoever decides for the whole fleet (the shared store, or a replica that is the whole
     /// fleet).
     pub fn reserve(&mut self, now: u64, request: SlotRequest) -> SlotGrant {
-        self.reserve_share(now, request, FleetShare::WHOLE)
+        self.reserve_share(now, request, FleetShare::WHOLE, 0)
     }
 
     /// Reserves the earliest slot for `request` at `now` for a replica that decides alone as
@@ -306,19 +310,21 @@ impl PaceState {
     /// apart, so that the replicas together keep the site's rate, and with an index they fall
     /// on the replica's own phase of a grid of periods from the epoch, so that two replicas'
     /// slots are a whole period apart too (on clocks that agree; the guard band absorbs a few
-    /// milliseconds of skew).
+    /// milliseconds of skew). No slot before `floor`: the places before it are lent to the
+    /// store ([`Lender::floor`]).
     pub fn reserve_share(
         &mut self,
         now: u64,
         request: SlotRequest,
         share: FleetShare,
+        floor: u64,
     ) -> SlotGrant {
         let slowdown = self.slowdown_at(now);
         let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
         let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
         let period = interval_ms.saturating_add(request.guard_ms);
         let size = u64::from(share.size);
-        let mut at = now.max(self.blocked_until);
+        let mut at = now.max(self.blocked_until).max(floor);
         if self.last_slot > 0 {
             at = at.max(self.last_slot.saturating_add(period.saturating_mul(size)));
         }

@@ -208,9 +208,9 @@ fn alone_as_one_of_three_a_replica_keeps_a_third_of_the_rate() {
         ..request(500)
     };
     let mut state = PaceState::default();
-    assert_eq!(state.reserve_share(T0, guarded, share).at, T0);
+    assert_eq!(state.reserve_share(T0, guarded, share, 0).at, T0);
     // Three periods of the interval and the guard band: the fleet's rate over three replicas.
-    let second = state.reserve_share(T0, guarded, share);
+    let second = state.reserve_share(T0, guarded, share, 0);
     assert_eq!(second.at, T0 + 3 * 550);
     assert_eq!(
         second.interval_ms, 500,
@@ -221,7 +221,7 @@ fn alone_as_one_of_three_a_replica_keeps_a_third_of_the_rate() {
     let mut fleet = PaceState::default();
     for now in [T0, T0, T0 + 100, T0 + 5_000] {
         assert_eq!(
-            whole.reserve_share(now, guarded, FleetShare::WHOLE),
+            whole.reserve_share(now, guarded, FleetShare::WHOLE, 0),
             fleet.reserve(now, guarded)
         );
     }
@@ -239,10 +239,10 @@ fn with_an_index_each_replica_keeps_its_own_phase() {
     for index in 0..3 {
         let share = FleetShare::new(3, Some(index)).unwrap();
         let mut state = PaceState::default();
-        let first = state.reserve_share(T0, guarded, share);
+        let first = state.reserve_share(T0, guarded, share, 0);
         assert!(first.at >= T0 && first.at < T0 + cycle, "{first:?}");
         assert_eq!(first.at % cycle, u64::from(index) * period, "{first:?}");
-        let second = state.reserve_share(first.at, guarded, share);
+        let second = state.reserve_share(first.at, guarded, share, 0);
         assert_eq!(second.at, first.at + cycle);
     }
     // A Retry-After moves the slot to the first of the replica's phase after it.
@@ -254,7 +254,7 @@ fn with_an_index_each_replica_keeps_its_own_phase() {
             retry_after_ms: Some(10_000),
         },
     );
-    let held = state.reserve_share(T0, guarded, share);
+    let held = state.reserve_share(T0, guarded, share, 0);
     // Slowed down twice by the pushback: the period is the doubled interval and the band.
     let slowed = held.interval_ms + 50;
     assert_eq!(slowed, 1050);
@@ -285,7 +285,7 @@ fn replicas_alone_with_their_indices_never_hand_out_two_slots_closer_than_a_peri
             for (replica, step) in asks {
                 now += step;
                 let share = FleetShare::new(3, Some(replica as u32)).unwrap();
-                let grant = states[replica].reserve_share(now, guarded, share);
+                let grant = states[replica].reserve_share(now, guarded, share, 0);
                 prop_assert!(grant.at >= now);
                 if grant.reserved {
                     slots.push((grant.at, replica));

@@ -409,8 +409,9 @@ impl Pacer {
     fn reserve_alone(&self, lane: &str, request: SlotRequest) -> SlotGrant {
         let now = self.now_ms();
         let share = self.share;
-        self.local
-            .with(lane, |held| held.state.reserve_share(now, request, share))
+        self.local.with(lane, |held| {
+            held.state.reserve_share(now, request, share, 0)
+        })
     }
 
     /// Takes in what `origin` answered a worker, into its `lane`: the lane's state after it, or
