@@ -241,7 +241,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 41] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 42] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -283,6 +283,7 @@ impl Metrics {
             Box::new(pacing.fleet_index.clone()),
             Box::new(pacing.alone.clone()),
             Box::new(pacing.alone_total.clone()),
+            Box::new(pacing.duplicate_index.clone()),
         ];
         let mut family_names = Vec::new();
         for collector in collectors {

@@ -17,6 +17,7 @@ pub(super) struct PaceMetrics {
     pub(super) fleet_index: IntGauge,
     pub(super) alone: IntGauge,
     pub(super) alone_total: IntCounterVec,
+    pub(super) duplicate_index: IntGauge,
     /// `alone_total` in [`AloneCause::ALL`] order.
     alone_series: [IntCounter; AloneCause::ALL.len()],
     /// `reservations` by `[scope][reserved]`: fleet then local; deferred then reserved.
@@ -99,9 +100,17 @@ impl PaceMetrics {
                 "robotsd_pace_alone_total",
                 "Reservations (reserved or deferred) this replica decided alone, by cause: \
                  no_store (none configured), store_down (an error, its time limit, or its breaker \
-                 open), store_refusing (it refused the write).",
+                 open), store_refusing (it refused the write), index_taken (another process \
+                 renews this replica's index: deferred).",
             ),
             &["cause"],
+        )
+        .expect("valid metric");
+        let duplicate_index = IntGauge::new(
+            "robotsd_pace_index_duplicate",
+            "1 while another live robotsd process renews this replica's --fleet-index in the \
+             shared store (two replicas claim one index: a surge, or two releases sharing a \
+             store); this one then lends no place and decides no slot alone.",
         )
         .expect("valid metric");
         let alone_series =
@@ -123,6 +132,7 @@ impl PaceMetrics {
             fleet_index,
             alone,
             alone_total,
+            duplicate_index,
             alone_series,
             reservation_series,
             report_series,
@@ -163,5 +173,6 @@ impl PaceMetrics {
         self.fleet_size.set(i64::from(share.size()));
         self.fleet_index.set(share.index().map_or(-1, i64::from));
         self.alone.set(i64::from(pacer.alone()));
+        self.duplicate_index.set(i64::from(pacer.duplicate_index()));
     }
 }

@@ -5,7 +5,9 @@
 //! a renewal whose answer was lost may still have been written, and the store may then grant
 //! this replica's places up to its end.
 
-use super::timetable::{LEASE_MS, LendRequest, Lending, Timetable};
+use std::sync::Arc;
+
+use super::timetable::{LEASE_MS, LendRequest, Lending, Lent, Timetable};
 
 /// What changed with an answer, for the log and the metrics.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +34,8 @@ pub struct Lender {
     asked_until: u64,
     /// The latest place used alone (zero: none).
     last_alone: u64,
-    /// The leases last read, with the identity of the store they were read on.
-    table: Timetable,
-    store: Option<String>,
+    /// The leases last read.
+    table: Arc<Timetable>,
     /// Another process holding the index, with its lease's end as last seen.
     held_by: Option<(String, u64)>,
     duplicate: bool,
@@ -49,11 +50,10 @@ impl Lender {
             start_floor: now.saturating_add(LEASE_MS),
             asked_until: 0,
             last_alone: 0,
-            table: Timetable {
+            table: Arc::new(Timetable {
                 size,
                 lent: Vec::new(),
-            },
-            store: None,
+            }),
             held_by: None,
             duplicate: false,
         }
@@ -84,16 +84,12 @@ impl Lender {
         }
     }
 
-    /// Takes in the store's answer to a renewal: the outcome, the fleet's leases and the
-    /// store's identity.
-    pub fn answered(
-        &mut self,
-        lending: &Lending,
-        table: Vec<super::timetable::Lent>,
-        store: String,
-    ) -> Option<LenderEvent> {
-        self.table.lent = table;
-        self.store = Some(store);
+    /// Takes in the store's answer to a renewal: the outcome and the fleet's leases.
+    pub fn answered(&mut self, lending: &Lending, table: Vec<Lent>) -> Option<LenderEvent> {
+        self.table = Arc::new(Timetable {
+            size: self.table.size,
+            lent: table,
+        });
         match lending {
             Lending::Lent(lease) => {
                 self.asked_until = self.asked_until.max(lease.until);
@@ -120,9 +116,9 @@ impl Lender {
         self.duplicate
     }
 
-    /// The fleet's leases as last read, and the store they were read on.
-    pub fn timetable(&self) -> (&Timetable, Option<&str>) {
-        (&self.table, self.store.as_deref())
+    /// The fleet's leases as last read.
+    pub fn timetable(&self) -> Arc<Timetable> {
+        Arc::clone(&self.table)
     }
 
     /// The first place this replica may use alone: past every lease end it asked for. `None`

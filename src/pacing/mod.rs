@@ -15,6 +15,7 @@ pub mod answer;
 mod feedback;
 pub mod lane;
 pub mod latency;
+mod lending;
 mod local;
 
 use std::sync::Arc;
@@ -23,7 +24,8 @@ use std::time::Duration;
 
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{
-    FleetShare, FleetView, PaceConfig, PaceState, Signal, SlotGrant, SlotRequest, UNSLOWED, millis,
+    FleetShare, FleetView, Lender, PaceConfig, PaceState, RENEW_MS, Signal, SlotGrant, SlotRequest,
+    UNSLOWED, millis,
 };
 use crate::store::{PaceReading, Store, StoreError};
 pub use feedback::{ConnectionFailure, Report, ReportError, SignalKind};
@@ -128,14 +130,18 @@ pub enum AloneCause {
     StoreDown,
     /// The store answered but refused the write (`OOM`, `READONLY`, …).
     StoreRefusing,
+    /// Another live process renews this replica's index: the slot was deferred, since its places
+    /// are not this one's to use.
+    IndexTaken,
 }
 
 impl AloneCause {
     /// Every cause, in label order.
-    pub const ALL: [AloneCause; 3] = [
+    pub const ALL: [AloneCause; 4] = [
         AloneCause::NoStore,
         AloneCause::StoreDown,
         AloneCause::StoreRefusing,
+        AloneCause::IndexTaken,
     ];
 
     /// The metric label.
@@ -144,6 +150,7 @@ impl AloneCause {
             AloneCause::NoStore => "no_store",
             AloneCause::StoreDown => "store_down",
             AloneCause::StoreRefusing => "store_refusing",
+            AloneCause::IndexTaken => "index_taken",
         }
     }
 
@@ -196,6 +203,8 @@ pub struct Pacer {
     /// Whether this replica's last reservation was decided alone although a store is
     /// configured: its change is said once in the log, each way.
     deciding_alone: Arc<AtomicBool>,
+    /// This replica's lease on its places, when it lends them ([`Pacer::start_lending`]).
+    lender: Option<Arc<std::sync::Mutex<Lender>>>,
 }
 
 impl std::fmt::Debug for Pacer {
@@ -232,6 +241,7 @@ impl Pacer {
             clock,
             observer: None,
             deciding_alone: Arc::default(),
+            lender: None,
         }
     }
 
@@ -327,8 +337,9 @@ impl Pacer {
                 (grant, Scope::Fleet, known)
             }
             Err(cause) => {
+                let (grant, cause) = self.reserve_alone(lane, request, cause);
                 self.decided_alone(Some(cause));
-                (self.reserve_alone(lane, request), Scope::Local, false)
+                (grant, Scope::Local, false)
             }
         };
         let pace = pace(
@@ -394,7 +405,13 @@ impl Pacer {
         {
             return Ok((deferral, true));
         }
-        let grant = store.reserve(lane, request, self.config.keep()).await?;
+        let timetable = self
+            .lender
+            .as_ref()
+            .map(|lender| lending::lock(lender).timetable());
+        let grant = store
+            .reserve(lane, request, self.config.keep(), timetable)
+            .await?;
         let mut held = local::lock(&held);
         // This replica's own state follows the fleet's, so that a fallback to local pacing
         // starts from the last slot it handed out.
@@ -405,13 +422,43 @@ impl Pacer {
         Ok((grant, false))
     }
 
-    /// A slot of `lane` decided by this replica alone, as its share of the fleet.
-    fn reserve_alone(&self, lane: &str, request: SlotRequest) -> SlotGrant {
+    /// A slot of `lane` decided by this replica alone, as its share of the fleet, and why it was
+    /// decided alone: `cause`, unless its index is another process's, when it is deferred (its
+    /// places are not this replica's to use).
+    fn reserve_alone(
+        &self,
+        lane: &str,
+        request: SlotRequest,
+        cause: AloneCause,
+    ) -> (SlotGrant, AloneCause) {
         let now = self.now_ms();
         let share = self.share;
-        self.local.with(lane, |held| {
-            held.state.reserve_share(now, request, share, 0)
-        })
+        let Some(lender) = &self.lender else {
+            let grant = self.local.with(lane, |held| {
+                held.state.reserve_share(now, request, share, 0)
+            });
+            return (grant, cause);
+        };
+        let mut lender = lending::lock(lender);
+        let Some(floor) = lender.floor() else {
+            let grant = self.local.with(lane, |held| SlotGrant {
+                reserved: false,
+                at: now.saturating_add(RENEW_MS),
+                now,
+                interval_ms: request.interval_ms,
+                slowdown: held.state.slowdown_at(now),
+                blocked_until: 0,
+                last_slot: held.state.last_slot,
+            });
+            return (grant, AloneCause::IndexTaken);
+        };
+        let grant = self.local.with(lane, |held| {
+            held.state.reserve_share(now, request, share, floor)
+        });
+        if grant.reserved {
+            lender.used_alone(grant.at);
+        }
+        (grant, cause)
     }
 
     /// Takes in what `origin` answered a worker, into its `lane`: the lane's state after it, or

@@ -5,10 +5,10 @@ use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::*;
 use crate::clock::TokioClock;
-use crate::pace_policy::Signal;
+use crate::pace_policy::{LendRequest, Signal, Timetable};
 use crate::store::{
-    BodyWrite, BreakerState, Encoded, Lease, Looked, MemoryStore, SharedStore, StoreError,
-    StoreSettings,
+    BodyWrite, BreakerState, Encoded, Lease, LendAnswer, Looked, MemoryStore, SharedStore,
+    StoreError, StoreSettings,
 };
 
 const ORIGIN: &str = "https://example.com";
@@ -193,7 +193,16 @@ impl SharedStore for DeadStore {
         _: &'a str,
         _: SlotRequest,
         _: Duration,
+        _: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
+        futures_util::future::pending().boxed()
+    }
+    fn lend<'a>(
+        &'a self,
+        _: &'a LendRequest,
+        _: u32,
+        _: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
         futures_util::future::pending().boxed()
     }
     fn signal<'a>(
@@ -427,8 +436,17 @@ impl SharedStore for Flaky {
         lane: &'a str,
         request: SlotRequest,
         keep: Duration,
+        timetable: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
-        self.gate(self.inner.reserve(lane, request, keep))
+        self.gate(self.inner.reserve(lane, request, keep, timetable))
+    }
+    fn lend<'a>(
+        &'a self,
+        request: &'a LendRequest,
+        size: u32,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
+        self.gate(self.inner.lend(request, size, keep))
     }
     fn signal<'a>(
         &'a self,

@@ -146,7 +146,7 @@ fn build_state(
             Arc::new(move |op, outcome, took| observed.observe_store(op, outcome, took)),
         );
         // One store, one breaker: pacing and the cache see the store's health alike.
-        pacer = pacer.with_store(store.clone());
+        pacer = pacer.with_store(store.clone()).start_lending();
         shared = Some((store.clone(), config.fleet.clone()));
         cache = cache.with_store(store, config.fleet.clone());
     }

@@ -26,31 +26,46 @@ use crate::pace_policy::{SlotGrant, SlotRequest};
 /// (four numbers each) and the time Redis spends in one script.
 pub(super) const MAX_BATCH: usize = 64;
 
-/// A reservation waiting for its call.
-struct Waiting {
-    request: SlotRequest,
+/// A reservation waiting for its call: its request `R` (a [`SlotRequest`], with what else the
+/// call needs of it).
+struct Waiting<R> {
+    request: R,
     keep: Duration,
     reply: oneshot::Sender<Result<SlotGrant, StoreError>>,
 }
 
 /// The lanes with a call out, each with what has queued since it was sent.
-#[derive(Default)]
-pub(super) struct Coalescer {
-    lanes: Mutex<HashMap<String, Vec<Waiting>>>,
+pub(super) struct Coalescer<R = SlotRequest> {
+    lanes: Mutex<HashMap<String, Vec<Waiting<R>>>>,
 }
 
-impl Coalescer {
+impl<R> Default for Coalescer<R> {
+    fn default() -> Self {
+        Coalescer {
+            lanes: Mutex::default(),
+        }
+    }
+}
+
+impl<R> Coalescer<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Waiting<R>>>> {
+        // Held for a push or a take, never across an await: a poisoned map is still whole.
+        self.lanes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl<R: Clone + Send + 'static> Coalescer<R> {
     /// Reserves a slot of `lane` through `call`, which reserves slots for requests in turn, kept
     /// for `keep`: in a call of its own, or in the next one for the lane.
     pub(super) async fn reserve<C, F>(
         self: &Arc<Self>,
         lane: &str,
-        request: SlotRequest,
+        request: R,
         keep: Duration,
         call: C,
     ) -> Result<SlotGrant, StoreError>
     where
-        C: Fn(String, Vec<SlotRequest>, Duration) -> F + Send + Sync + 'static,
+        C: Fn(String, Vec<R>, Duration) -> F + Send + Sync + 'static,
         F: Future<Output = Result<Vec<SlotGrant>, StoreError>> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
@@ -83,7 +98,7 @@ impl Coalescer {
     /// Calls for `lane` until nothing more has queued for it.
     async fn drain<C, F>(self: Arc<Self>, lane: String, call: C)
     where
-        C: Fn(String, Vec<SlotRequest>, Duration) -> F,
+        C: Fn(String, Vec<R>, Duration) -> F,
         F: Future<Output = Result<Vec<SlotGrant>, StoreError>>,
     {
         // Whatever ends this task (a panic in a call included), the lane's queue goes with it:
@@ -94,7 +109,7 @@ impl Coalescer {
             ended: false,
         };
         while let Some(batch) = guard.take() {
-            let requests: Vec<SlotRequest> = batch.iter().map(|w| w.request).collect();
+            let requests: Vec<R> = batch.iter().map(|w| w.request.clone()).collect();
             let keep = batch.iter().map(|w| w.keep).max().unwrap_or_default();
             match call(lane.clone(), requests, keep).await {
                 Ok(grants) if grants.len() == batch.len() => {
@@ -115,11 +130,6 @@ impl Coalescer {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<Waiting>>> {
-        // Held for a push or a take, never across an await: a poisoned map is still whole.
-        self.lanes.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// How many lanes have a call out (for tests).
     #[cfg(test)]
     fn lanes_out(&self) -> usize {
@@ -127,7 +137,7 @@ impl Coalescer {
     }
 }
 
-fn answer_all(batch: Vec<Waiting>, error: &StoreError) {
+fn answer_all<R>(batch: Vec<Waiting<R>>, error: &StoreError) {
     for waiting in batch {
         let _ = waiting.reply.send(Err(error.clone()));
     }
@@ -135,17 +145,17 @@ fn answer_all(batch: Vec<Waiting>, error: &StoreError) {
 
 /// A lane's call task: takes its batches, and ends its queue if the task ends before the queue
 /// is empty (a panic).
-struct LaneGuard<'a> {
-    coalescer: &'a Coalescer,
+struct LaneGuard<'a, R> {
+    coalescer: &'a Coalescer<R>,
     lane: &'a str,
     /// The queue was found empty and removed: the lane's next queue is another task's.
     ended: bool,
 }
 
-impl LaneGuard<'_> {
+impl<R: Clone + Send + 'static> LaneGuard<'_, R> {
     /// The next batch, at most [`MAX_BATCH`] long; `None` when nothing has queued, and then the
     /// lane has no call out (the next reservation starts one).
-    fn take(&mut self) -> Option<Vec<Waiting>> {
+    fn take(&mut self) -> Option<Vec<Waiting<R>>> {
         let mut lanes = self.coalescer.lock();
         let Some(queue) = lanes.get_mut(self.lane) else {
             self.ended = true;
@@ -161,7 +171,7 @@ impl LaneGuard<'_> {
     }
 }
 
-impl Drop for LaneGuard<'_> {
+impl<R> Drop for LaneGuard<'_, R> {
     fn drop(&mut self) {
         if self.ended {
             return;

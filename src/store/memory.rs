@@ -10,15 +10,20 @@ use std::time::Duration;
 use futures_util::future::{BoxFuture, FutureExt as _};
 
 use super::record::{Encoded, MAX_META_BYTES};
-use super::{BodyWrite, Lease, Looked, PaceReading, SharedStore, StoreError};
+use super::{BodyWrite, Lease, LendAnswer, Looked, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
-use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest, millis};
+use crate::pace_policy::{
+    Lease as PlaceLease, LendRequest, Lending, Lent, PaceState, Signal, SlotGrant, SlotRequest,
+    Timetable, lend, millis,
+};
 
 #[derive(Debug, Default)]
 struct Inner {
     records: HashMap<String, (Encoded, Timestamp)>,
     leases: HashMap<String, (String, Timestamp)>,
     paces: HashMap<String, (PaceState, Timestamp)>,
+    /// The replicas' leases on their places, by index, until the table's expiry.
+    places: (std::collections::BTreeMap<u32, PlaceLease>, Timestamp),
 }
 
 /// The shared store of one process. Cheap to clone; clones share everything.
@@ -26,6 +31,8 @@ struct Inner {
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,
     clock: Arc<dyn Clock>,
+    /// Its identity, as Redis's replication id: a lease written on another store is void here.
+    id: Arc<str>,
 }
 
 impl MemoryStore {
@@ -34,6 +41,7 @@ impl MemoryStore {
         MemoryStore {
             inner: Arc::default(),
             clock,
+            id: format!("{:016x}", rand::random::<u64>()).into(),
         }
     }
 
@@ -221,9 +229,49 @@ impl SharedStore for MemoryStore {
         origin: &'a str,
         request: SlotRequest,
         keep: Duration,
+        timetable: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
-        let (grant, _, _) = self.with_pace(origin, keep, |state, now| state.reserve(now, request));
+        let id = Arc::clone(&self.id);
+        let (grant, _, _) = self.with_pace(origin, keep, |state, now| match &timetable {
+            Some(timetable) => state.reserve_lent(now, request, timetable, Some(&id)),
+            None => state.reserve(now, request),
+        });
         async move { Ok(grant) }.boxed()
+    }
+
+    fn lend<'a>(
+        &'a self,
+        request: &'a LendRequest,
+        size: u32,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
+        let now = self.clock.now();
+        let mut inner = self.lock();
+        if inner.places.1 <= now {
+            inner.places.0.clear();
+        }
+        let lending = lend(
+            inner.places.0.get(&request.index),
+            millis(now.since_epoch()),
+            &self.id,
+            request,
+        );
+        if let Lending::Lent(lease) = &lending {
+            inner.places.0.insert(request.index, lease.clone());
+        }
+        inner.places.1 = now + keep;
+        let table = inner
+            .places
+            .0
+            .range(..size)
+            .map(|(&index, lease)| Lent {
+                index,
+                from: lease.from,
+                until: lease.until,
+                store: lease.store.clone(),
+            })
+            .collect();
+        async move { Ok(LendAnswer { lending, table }) }.boxed()
     }
 
     fn signal<'a>(

@@ -15,6 +15,7 @@ mod memory;
 pub mod record;
 mod recovery;
 mod redis_config;
+mod redis_lease;
 mod redis_pace;
 mod redis_record;
 mod redis_store;
@@ -35,7 +36,9 @@ pub use redis_config::{
 pub use redis_store::RedisStore;
 
 use crate::clock::Clock;
-use crate::pace_policy::{PaceState, Signal, SlotGrant, SlotRequest};
+use crate::pace_policy::{
+    LendRequest, Lending, Lent, PaceState, Signal, SlotGrant, SlotRequest, Timetable,
+};
 
 /// Why a store call did not complete.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -148,12 +151,25 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
     /// atomic step on the store's own clock, so that neither concurrent replicas nor their
     /// clocks' skew can hand out two slots closer than the interval; the state is kept for
     /// `keep`.
+    /// With `timetable` (the fleet lends its places: [`crate::pace_policy::Timetable`]), only
+    /// a place lent to the store, on the grid of the request's period.
     fn reserve<'a>(
         &'a self,
         lane: &'a str,
         request: SlotRequest,
         keep: Duration,
+        timetable: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>>;
+
+    /// Renews a replica's lease on its places ([`crate::pace_policy::lend`]) on the store's
+    /// clock, kept for `keep`, in one atomic step: what it did, and the fleet's leases after it
+    /// (those of indices below `size`).
+    fn lend<'a>(
+        &'a self,
+        request: &'a LendRequest,
+        size: u32,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>>;
 
     /// Takes in what `origin` answered a worker, into its lane, in one atomic step on the
     /// store's clock; the state after it, kept for `keep`. Only when the store holds something
@@ -175,6 +191,15 @@ pub trait SharedStore: Send + Sync + std::fmt::Debug {
     /// key): the background probe of a store believed down. A `PING` would close the breaker
     /// on a Redis that answers but refuses every write.
     fn ping(&self) -> BoxFuture<'_, Result<(), StoreError>>;
+}
+
+/// What a renewal of a replica's lease did, with the fleet's leases after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LendAnswer {
+    /// What it did.
+    pub lending: Lending,
+    /// Every lease the store keeps, in index order.
+    pub table: Vec<Lent>,
 }
 
 /// An origin's pacing state as a store read it, with the store's own now (milliseconds since
@@ -206,11 +231,13 @@ pub enum StoreOp {
     Pace,
     /// [`SharedStore::ping`], the background probe while the store is down.
     Probe,
+    /// [`SharedStore::lend`].
+    Lend,
 }
 
 impl StoreOp {
     /// Every operation, in label order.
-    pub const ALL: [StoreOp; 8] = [
+    pub const ALL: [StoreOp; 9] = [
         StoreOp::Load,
         StoreOp::Save,
         StoreOp::Lease,
@@ -219,6 +246,7 @@ impl StoreOp {
         StoreOp::Signal,
         StoreOp::Pace,
         StoreOp::Probe,
+        StoreOp::Lend,
     ];
 
     /// The metric label.
@@ -232,6 +260,7 @@ impl StoreOp {
             StoreOp::Signal => "signal",
             StoreOp::Pace => "pace",
             StoreOp::Probe => "probe",
+            StoreOp::Lend => "lend",
         }
     }
 }
@@ -548,14 +577,30 @@ impl Store {
             .await
     }
 
-    /// Reserves a fetch slot in a lane on the store's clock.
+    /// Reserves a fetch slot in a lane on the store's clock, among the places lent in
+    /// `timetable` when the fleet lends them.
     pub async fn reserve(
         &self,
         lane: &str,
         request: SlotRequest,
         keep: Duration,
+        timetable: Option<Arc<Timetable>>,
     ) -> Result<SlotGrant, StoreError> {
-        self.call(StoreOp::Reserve, self.inner.reserve(lane, request, keep))
+        self.call(
+            StoreOp::Reserve,
+            self.inner.reserve(lane, request, keep, timetable),
+        )
+        .await
+    }
+
+    /// Renews a replica's lease on its places.
+    pub async fn lend(
+        &self,
+        request: &LendRequest,
+        size: u32,
+        keep: Duration,
+    ) -> Result<LendAnswer, StoreError> {
+        self.call(StoreOp::Lend, self.inner.lend(request, size, keep))
             .await
     }
 

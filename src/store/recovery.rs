@@ -75,9 +75,10 @@ mod tests {
 
     use super::*;
     use crate::clock::TokioClock;
-    use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
+    use crate::pace_policy::{LendRequest, Lending, Signal, SlotGrant, SlotRequest, Timetable};
     use crate::store::{
-        BodyWrite, Encoded, Lease, Looked, PaceReading, SharedStore, StoreError, StoreSettings,
+        BodyWrite, Encoded, Lease, LendAnswer, Looked, PaceReading, SharedStore, StoreError,
+        StoreSettings,
     };
 
     /// A store that fails every call until it is switched back on.
@@ -141,11 +142,26 @@ mod tests {
         fn release<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
             self.answer(())
         }
+        fn lend<'a>(
+            &'a self,
+            _: &'a LendRequest,
+            _: u32,
+            _: Duration,
+        ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
+            self.answer(LendAnswer {
+                lending: Lending::Held {
+                    holder: String::new(),
+                    until: 0,
+                },
+                table: Vec::new(),
+            })
+        }
         fn reserve<'a>(
             &'a self,
             _: &'a str,
             _: SlotRequest,
             _: Duration,
+            _: Option<Arc<Timetable>>,
         ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
             self.answer(SlotGrant {
                 reserved: true,

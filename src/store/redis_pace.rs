@@ -22,7 +22,7 @@ use crate::pace_policy::{
 
 /// Reads the state and Redis's now, and defines `slowdown_at(now)` as the policy does. The
 /// constants come from the policy (`format!` below), so the two cannot drift apart.
-const PRELUDE: &str = r"
+pub(super) const PRELUDE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local f = redis.call('HMGET', KEYS[1], 'l', 'b', 's', 'a')
@@ -111,7 +111,7 @@ return {redis.call('EXISTS', KEYS[1]), last, blocked, slowdown, slowdown_set, no
 ";
 
 /// The script `body` after the prelude, with the policy's constants filled in.
-fn script(body: &str) -> String {
+pub(super) fn script(body: &str) -> String {
     format!("{PRELUDE}{body}")
         .replace("UNSLOWED", &UNSLOWED.to_string())
         .replace("MAX_SLOWDOWN", &MAX_SLOWDOWN.to_string())

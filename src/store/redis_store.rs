@@ -23,11 +23,12 @@ use super::coalesce::Coalescer;
 use super::lua::{self, Lua};
 use super::record::MAX_META_BYTES;
 use super::redis_config::{RedisConfig, RedisStoreError, RedisTarget, redact};
+use super::redis_lease::{self, LeaseScripts};
 use super::redis_pace::{self, Scripts};
 use super::redis_record::{self, hashed_record_key, record_key};
 use super::sentinel::{MasterSettings, SentinelMaster};
-use super::{BodyWrite, Lease, Looked, PaceReading, SharedStore, StoreError};
-use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
+use super::{BodyWrite, Lease, LendAnswer, Looked, PaceReading, SharedStore, StoreError};
+use crate::pace_policy::{LendRequest, Signal, SlotGrant, SlotRequest, Timetable};
 use crate::store::record::Encoded;
 
 enum Connection {
@@ -49,8 +50,10 @@ pub struct RedisStore {
     config: Arc<RedisConfig>,
     scripts: Arc<Scripts>,
     record_scripts: Arc<RecordScripts>,
-    /// Reservations of one lane that arrive together share a call.
-    coalescer: Arc<Coalescer>,
+    /// Reservations of one lane that arrive together share a call, with the leases each was
+    /// asked with (the last one's go).
+    coalescer: Arc<Coalescer<(SlotRequest, Option<Arc<Timetable>>)>>,
+    lease_scripts: Arc<LeaseScripts>,
 }
 
 /// The record's scripts and the lease's release, built once.
@@ -222,6 +225,7 @@ impl RedisStore {
             config: Arc::new(config),
             scripts: Arc::new(Scripts::new()),
             coalescer: Arc::default(),
+            lease_scripts: Arc::new(LeaseScripts::new()),
             record_scripts: Arc::new(RecordScripts {
                 load: Lua::new(redis_record::LOAD),
                 load_or_lease: Lua::new(redis_record::load_or_lease_script()),
@@ -410,18 +414,57 @@ impl SharedStore for RedisStore {
         origin: &'a str,
         request: SlotRequest,
         keep: Duration,
+        timetable: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
         let store = self.clone();
-        let call = move |lane: String, requests: Vec<SlotRequest>, keep| {
+        let call = move |lane: String, asked: Vec<(SlotRequest, Option<Arc<Timetable>>)>, keep| {
             let store = store.clone();
             async move {
+                let requests: Vec<SlotRequest> =
+                    asked.iter().map(|(request, _)| *request).collect();
                 let runs = redis_pace::runs(&requests);
-                let command = redis_pace::reserve(&store.scripts, &lane, &runs, keep);
-                let reply = store.run_script(&store.scripts.reserve, &command).await?;
-                redis_pace::granted(reply, &runs)
+                // One replica's reservations: the newest leases it read go.
+                match asked.into_iter().rev().find_map(|(_, timetable)| timetable) {
+                    Some(timetable) => {
+                        // The lane and the leases share a server except in a cluster.
+                        let check = !matches!(&*store.connection, Connection::Cluster(_));
+                        let scripts = &store.lease_scripts;
+                        let command = redis_lease::reserve(
+                            scripts,
+                            redis_pace::pace_key(&lane),
+                            &runs,
+                            &timetable,
+                            check,
+                            keep,
+                        );
+                        let reply = store.run_script(&scripts.reserve, &command).await?;
+                        redis_lease::granted(reply, &runs)
+                    }
+                    None => {
+                        let command = redis_pace::reserve(&store.scripts, &lane, &runs, keep);
+                        let reply = store.run_script(&store.scripts.reserve, &command).await?;
+                        redis_pace::granted(reply, &runs)
+                    }
+                }
             }
         };
-        self.coalescer.reserve(origin, request, keep, call).boxed()
+        self.coalescer
+            .reserve(origin, (request, timetable), keep, call)
+            .boxed()
+    }
+
+    fn lend<'a>(
+        &'a self,
+        request: &'a LendRequest,
+        size: u32,
+        keep: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
+        async move {
+            let scripts = &self.lease_scripts;
+            let command = redis_lease::lend(scripts, request, size, keep);
+            redis_lease::lent(self.run_script(&scripts.lend, &command).await?)
+        }
+        .boxed()
     }
 
     fn signal<'a>(

@@ -11,10 +11,10 @@ use crate::clock::{Clock, TokioClock};
 use crate::destination::DestinationPolicy;
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::origin::Origin;
-use crate::pace_policy::{Signal, SlotGrant, SlotRequest};
+use crate::pace_policy::{LendRequest, Signal, SlotGrant, SlotRequest, Timetable};
 use crate::store::{
-    BodyWrite, Encoded, Lease, Looked, MemoryStore, PaceReading, SharedStore, Store, StoreError,
-    StoreSettings,
+    BodyWrite, Encoded, Lease, LendAnswer, Looked, MemoryStore, PaceReading, SharedStore, Store,
+    StoreError, StoreSettings,
 };
 
 /// A memory store whose `load_or_lease` does its work and then never answers, as a Redis whose
@@ -75,8 +75,17 @@ impl SharedStore for Stalls {
         l: &'a str,
         r: SlotRequest,
         k: Duration,
+        t: Option<Arc<Timetable>>,
     ) -> BoxFuture<'a, Result<SlotGrant, StoreError>> {
-        self.inner.reserve(l, r, k)
+        self.inner.reserve(l, r, k, t)
+    }
+    fn lend<'a>(
+        &'a self,
+        r: &'a LendRequest,
+        n: u32,
+        k: Duration,
+    ) -> BoxFuture<'a, Result<LendAnswer, StoreError>> {
+        self.inner.lend(r, n, k)
     }
     fn signal<'a>(
         &'a self,

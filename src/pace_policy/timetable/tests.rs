@@ -211,7 +211,7 @@ fn run(events: &[Event]) -> Vec<(u64, String)> {
                                 store: lease.store.clone(),
                             })
                             .collect();
-                        r.lender.answered(&lending, table, m.id.clone());
+                        r.lender.answered(&lending, table);
                     }
                 }
             }
@@ -219,8 +219,8 @@ fn run(events: &[Event]) -> Vec<(u64, String)> {
                 let r = &mut replicas[*i];
                 let grant = match (master.as_mut(), down, r.cut) {
                     (Some(m), false, false) => {
-                        let (table, _) = r.lender.timetable();
-                        let grant = m.lane.reserve_lent(now, request, table, Some(&m.id));
+                        let table = r.lender.timetable();
+                        let grant = m.lane.reserve_lent(now, request, &table, Some(&m.id));
                         if grant.reserved {
                             r.local.last_slot = r.local.last_slot.max(grant.at);
                             slots.push((grant.at, format!("store {} for r{i}", m.id)));

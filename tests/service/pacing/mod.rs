@@ -19,6 +19,7 @@ mod alone;
 mod known_deferrals;
 mod lanes_and_reports;
 mod slowing;
+mod timetable;
 
 /// A loopback site that logs when each page request arrived; `/robots.txt` is `robots`, and the
 /// pages under `/limited/` answer 429 with `Retry-After: 3` the first time.
@@ -356,7 +357,7 @@ async fn the_redis_script_agrees_with_the_policy() {
                 };
                 let together = 1 + next(30) as usize;
                 let grants = futures_util::future::join_all(
-                    (0..together).map(|_| store.reserve("http://agree.test", request, keep)),
+                    (0..together).map(|_| store.reserve("http://agree.test", request, keep, None)),
                 )
                 .await;
                 let mut grants: Vec<_> = grants.into_iter().map(Result::unwrap).collect();
@@ -383,7 +384,7 @@ async fn the_redis_script_agrees_with_the_policy() {
                     guard_ms: [0, 50][next(2) as usize],
                 };
                 let grant = store
-                    .reserve("http://agree.test", request, keep)
+                    .reserve("http://agree.test", request, keep, None)
                     .await
                     .unwrap();
                 let expected = model.reserve(grant.now, request);
@@ -461,7 +462,7 @@ async fn reservations_that_arrive_together_share_calls_and_keep_their_spacing() 
     let keep = Duration::from_secs(600);
     let before = redis.script_calls().await;
     let grants = futures_util::future::join_all(
-        (0..300).map(|_| store.reserve("http://together.test", request, keep)),
+        (0..300).map(|_| store.reserve("http://together.test", request, keep, None)),
     )
     .await;
     let calls = redis.script_calls().await - before;
