@@ -7,6 +7,7 @@
 mod api;
 mod bounds;
 mod cache_pressure;
+mod chaos;
 mod cli;
 mod connections;
 mod cpu_work;
