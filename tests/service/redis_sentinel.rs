@@ -24,6 +24,12 @@ pub struct RedisSentinel {
 
 impl RedisSentinel {
     pub async fn start() -> RedisSentinel {
+        RedisSentinel::start_with_replica_args(&[]).await
+    }
+
+    /// As [`RedisSentinel::start`], with `extra` arguments for the replica (e.g.
+    /// `--enable-debug-command yes`, to stall it with `DEBUG SLEEP`).
+    pub async fn start_with_replica_args(extra: &[&str]) -> RedisSentinel {
         let dir = std::env::temp_dir().join(format!(
             "robotsd-sentinel-{}-{}",
             std::process::id(),
@@ -32,11 +38,11 @@ impl RedisSentinel {
         std::fs::create_dir_all(&dir).expect("a directory for the fixture's files");
         let master = RedisServer::start().await;
         let replica = RedisServer::start_with_args(
-            vec![
-                "--replicaof".into(),
-                "127.0.0.1".into(),
-                master.port.to_string(),
-            ],
+            ["--replicaof", "127.0.0.1", &master.port.to_string()]
+                .iter()
+                .chain(extra)
+                .map(|arg| arg.to_string())
+                .collect(),
             dir.clone(),
         )
         .await;

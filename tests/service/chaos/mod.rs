@@ -168,9 +168,20 @@ async fn worker(
 
 /// Two workers on each of `slots` until `stop`.
 async fn crawl(site: &Arc<Site>, slots: &[Slot], stop: Instant) -> Vec<Fetched> {
+    crawl_with(site, slots, stop, 2).await
+}
+
+/// `workers` workers on each of `slots` until `stop`: more workers keep more slots reserved
+/// ahead.
+async fn crawl_with(
+    site: &Arc<Site>,
+    slots: &[Slot],
+    stop: Instant,
+    workers: usize,
+) -> Vec<Fetched> {
     let client = reqwest::Client::new();
     let workers = slots.iter().enumerate().flat_map(|(replica, slot)| {
-        (0..2).map({
+        (0..workers).map({
             let client = client.clone();
             move |id| {
                 tokio::spawn(worker(

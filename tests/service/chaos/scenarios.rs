@@ -5,8 +5,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::proxy::{Cut, Proxy};
-use super::{FLEET, Slot, assert_polite, crawl, line_with, rate, replica, until_arrivals};
+use super::{
+    FLEET, Slot, assert_polite, crawl, crawl_with, line_with, rate, replica, until_arrivals,
+};
 use crate::pacing::Site;
+use crate::redis_sentinel::{MASTER_NAME, RedisSentinel};
 use crate::redis_server::RedisServer;
 use crate::support::Robotsd;
 
@@ -164,4 +167,96 @@ async fn a_duplicated_index_is_seen_and_with_the_store_down_never_brings_two_fet
         fetched.iter().any(|f| f.scope == "local"),
         "nothing was decided alone"
     );
+}
+
+/// Three replicas on the master Sentinel names.
+async fn sentinel_fleet(sentinel: &RedisSentinel) -> (Vec<Slot>, Vec<Robotsd>) {
+    let slots: Vec<Slot> = (0..FLEET).map(|_| Slot::default()).collect();
+    let addresses = sentinel.addresses();
+    let mut processes = Vec::new();
+    for (index, slot) in slots.iter().enumerate() {
+        let extra = [
+            "--redis-sentinel",
+            addresses.as_str(),
+            "--redis-sentinel-master",
+            MASTER_NAME,
+        ];
+        processes.push(replica(index, "", &extra, slot).await);
+    }
+    (slots, processes)
+}
+
+/// A Sentinel failover mid-crawl: the master SIGKILLed, the replica promoted; with `lose`, the
+/// replica is first stalled (`DEBUG SLEEP`) and a large write backs up the replication stream,
+/// so that the slots the master granted last never reach it.
+async fn failover(lose: bool) {
+    let mut sentinel = if lose {
+        RedisSentinel::start_with_replica_args(&["--enable-debug-command", "yes"]).await
+    } else {
+        RedisSentinel::start().await
+    };
+    let site = Arc::new(Site::start(ROBOTS).await);
+    let (slots, _processes) = sentinel_fleet(&sentinel).await;
+    let stop = Instant::now() + Duration::from_secs(45);
+    // Enough workers that slots are reserved seconds ahead: the lost ones are still to come
+    // when the replica is promoted.
+    let crawling = crawl_with(&site, &slots, stop, if lose { 6 } else { 2 });
+    let chaos = async {
+        until_arrivals(&site, 6).await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let master = sentinel.master_port().await.expect("a master");
+        if lose {
+            let replica = sentinel.servers.iter().find(|s| s.port != master).unwrap();
+            let mut stalled = replica.connection().await.unwrap();
+            tokio::spawn(async move {
+                let _: redis::RedisResult<String> = redis::cmd("DEBUG")
+                    .arg("SLEEP")
+                    .arg(2)
+                    .query_async(&mut stalled)
+                    .await;
+            });
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let mut writer = sentinel.server(master).connection().await.unwrap();
+            let ballast = vec![b'x'; 32 << 20];
+            let _: () = redis::cmd("SET")
+                .arg("chaos:ballast")
+                .arg(ballast)
+                .query_async(&mut writer)
+                .await
+                .unwrap();
+            // Slots granted now queue behind the ballast and die with the master.
+            tokio::time::sleep(Duration::from_millis(1000)).await;
+        }
+        sentinel.server(master).kill();
+        let promoted = Instant::now();
+        while sentinel
+            .master_port()
+            .await
+            .is_none_or(|port| port == master)
+        {
+            assert!(
+                promoted.elapsed() < Duration::from_secs(30),
+                "the sentinels did not promote the replica"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    let (fetched, ()) = tokio::join!(crawling, chaos);
+    let scenario = if lose {
+        "Sentinel failover with lost writes"
+    } else {
+        "Sentinel failover"
+    };
+    assert_polite(scenario, &site, &fetched);
+    assert!(fetched.iter().any(|f| f.scope == "fleet"));
+}
+
+#[tokio::test]
+async fn a_sentinel_failover_never_brings_two_fetches_under_the_crawl_delay() {
+    failover(false).await;
+}
+
+#[tokio::test]
+async fn a_failover_that_loses_the_last_grants_never_brings_two_fetches_under_the_crawl_delay() {
+    failover(true).await;
 }
