@@ -201,7 +201,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 75] = [
+const FLAGS: [(&str, &str); 76] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -279,11 +279,20 @@ const FLAGS: [(&str, &str); 75] = [
     ("pacing.capacity_bytes", "--pace-capacity"),
     ("pacing.fleet.size", "--fleet-size"),
     ("pacing.fleet.index", "--fleet-index"),
+    ("pacing.fleet.offset", "--fleet-index-offset"),
     ("rsl.enabled", "--rsl"),
     ("rsl.capacity_bytes", "--rsl-capacity"),
     ("tdmrep.enabled", "--tdmrep"),
     ("tdmrep.capacity_bytes", "--tdmrep-capacity"),
 ];
+
+/// ` plus --fleet-index-offset (N)`, when there is one.
+fn offset_shown(offset: u32) -> String {
+    match offset {
+        0 => String::new(),
+        offset => format!(" plus {} ({offset})", flag("pacing.fleet", "offset")),
+    }
+}
 
 /// The flag of `field` in `section` (its path in [`Settings`], empty for a top-level field).
 fn flag(section: &str, field: &str) -> &'static str {
@@ -352,15 +361,18 @@ pub enum ConfigError {
         /// Its value.
         value: u64,
     },
-    /// `--fleet-index` outside `0..--fleet-size`.
+    /// `--fleet-index` (with `--fleet-index-offset`) outside `0..--fleet-size`.
     #[error(
-        "{} ({index}) must be below {} ({size}): replicas are numbered from 0",
+        "{} ({index}){} must be below {} ({size}): replicas are numbered from 0",
         flag("pacing.fleet", "index"),
+        offset_shown(*offset),
         flag("pacing.fleet", "size")
     )]
     FleetIndexOutside {
         /// The index given.
         index: u32,
+        /// The offset added to it (`--fleet-index-offset`).
+        offset: u32,
         /// The fleet size.
         size: u32,
     },

@@ -98,6 +98,16 @@ pub struct PacingArgs {
     /// rate.
     #[arg(long, env = "ROBOTSD_FLEET_INDEX", value_name = "K")]
     pub fleet_index: Option<u32>,
+
+    /// Added to `--fleet-index`: the first index of this release, when several releases (each
+    /// numbering its pods from 0) share one store and one fleet size. Nothing without an index.
+    #[arg(
+        long,
+        env = "ROBOTSD_FLEET_INDEX_OFFSET",
+        default_value_t = 0,
+        value_name = "K"
+    )]
+    pub fleet_index_offset: u32,
 }
 
 impl PacingArgs {
@@ -114,7 +124,24 @@ impl PacingArgs {
             guard: self.pace_guard,
         };
         policy.validate()?;
-        let fleet = FleetShare::new(self.fleet_size, self.fleet_index)?;
+        let index = match self.fleet_index {
+            Some(index) => Some(index.checked_add(self.fleet_index_offset).ok_or(
+                ConfigError::FleetIndexOutside {
+                    index: u32::MAX,
+                    offset: self.fleet_index_offset,
+                    size: self.fleet_size,
+                },
+            )?),
+            None => None,
+        };
+        let fleet = FleetShare::new(self.fleet_size, index).map_err(|error| match error {
+            FleetShareError::IndexOutside { index, size } => ConfigError::FleetIndexOutside {
+                index: index - self.fleet_index_offset,
+                offset: self.fleet_index_offset,
+                size,
+            },
+            FleetShareError::Empty => error.into(),
+        })?;
         Ok(PacingSettings {
             policy,
             capacity_bytes: self.pace_capacity,
@@ -139,9 +166,11 @@ impl From<FleetShareError> for ConfigError {
     fn from(error: FleetShareError) -> Self {
         match error {
             FleetShareError::Empty => ConfigError::zero("pacing.fleet", "size"),
-            FleetShareError::IndexOutside { index, size } => {
-                ConfigError::FleetIndexOutside { index, size }
-            }
+            FleetShareError::IndexOutside { index, size } => ConfigError::FleetIndexOutside {
+                index,
+                offset: 0,
+                size,
+            },
         }
     }
 }
@@ -207,6 +236,22 @@ mod tests {
             error_of(&["--fleet-size=3", "--fleet-index=3"]).to_string(),
             "--fleet-index (3) must be below --fleet-size (3): replicas are numbered from 0"
         );
+        assert_eq!(
+            error_of(&["--fleet-size=6", "--fleet-index=2", "--fleet-index-offset=4"]).to_string(),
+            "--fleet-index (2) plus --fleet-index-offset (4) must be below --fleet-size (6): \
+             replicas are numbered from 0"
+        );
+        let settings = parse(&["--fleet-size=6", "--fleet-index=2", "--fleet-index-offset=3"])
+            .unwrap()
+            .settings()
+            .unwrap();
+        assert_eq!(settings.pacing.fleet.index(), Some(5));
+        // Without an index, an offset changes nothing.
+        let settings = parse(&["--fleet-size=6", "--fleet-index-offset=3"])
+            .unwrap()
+            .settings()
+            .unwrap();
+        assert_eq!(settings.pacing.fleet.index(), None);
         assert_eq!(
             error_of(&["--fleet-index=1"]).to_string(),
             "--fleet-index (1) must be below --fleet-size (1): replicas are numbered from 0"

@@ -172,7 +172,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "redis-tls" "store-timeout" "store-lease"
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
-  "pace-guard" "pace-key"
+  "pace-guard" "pace-key" "fleet-index-offset"
   "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
@@ -275,6 +275,10 @@ without the turns.
 {{- if lt $size $pods }}
 {{- fail (printf "config.fleetSize (%d) is below the %d pods this release can run at once (replicaCount, or autoscaling.maxReplicas, and a rollout's surge): while they pace alone, a site would see more than its crawl-delay allows. Leave it null, or raise it" $size $pods) }}
 {{- end }}
+{{- end }}
+{{- $offset := .Values.config.fleetIndexOffset | default 0 | int }}
+{{- if and (eq .Values.workload.kind "StatefulSet") (gt $offset 0) (lt $size (add $offset $pods)) }}
+{{- fail (printf "config.fleetIndexOffset (%d) and this release's %d pods need config.fleetSize of at least %d: set it to every release's pods together, the same in each release" $offset $pods (add $offset $pods)) }}
 {{- end }}
 - name: ROBOTSD_FLEET_SIZE
   value: {{ $size | toString | quote }}
