@@ -237,14 +237,23 @@ mod tests {
             "--fleet-index (3) must be below --fleet-size (3): replicas are numbered from 0"
         );
         assert_eq!(
-            error_of(&["--fleet-size=6", "--fleet-index=2", "--fleet-index-offset=4"]).to_string(),
+            error_of(&[
+                "--fleet-size=6",
+                "--fleet-index=2",
+                "--fleet-index-offset=4"
+            ])
+            .to_string(),
             "--fleet-index (2) plus --fleet-index-offset (4) must be below --fleet-size (6): \
              replicas are numbered from 0"
         );
-        let settings = parse(&["--fleet-size=6", "--fleet-index=2", "--fleet-index-offset=3"])
-            .unwrap()
-            .settings()
-            .unwrap();
+        let settings = parse(&[
+            "--fleet-size=6",
+            "--fleet-index=2",
+            "--fleet-index-offset=3",
+        ])
+        .unwrap()
+        .settings()
+        .unwrap();
         assert_eq!(settings.pacing.fleet.index(), Some(5));
         // Without an index, an offset changes nothing.
         let settings = parse(&["--fleet-size=6", "--fleet-index-offset=3"])
