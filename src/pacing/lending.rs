@@ -44,6 +44,12 @@ impl Pacer {
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
+                // Nothing is sent to a store seen down (the background probe says when it
+                // answers again): a renewal never sent is a lease end never asked for, so the
+                // lease runs out and this replica's own places are its again.
+                if !store.is_up() {
+                    continue;
+                }
                 let max_wait = millis(pacer.config.max_wait);
                 let request = lock(&lender).request(pacer.now_ms(), max_wait);
                 let size = pacer.share.size();

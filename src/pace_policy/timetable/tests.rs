@@ -194,6 +194,11 @@ fn run(events: &[Event]) -> Vec<(u64, String)> {
             Event::Wait(ms) => now += ms,
             Event::Renew { replica, lost } => {
                 let r = &mut replicas[*replica];
+                // A replica that knows it is cut off sends nothing (and asks for nothing);
+                // one that does not know sends, and its renewal is lost.
+                if (r.cut || down) && *lost {
+                    continue;
+                }
                 let ask = r.lender.request(now, request.max_wait_ms);
                 if let (Some(m), false, false) = (master.as_mut(), down, r.cut) {
                     let lending = lend(m.leases.get(&ask.index), now, &m.id, &ask);
