@@ -298,6 +298,28 @@ impl PaceState {
         UNSLOWED + kept as u64
     }
 
+    /// The slowdown at `now`, the interval `request` gets after it (capped), and the period a
+    /// slot takes: that interval and the guard band.
+    fn paced(&self, now: u64, request: SlotRequest) -> (u64, u64, u64) {
+        let slowdown = self.slowdown_at(now);
+        let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
+        let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
+        (
+            slowdown,
+            interval_ms,
+            interval_ms.saturating_add(request.guard_ms),
+        )
+    }
+
+    /// The `Retry-After` in force at `now`, if any (zero: none), as a grant shows it.
+    fn blocked_at(&self, now: u64) -> u64 {
+        if self.blocked_until > now {
+            self.blocked_until
+        } else {
+            0
+        }
+    }
+
     /// Reserves the earliest slot for `request` at `now`, or says when to ask again: the rule
     /// of whoever decides for the whole fleet (the shared store, or a replica that is the whole
     /// fleet).
@@ -319,10 +341,7 @@ impl PaceState {
         share: FleetShare,
         floor: u64,
     ) -> SlotGrant {
-        let slowdown = self.slowdown_at(now);
-        let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
-        let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
-        let period = interval_ms.saturating_add(request.guard_ms);
+        let (slowdown, interval_ms, period) = self.paced(now, request);
         let size = u64::from(share.size);
         let mut at = now.max(self.blocked_until).max(floor);
         if self.last_slot > 0 {
@@ -346,11 +365,7 @@ impl PaceState {
             now,
             interval_ms,
             slowdown,
-            blocked_until: if self.blocked_until > now {
-                self.blocked_until
-            } else {
-                0
-            },
+            blocked_until: self.blocked_at(now),
             last_slot: self.last_slot,
         }
     }

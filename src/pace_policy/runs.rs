@@ -9,7 +9,7 @@
 //! time. A run says that in three numbers, where each reservation cost the script a loop and
 //! the reply three numbers to build and to parse (BENCHMARKS.md, "Runs of one request").
 
-use super::{PaceState, SlotGrant, SlotRequest, UNSLOWED};
+use super::{PaceState, SlotGrant, SlotRequest};
 
 /// The outcome of a run of reservations of one request, on the keeper's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,10 +64,7 @@ impl PaceState {
     /// Reserves `count` slots for `request` at `now`, one after another, as `count` calls of
     /// [`PaceState::reserve`] would (`now` is past the epoch: zero is "never").
     pub fn reserve_run(&mut self, now: u64, request: SlotRequest, count: u64) -> SlotRun {
-        let slowdown = self.slowdown_at(now);
-        let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
-        let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
-        let period = interval_ms.saturating_add(request.guard_ms);
+        let (_, interval_ms, period) = self.paced(now, request);
         let mut first = now.max(self.blocked_until);
         if self.last_slot > 0 {
             first = first.max(self.last_slot.saturating_add(period));
@@ -96,11 +93,7 @@ impl PaceState {
         RunShared {
             now,
             slowdown: self.slowdown_at(now),
-            blocked_until: if self.blocked_until > now {
-                self.blocked_until
-            } else {
-                0
-            },
+            blocked_until: self.blocked_at(now),
             last_slot: self.last_slot,
         }
     }

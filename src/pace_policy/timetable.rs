@@ -16,7 +16,7 @@
 //! Pure arithmetic on milliseconds, as the rest of the policy: the Redis scripts
 //! (`store::redis_lease`) run the same rules, and a test compares them.
 
-use super::{PaceState, SlotGrant, SlotRequest, UNSLOWED, on_phase};
+use super::{PaceState, SlotGrant, SlotRequest, on_phase};
 
 /// How long after it is asked for a lease ends: the store grants a replica's places at most this
 /// far ahead, and a replica cut off from the store uses its own from this far after its last
@@ -112,10 +112,7 @@ impl PaceState {
         timetable: &Timetable,
         store: Option<&str>,
     ) -> SlotGrant {
-        let slowdown = self.slowdown_at(now);
-        let slowed = request.interval_ms.saturating_mul(slowdown) / UNSLOWED;
-        let interval_ms = slowed.min(request.max_interval_ms.max(request.interval_ms));
-        let period = interval_ms.saturating_add(request.guard_ms);
+        let (slowdown, interval_ms, period) = self.paced(now, request);
         let mut first = now.max(self.blocked_until);
         if self.last_slot > 0 {
             first = first.max(self.last_slot.saturating_add(period));
@@ -139,11 +136,7 @@ impl PaceState {
             now,
             interval_ms,
             slowdown,
-            blocked_until: if self.blocked_until > now {
-                self.blocked_until
-            } else {
-                0
-            },
+            blocked_until: self.blocked_at(now),
             last_slot: self.last_slot,
         }
     }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::lua::Lua;
-use super::redis_pace::script;
+use super::redis_pace::{run_args, script};
 use super::{LendAnswer, StoreError};
 use crate::pace_policy::{
     LEASE_MS, Lease, LendRequest, Lending, Lent, RENEW_MS, RunShared, SlotGrant, SlotRequest,
@@ -283,14 +283,7 @@ pub(super) fn reserve(
             .arg(lent.until)
             .arg(&lent.store);
     }
-    for &(request, count) in runs {
-        command
-            .arg(count)
-            .arg(request.interval_ms)
-            .arg(request.max_interval_ms)
-            .arg(request.max_wait_ms)
-            .arg(request.guard_ms);
-    }
+    run_args(&mut command, runs);
     command
 }
 

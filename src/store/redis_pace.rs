@@ -176,6 +176,13 @@ pub(super) fn reserve(
 ) -> redis::Cmd {
     let mut command = scripts.reserve.call(&[pace_key(lane)]);
     command.arg(millis(keep).max(1));
+    run_args(&mut command, runs);
+    command
+}
+
+/// Adds `runs` to a reservation script's arguments, five numbers each: how many, interval,
+/// largest interval, longest wait and guard band (ms).
+pub(super) fn run_args(command: &mut redis::Cmd, runs: &[(SlotRequest, u64)]) {
     for &(request, count) in runs {
         command
             .arg(count)
@@ -184,7 +191,6 @@ pub(super) fn reserve(
             .arg(request.max_wait_ms)
             .arg(request.guard_ms);
     }
-    command
 }
 
 /// The slots a [`reserve`] call for `runs` grants, one for each reservation, in their order.
