@@ -182,6 +182,18 @@ pub struct Lease {
     pub until: u64,
 }
 
+impl Lease {
+    /// The places this lease of replica `index` lends, as a reservation reads them.
+    pub fn lent(&self, index: u32) -> Lent {
+        Lent {
+            index,
+            from: self.from,
+            until: self.until,
+            store: self.store.clone(),
+        }
+    }
+}
+
 /// A replica's renewal of its lease.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LendRequest {

@@ -13,7 +13,7 @@ use super::record::{Encoded, MAX_META_BYTES};
 use super::{BodyWrite, Lease, LendAnswer, Looked, PaceReading, SharedStore, StoreError};
 use crate::clock::{Clock, Timestamp};
 use crate::pace_policy::{
-    Lease as PlaceLease, LendRequest, Lending, Lent, PaceState, Signal, SlotGrant, SlotRequest,
+    Lease as PlaceLease, LendRequest, Lending, PaceState, Signal, SlotGrant, SlotRequest,
     Timetable, lend, millis,
 };
 
@@ -264,12 +264,7 @@ impl SharedStore for MemoryStore {
             .places
             .0
             .range(..size)
-            .map(|(&index, lease)| Lent {
-                index,
-                from: lease.from,
-                until: lease.until,
-                store: lease.store.clone(),
-            })
+            .map(|(&index, lease)| lease.lent(index))
             .collect();
         async move { Ok(LendAnswer { lending, table }) }.boxed()
     }

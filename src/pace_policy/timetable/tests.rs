@@ -209,12 +209,7 @@ fn run(events: &[Event]) -> Vec<(u64, String)> {
                         let table = m
                             .leases
                             .iter()
-                            .map(|(&index, lease)| Lent {
-                                index,
-                                from: lease.from,
-                                until: lease.until,
-                                store: lease.store.clone(),
-                            })
+                            .map(|(&index, lease)| lease.lent(index))
                             .collect();
                         r.lender.answered(&lending, table);
                     }
