@@ -20,6 +20,8 @@ fn main() {
         "late" => common::distinct_late_failures(),
         "rfc" => common::distinct_wildcards_rfc(),
         "rfc-late" => common::distinct_late_failures_rfc(),
+        "late-segments" | "late-segments-rfc" => common::late_segments(4_090),
+        "late-segments-full" => common::late_segments(usize::MAX),
         _ => (
             common::corpus_file(common::TYPICAL),
             "/products/processors/cortex-a/cortex-a78".into(),
@@ -28,7 +30,10 @@ fn main() {
     let robots = RobotsTxt::parse(&body);
     // The Google mode through `check_path`, as before the RFC files were added, so that its
     // figures compare with older ones; `typical-rfc` is the typical file in the RFC mode.
-    let rfc = matches!(which.as_str(), "rfc" | "rfc-late" | "typical-rfc");
+    let rfc = matches!(
+        which.as_str(),
+        "rfc" | "rfc-late" | "typical-rfc" | "late-segments-rfc"
+    );
     let mut allowed = 0;
     for _ in 0..rounds {
         let path = std::hint::black_box(path.as_str());

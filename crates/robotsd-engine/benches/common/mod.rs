@@ -118,6 +118,50 @@ pub fn distinct_late_failures() -> (Vec<u8>, String) {
     (body, path)
 }
 
+/// The service's URL limit: the longest path a check is asked about (8 KiB, SEMANTICS.md §3).
+pub const URL_LIMIT: usize = 8_192;
+
+/// Issue 58's hostile shape: `allow:/*S*z` lines, each `S` a distinct 2–10 byte substring of one
+/// string of digits, against a path of the URL limit that holds 7 KB of filler, its only `z`,
+/// then the digits. Every `S` occurs, but only after the `z`: a matcher that searches the path
+/// before the `z` once per rule reads the filler thousands of times. `rules` lines at most
+/// (as many as fit the body limit when larger).
+pub fn late_segments(rules: usize) -> (Vec<u8>, String) {
+    let digits = lcg_digits(URL_LIMIT - 7_000 - 2, 58);
+    let mut seen = std::collections::HashSet::new();
+    let mut taken = 0;
+    let mut n = 0usize;
+    let body = fill(|_| {
+        // Distinct substrings, drawn in a fixed order; past `rules`, a line that is not a rule.
+        loop {
+            if taken >= rules || n > 9 * digits.len() {
+                return "# end\n".into();
+            }
+            let len = 2 + n % 9;
+            let at = (n * 7_919) % (digits.len() - len);
+            n += 1;
+            let s = &digits[at..at + len];
+            if seen.insert(s.to_string()) {
+                taken += 1;
+                return format!("allow:/*{s}*z\n");
+            }
+        }
+    });
+    let path = format!("/{}z{digits}", "x".repeat(7_000));
+    (body, path)
+}
+
+/// Pseudo-random digits from a fixed LCG, so that a string holds many distinct substrings.
+fn lcg_digits(n: usize, seed: u32) -> String {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            char::from(b'0' + ((state >> 16) % 10) as u8)
+        })
+        .collect()
+}
+
 /// `distinct` with one pattern that RFC 9309's form changes (`/%41`), checked with
 /// `PercentDecoding::Rfc9309`: a file where the RFC mode needs an index of the RFC forms.
 pub fn distinct_wildcards_rfc() -> (Vec<u8>, String) {

@@ -305,3 +305,47 @@ fn the_rfc_forms_are_charged_before_their_index_is_built() {
     let plain = filled(|n| format!("disallow:/*x{n}z\n"));
     assert!(plain.rfc.is_none());
 }
+
+#[test]
+fn segments_that_occur_only_too_late_are_placed_by_one_sweep() {
+    // Issue 58: `allow:/*S*z`, each `S` a distinct piece of one string of digits that the path
+    // holds only after its `z`, behind 7 KB of filler: each rule searched the filler (50 ms a
+    // check). The sweep reads the path a bounded number of times, whatever the rules.
+    let long = digits(1_000, 58);
+    let line = |n: usize| {
+        let len = 2 + n % 9;
+        let at = (n * 7_919) % (long.len() - len);
+        format!("allow:/*{}*z\n", &long[at..at + len])
+    };
+    let robots = filled(line);
+    let path = format!("/{}z{long}", "x".repeat(7_000));
+    let (spent, rule) = work(&robots, &path);
+    assert_eq!(rule, None);
+    assert!(spent <= 3 * path.len() as u64, "{spent}");
+    // One piece also early in the filler: of the rules whose piece it holds, the longest decides.
+    let early = &long[100..104];
+    let path = format!("/{early}{}z{long}", "x".repeat(7_000));
+    let (spent, _) = work(&robots, &path);
+    let verdict = robots.check_path(&["FooBot"], &path);
+    let pattern = verdict.rule.expect("a rule matches").pattern().into_owned();
+    let piece = &pattern[2..pattern.len() - 2];
+    assert!(early.contains(piece), "{pattern}");
+    let longest = (0..early.len())
+        .flat_map(|a| (a + 2..=early.len()).map(move |b| (a, b)))
+        .filter(|&(a, b)| {
+            // The lines `filled` took: as many as fit its body.
+            let mut size = "user-agent: *\n".len();
+            let wanted = format!("allow:/*{}*z\n", &early[a..b]);
+            (0..)
+                .map(line)
+                .take_while(|l| {
+                    size += l.len();
+                    size <= 512_000
+                })
+                .any(|l| l == wanted)
+        })
+        .map(|(a, b)| b - a)
+        .max();
+    assert_eq!(Some(piece.len()), longest);
+    assert!(spent <= 3 * path.len() as u64, "{spent}");
+}

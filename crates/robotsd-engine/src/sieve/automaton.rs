@@ -132,11 +132,30 @@ impl Automaton {
         }
     }
 
-    /// Reads `path` backwards and records the start of each segment's rightmost occurrence.
+    /// The segment state `state` ends (one that [`Automaton::rightmost`] records), as a
+    /// segment id.
+    #[inline]
+    pub(super) fn segment_of(&self, state: u32) -> u32 {
+        self.ends[state as usize]
+    }
+
+    /// The next shorter segment on `state`'s output chain, or NONE.
+    #[inline]
+    pub(super) fn shorter(&self, state: u32) -> u32 {
+        self.output[state as usize]
+    }
+
+    /// Reads `path` backwards and records the start of each segment's rightmost occurrence,
+    /// and at each position the longest segment that starts there (its state, or NONE): the
+    /// others that start there are that state's output chain.
     pub(super) fn rightmost(&self, path: &[u8], segments: usize, scratch: &mut Scratch) {
         if scratch.stamp.len() < segments {
             scratch.stamp.resize(segments, 0);
             scratch.last.resize(segments, 0);
+        }
+        // Every position is written below: only grown, never cleared.
+        if scratch.longest.len() < path.len() {
+            scratch.longest.resize(path.len(), NONE);
         }
         scratch.generation = scratch.generation.wrapping_add(1);
         if scratch.generation == 0 {
@@ -154,6 +173,7 @@ impl Automaton {
             } else {
                 self.output[state as usize]
             };
+            scratch.longest[i] = out;
             while out != NONE {
                 let s = self.ends[out as usize] as usize;
                 // Seen before, at a later place: so was everything further down its chain.

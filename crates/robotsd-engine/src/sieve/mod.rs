@@ -22,6 +22,7 @@
 
 mod automaton;
 mod count;
+mod sweep;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -300,61 +301,62 @@ impl Sieve {
                 break;
             }
         }
+        let segments = self.offsets.len() - 1;
         SCRATCH.with_borrow_mut(|scratch| {
-            self.automaton
-                .rightmost(path, self.offsets.len() - 1, scratch);
-            let Scratch {
-                generation,
-                stamp,
-                last,
-                seen,
-                stack,
-            } = scratch;
+            self.automaton.rightmost(path, segments, scratch);
+            scratch.start_sweep(path.len());
             let len = path.len();
-            for &s in seen.iter() {
+            for k in 0..scratch.seen.len() {
+                let s = scratch.seen[k];
                 let (unanchored, anchored) = self.roots[s as usize];
-                let start = last[s as usize] as usize;
+                let start = scratch.last[s as usize] as usize;
                 if unanchored != NONE {
-                    stack.push((unanchored, start));
+                    scratch.stack.push((unanchored, start));
                 }
                 if anchored != NONE && start + self.segment_len(s) == len {
-                    stack.push((anchored, start));
+                    scratch.stack.push((anchored, start));
                 }
             }
-            while let Some((n, t)) = stack.pop() {
-                let (node, next) = (self.nodes[n as usize], self.nodes[n as usize + 1]);
-                touch();
-                if self.best_rank(node) <= floor {
-                    continue;
-                }
-                for m in &self.members[node.members as usize..next.members as usize] {
-                    if offer(m, t, &mut floor) {
-                        break;
-                    }
-                }
-                for &c in &self.children[node.children as usize..next.children as usize] {
+            loop {
+                while let Some((n, t)) = scratch.stack.pop() {
+                    let (node, next) = (self.nodes[n as usize], self.nodes[n as usize + 1]);
                     touch();
-                    let child = self.nodes[c as usize];
-                    if self.best_rank(child) <= floor {
+                    if self.best_rank(node) <= floor {
                         continue;
                     }
-                    let s = child.segment as usize;
-                    let seg_len = self.segment_len(child.segment);
-                    // A segment that does not occur ends its branch.
-                    if stamp[s] == *generation {
-                        let at = last[s] as usize;
-                        let start = if at + seg_len <= t {
-                            Some(at)
-                        } else {
-                            // Its rightmost occurrence ends too late: an earlier one, if any.
-                            memchr::memmem::rfind(&path[..t], self.segment(child.segment))
-                        };
-                        if let Some(start) = start {
-                            stack.push((c, start));
+                    for m in &self.members[node.members as usize..next.members as usize] {
+                        if offer(m, t, &mut floor) {
+                            break;
+                        }
+                    }
+                    for &c in &self.children[node.children as usize..next.children as usize] {
+                        touch();
+                        let child = self.nodes[c as usize];
+                        if self.best_rank(child) <= floor {
+                            continue;
+                        }
+                        let s = child.segment as usize;
+                        // A segment that does not occur ends its branch.
+                        if scratch.stamp[s] != scratch.generation {
+                            continue;
+                        }
+                        let seg_len = self.segment_len(child.segment);
+                        let at = scratch.last[s] as usize;
+                        if at + seg_len <= t {
+                            scratch.stack.push((c, at));
+                        } else if let Some(latest) = t.checked_sub(seg_len) {
+                            // Its rightmost occurrence ends too late: the sweep finds the
+                            // latest one that ends in time, if any.
+                            scratch.defer(c, latest, segments);
                         }
                     }
                 }
+                let segment_of = |n: u32| self.nodes[n as usize].segment;
+                if !scratch.advance(path, &self.automaton, segment_of, |s| self.segment(s)) {
+                    break;
+                }
             }
+            scratch.end_sweep();
         });
         found
     }
@@ -369,9 +371,38 @@ struct Scratch {
     last: Vec<u32>,
     /// Segments found by this pass.
     seen: Vec<u32>,
+    /// Trie nodes placed and not yet looked at, with the start of their segment.
     stack: Vec<(u32, usize)>,
+    /// By path position: the state of the longest segment that starts there, or NONE.
+    longest: Vec<u32>,
+    /// The sweep (`sweep.rs`): by position, the first deferred entry to arm there; entries are
+    /// (node, next entry) lists, first in a position's bucket, then on their segment's wait list.
+    bucket: Vec<u32>,
+    buckets_ready: bool,
+    entries: Vec<(u32, u32)>,
+    /// By segment: its first waiting entry, or NONE; and the epoch it was last walked in.
+    waiting: Vec<u32>,
+    walked: Vec<u32>,
+    /// Segments that began to wait in this check, to leave none waiting for the next.
+    armed: Vec<u32>,
+    /// By segment: the start of its rightmost occurrence at or before a position the sweep
+    /// searched from (NONE for none), valid in the check whose generation is `found_in`.
+    found: Vec<u32>,
+    found_in: Vec<u32>,
+    /// Bytes the direct searches may still read in this check.
+    search_budget: usize,
+    epoch: u32,
+    /// Deferred nodes not yet placed or given up, and segments waiting now.
+    deferred: usize,
+    waits: usize,
+    /// The next position the sweep looks at, and the path's length.
+    cursor: usize,
+    path_len: usize,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
+
+#[cfg(test)]
+mod tests;
