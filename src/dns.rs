@@ -7,7 +7,10 @@
 //! nothing of TTLs; robotsd asks the name servers of `/etc/resolv.conf` (or `--dns-server`) with
 //! the hickory project's stub resolver, over UDP only, and keeps each answer, positive or
 //! negative, for its TTL (at most [`MAX_KEPT`], a negative one at most [`NEGATIVE_MAX_TTL`]),
-//! at most [`MAX_ADDRESSES`] addresses of it, in at most `--dns-cache-entries` answers.
+//! at most [`MAX_ADDRESSES`] addresses of it, in at most `--dns-cache-entries` answers. An
+//! answer is cut only after every address in it has been vetted: one the destination policy
+//! refuses is always among those kept, so that the name is refused rather than fetched from the
+//! others (issue 58).
 //! `--system-resolver` keeps `getaddrinfo`, for hosts that need what the C library reads
 //! besides DNS (`/etc/nsswitch.conf`: mDNS, LDAP).
 //!
@@ -31,7 +34,7 @@ use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::net::{DnsError as HickoryDnsError, NetError};
 use hickory_resolver::proto::op::ResponseCode;
 
-use crate::destination::NameLookup;
+use crate::destination::{DestinationPolicy, NameLookup};
 
 /// Answers kept by default: the last minutes of a crawl frontier's new hosts, which is when the
 /// same host is looked up again (its `http` origin's redirect, its `https` origin, `www.`).
@@ -92,6 +95,8 @@ pub struct Dns {
     resolver: Arc<TokioResolver>,
     /// The answers kept, by host as the URL writes it; none with `--dns-cache-entries 0`.
     kept: Option<moka::sync::Cache<String, Answer>>,
+    /// The policy every address of an answer is vetted against before the answer is cut.
+    policy: DestinationPolicy,
 }
 
 /// One name's answer, kept until its TTL ends.
@@ -184,7 +189,15 @@ impl Dns {
         Ok(Some(Dns {
             resolver: Arc::new(resolver),
             kept,
+            policy: DestinationPolicy::default(),
         }))
+    }
+
+    /// This resolver, keeping of a long answer the addresses `policy` refuses: the policy the
+    /// fetcher vets every address with ([`crate::destination::PolicyResolver`]).
+    pub fn vetted_by(mut self, policy: DestinationPolicy) -> Dns {
+        self.policy = policy;
+        self
     }
 
     /// The addresses of `host` (port 0), from the cache while its answer lives.
@@ -196,11 +209,7 @@ impl Dns {
         let asked = Instant::now();
         let answer = match self.resolver.lookup_ip(&*qualified(host)).await {
             Ok(found) => Answer {
-                addrs: found
-                    .iter()
-                    .take(MAX_ADDRESSES)
-                    .map(|ip| SocketAddr::new(ip, 0))
-                    .collect(),
+                addrs: kept_of(found.iter(), &self.policy),
                 missing: false,
                 until: found.valid_until().min(asked + MAX_KEPT),
             },
@@ -229,6 +238,33 @@ impl Dns {
             Box::pin(async move { dns.lookup(&host).await })
         })
     }
+}
+
+/// At most [`MAX_ADDRESSES`] of an answer's addresses (port 0), in its order, vetted before
+/// any is dropped: when it holds more, the first address `policy` refuses takes the last place,
+/// so that the name is refused as a whole as the fetcher's resolver refuses any name with a
+/// forbidden address, rather than fetched from the addresses before it.
+fn kept_of(
+    found: impl Iterator<Item = std::net::IpAddr>,
+    policy: &DestinationPolicy,
+) -> Arc<[SocketAddr]> {
+    let mut kept: Vec<SocketAddr> = Vec::with_capacity(MAX_ADDRESSES);
+    let mut refused = None;
+    for ip in found {
+        if kept.len() < MAX_ADDRESSES {
+            kept.push(SocketAddr::new(ip, 0));
+        }
+        if refused.is_none() && policy.check_ip(ip).is_err() {
+            refused = Some(ip);
+        }
+    }
+    if let Some(ip) = refused
+        && !kept.iter().any(|a| a.ip() == ip)
+        && let Some(last) = kept.last_mut()
+    {
+        *last = SocketAddr::new(ip, 0);
+    }
+    kept.into()
 }
 
 /// The name to ask for `host`: fully qualified when it has a dot, so that no search domain is

@@ -92,11 +92,10 @@ pub fn state_with_clock(
 fn fetcher(settings: &Settings) -> Result<Fetcher, ServeError> {
     let (fetch, destinations) = (settings.fetch.clone(), settings.destinations.clone());
     match Dns::new(&settings.dns) {
-        Ok(Some(dns)) => Ok(Fetcher::with_name_lookup(
-            fetch,
-            destinations,
-            dns.name_lookup(),
-        )?),
+        Ok(Some(dns)) => {
+            let lookup = dns.vetted_by(destinations.clone()).name_lookup();
+            Ok(Fetcher::with_name_lookup(fetch, destinations, lookup)?)
+        }
         Ok(None) => Ok(Fetcher::new(fetch, destinations)?),
         Err(error @ DnsError::SystemConfig(_)) => {
             tracing::warn!(%error, "resolving host names with the C library's getaddrinfo");

@@ -177,6 +177,43 @@ async fn an_answer_is_kept_with_at_most_its_bounded_number_of_addresses() {
 }
 
 #[tokio::test]
+async fn a_forbidden_address_past_the_cut_is_kept_and_the_name_refused() {
+    // Issue 58: the answer was cut to 16 addresses before they were vetted, so a private
+    // address in the 17th record was dropped and the name fetched from the others.
+    let dns = DnsServer::start();
+    // Public addresses (nothing connects to them: only names are asked, of a loopback server).
+    let mut many: Vec<IpAddr> = (1..=40u8)
+        .map(|i| IpAddr::V4(std::net::Ipv4Addr::new(93, 184, 216, i)))
+        .collect();
+    let private = IpAddr::V4(std::net::Ipv4Addr::new(10, 0, 0, 17));
+    many[16] = private;
+    dns.set("mixed.test", &many, 300);
+    let policy = robotsd::destination::DestinationPolicy::default();
+    let resolver = resolver(&dns).vetted_by(policy.clone());
+
+    let kept = resolver.lookup("mixed.test").await.expect("an answer");
+    assert_eq!(kept.len(), robotsd::dns::MAX_ADDRESSES);
+    assert!(kept.iter().any(|a| a.ip() == private), "{kept:?}");
+    let vetting = robotsd::destination::PolicyResolver::with_lookup(policy, resolver.name_lookup());
+    let refused = vetting
+        .resolve_checked("mixed.test")
+        .await
+        .expect_err("a name with a private address is refused");
+    assert!(
+        matches!(
+            refused,
+            robotsd::destination::DestinationError::Forbidden { .. }
+        ),
+        "{refused:?}"
+    );
+    // Where the operator allows private networks, the first 16 are kept as before.
+    let open = robotsd::destination::DestinationPolicy::new(true, Vec::new(), Vec::new());
+    let resolver = self::resolver(&dns).vetted_by(open);
+    let kept = resolver.lookup("mixed.test").await.expect("an answer");
+    assert_eq!(kept.iter().map(|a| a.ip()).collect::<Vec<_>>(), many[..16]);
+}
+
+#[tokio::test]
 async fn a_name_that_does_not_exist_is_remembered_for_its_negative_ttl() {
     let dns = DnsServer::start();
     let resolver = resolver(&dns);
