@@ -150,21 +150,26 @@ enum Matched {
     Off(Snapshot, Target, Vec<AgentToken>, PercentDecoding),
 }
 
-/// Sizes a check of `agents` agents under what `snapshot` holds and charges it to `meter`, if
-/// any: the ruling to match it under now, when it is a moment's work for `compute`; `None` when
-/// the match is for the compute threads.
+/// Sizes a check of `agents` agents of a URL whose path and query are `path_len` bytes under
+/// what `snapshot` holds, and charges it to `meter`, if any: the ruling to match it under now,
+/// when it is a moment's work for `compute`; `None` when the match is for the compute threads.
+/// The budget counts rules ([`work::cost`]); where the match runs counts the path too
+/// ([`work::placement`]), since a rule's match reads the path (issue 58).
 fn sized<'a>(
     compute: &Compute,
     snapshot: &'a Snapshot,
     agents: usize,
+    path_len: usize,
+    decoding: PercentDecoding,
     meter: Option<&WorkMeter>,
 ) -> Result<Option<Ruling<'a>>, CheckError> {
     let ruling = interpret(snapshot)?.ruling;
-    let work = work::cost(1, agents, rules_of(ruling));
+    let rules = rules_of(ruling);
     if let Some(meter) = meter {
-        meter.charge(work)?;
+        meter.charge(work::cost(1, agents, rules))?;
     }
-    Ok(compute.inline(work).then_some(ruling))
+    let placement = work::placement(agents, rules, path_len, decoding);
+    Ok(compute.inline(placement).then_some(ruling))
 }
 
 /// The rules a check under `ruling` may match: none when no file decides.
@@ -401,7 +406,15 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            match sized(&self.compute, &snapshot, agents.len(), meter)? {
+            let path_len = target.path().len();
+            match sized(
+                &self.compute,
+                &snapshot,
+                agents.len(),
+                path_len,
+                options.decoding,
+                meter,
+            )? {
                 Some(ruling) => {
                     let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
                     match (licensed, lane) {
@@ -502,7 +515,16 @@ impl Checker {
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
         // Only what is answered at once: a match for the compute threads is not.
-        let Some(ruling) = sized(&self.compute, &snapshot, agents.len(), meter)? else {
+        let path_len = target.path().len();
+        let sized = sized(
+            &self.compute,
+            &snapshot,
+            agents.len(),
+            path_len,
+            options.decoding,
+            meter,
+        )?;
+        let Some(ruling) = sized else {
             return Ok(None);
         };
         let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);

@@ -42,6 +42,28 @@ pub fn cost(items: usize, agents: usize, rules: usize) -> u64 {
         .saturating_mul(rules.max(1) as u64)
 }
 
+/// Path bytes one unit of [`placement`] stands for.
+const PATH_BYTES_PER_UNIT: usize = 64;
+
+/// The work of one check as where it runs is decided (`crate::compute`): `agents` times `rules`
+/// times the path's length in units of 64 bytes, at least one. A rule's match reads the path
+/// (docs/behaviour.md, "The cost of a check, whatever the file"), so 4,090 rules against an
+/// 8 KiB URL are far more than 4,090 rules against a short one (issue 58: 50 ms a check on an
+/// async worker). In the RFC 9309 mode a path's decoded form is compared, which may be three
+/// times as long.
+pub fn placement(
+    agents: usize,
+    rules: usize,
+    path_len: usize,
+    decoding: robotsd_engine::PercentDecoding,
+) -> u64 {
+    let read = match decoding {
+        robotsd_engine::PercentDecoding::Rfc9309 => path_len.saturating_mul(3),
+        robotsd_engine::PercentDecoding::Google => path_len,
+    };
+    cost(1, agents, rules).saturating_mul(read.div_ceil(PATH_BYTES_PER_UNIT).max(1) as u64)
+}
+
 impl WorkMeter {
     /// A meter with nothing charged yet.
     pub fn new(budget: u64) -> WorkMeter {
@@ -98,6 +120,17 @@ mod tests {
         // A refused charge takes nothing: what is left can still be used.
         assert_eq!(meter.charge(40), Ok(()));
         assert!(meter.charge(1).is_err());
+    }
+
+    #[test]
+    fn where_a_check_runs_counts_its_path() {
+        use robotsd_engine::PercentDecoding::{Google, Rfc9309};
+        // A typical file and URL: the rules alone.
+        assert_eq!(placement(1, 111, 40, Google), 111);
+        // Issue 58's 4,090 rules and an 8 KiB URL: far past the inline bound.
+        assert_eq!(placement(1, 4_090, 8_192, Google), 4_090 * 128);
+        assert_eq!(placement(1, 4_090, 8_192, Rfc9309), 4_090 * 384);
+        assert_eq!(placement(2, 0, 0, Google), 2);
     }
 
     #[test]

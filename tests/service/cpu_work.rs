@@ -156,3 +156,87 @@ async fn matches_past_the_inline_bound_go_to_the_compute_threads() {
         "a match for the compute threads is not answered at once"
     );
 }
+
+/// Issue 58's file: 4,090 `allow:/*S*z`, each `S` a distinct piece of one string of digits, and
+/// 8 KiB URLs that hold 7 KB of filler, their only `z`, then the digits. Under the inline bound
+/// by its rules alone, each check cost 50 ms on an async worker, and two callers' batches held
+/// `/livez` for seconds.
+fn late_segments() -> (String, String) {
+    let mut state = 58u32;
+    let digits: String = (0..1_000)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            char::from(b'0' + ((state >> 16) % 10) as u8)
+        })
+        .collect();
+    let mut robots = String::from("user-agent: *\n");
+    let mut seen = std::collections::HashSet::new();
+    let mut n = 0usize;
+    while seen.len() < 4_090 {
+        let len = 2 + n % 9;
+        let at = (n * 7_919) % (digits.len() - len);
+        n += 1;
+        if seen.insert(&digits[at..at + len]) {
+            robots.push_str(&format!("allow:/*{}*z\n", &digits[at..at + len]));
+        }
+    }
+    (robots, format!("/{}z{digits}", "x".repeat(7_000)))
+}
+
+#[tokio::test]
+async fn probes_and_cached_checks_stay_quick_while_batches_send_long_urls() {
+    let (robots, path) = late_segments();
+    let hostile = origin(move || ok(&robots)).await;
+    let other = origin(|| ok("User-agent: *\nDisallow: /private\n")).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    let client = client();
+    for site in [&hostile, &other] {
+        timed_get(
+            &client,
+            &robotsd.url(&format!("/v1/check?ua=a&url={}", site.url("/x"))),
+        )
+        .await;
+    }
+    let urls: Vec<String> = (0..100)
+        .map(|i| hostile.url(&format!("{path}{i}")))
+        .collect();
+    assert!(urls.iter().all(|u| u.len() <= 8_192));
+    let batch = json!({"ua": "a", "urls": urls}).to_string();
+    // Two callers, each keeping such batches in flight for 4 s, in both decoding modes.
+    let until = Instant::now() + Duration::from_secs(4);
+    let callers: Vec<_> = ["google", "rfc9309"]
+        .into_iter()
+        .map(|decoding| {
+            let (client, body) = (client.clone(), batch.clone());
+            let url = robotsd.url(&format!(
+                "/v1/check?view=verdict&percent_decoding={decoding}"
+            ));
+            tokio::spawn(keep_busy(until, move || {
+                client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .body(body.clone())
+            }))
+        })
+        .collect();
+    let livez = robotsd.url("/livez");
+    let cached = robotsd.url(&format!("/v1/check?ua=a&url={}", other.url("/y")));
+    let mut probes = Vec::new();
+    while !callers.iter().all(|c| c.is_finished()) {
+        probes.push(timed_get(&client, &livez).await);
+        probes.push(timed_get(&client, &cached).await);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for caller in callers {
+        assert!(caller.await.expect("caller") >= 1);
+    }
+    probes.sort();
+    let median = probes[probes.len() / 2];
+    let slowest = *probes.last().unwrap();
+    eprintln!(
+        "{} probes, median {median:?}, slowest {slowest:?}",
+        probes.len()
+    );
+    assert!(median < Duration::from_millis(50), "median {median:?}");
+    assert!(slowest < Duration::from_millis(500), "slowest {slowest:?}");
+}
