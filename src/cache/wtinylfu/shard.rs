@@ -216,11 +216,18 @@ impl<V> Shard<V> {
         if weight <= room {
             return true;
         }
-        let wanted = self.sketch.frequency(self.nodes[index(candidate)].hash);
+        let wanted = u32::from(self.sketch.frequency(self.nodes[index(candidate)].hash));
+        // A tie keeps the entries in place, so that keys named once never displace each other
+        // into the main list; but counters stop at 15, and a candidate there ties with any
+        // entry once used as often, however long ago: a site checked ten times a second was
+        // refused for a minute behind sites checked 16 times before it (issue 58). It was used
+        // that often within the window's time, so a saturated candidate wins the tie.
+        let saturated = u64::from(wanted) == super::sketch::MAX_COUNT;
+        let loses = |uses: u32| wanted < uses || (wanted == uses && !saturated);
         let (mut freed, mut uses, mut victims) = (0, 0u32, 0usize);
         let mut next = main.head;
         while room + freed < weight {
-            if next == NIL || u32::from(wanted) <= uses {
+            if next == NIL || loses(uses) {
                 return false;
             }
             let node = &self.nodes[index(next)];
@@ -229,7 +236,7 @@ impl<V> Shard<V> {
             victims += 1;
             next = node.next;
         }
-        if u32::from(wanted) <= uses {
+        if loses(uses) {
             return false;
         }
         for _ in 0..victims {

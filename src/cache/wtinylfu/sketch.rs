@@ -32,7 +32,7 @@ const SEEDS: [u64; 4] = [
 ];
 
 /// The most a counter holds.
-const MAX_COUNT: u64 = 15;
+pub(super) const MAX_COUNT: u64 = 15;
 
 impl Sketch {
     /// Counters for about `entries` keys in use at once (one word per key, as in Caffeine).

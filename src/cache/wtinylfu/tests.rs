@@ -281,3 +281,34 @@ fn threads_at_once_leave_every_shard_consistent() {
     cache.assert_consistent();
     assert!(cache.weighed().1 <= 64 * 1024);
 }
+
+#[test]
+fn a_hot_key_is_not_refused_behind_keys_used_as_often_long_ago() {
+    // Issue 58's repro: a full main list of keys each used 16 times (counters stop at 15), then
+    // a key used 16 times in the window, then one large value: the hot key tied with the main
+    // list's least recent key, lost, and its site was answered `cache-full` for a minute. (Few
+    // keys, so that the sketch does not halve its counters meanwhile.)
+    let cache = cache(1 << 20, 10);
+    for n in 0..60 {
+        let key = format!("old{n}");
+        cache.weigh(&value(&key), 23_000);
+        for _ in 0..16 {
+            cache.get(&key);
+        }
+    }
+    cache.weigh(&value("hot"), 23_000);
+    for _ in 0..16 {
+        cache.get("hot");
+    }
+    cache.weigh(&value("large"), 300_000);
+    assert!(cache.contains("hot"), "the hot key was refused");
+    // A key used less than the saturated ones still loses to them, as keys named once do.
+    cache.weigh(&value("warm"), 23_000);
+    for _ in 0..3 {
+        cache.get("warm");
+    }
+    for n in 0..10 {
+        cache.weigh(&value(&format!("later{n}")), 23_000);
+    }
+    assert!(!cache.contains("warm"));
+}
