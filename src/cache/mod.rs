@@ -96,6 +96,9 @@ impl Lookup {
 pub struct CacheStats {
     /// Entries evicted to respect the capacity.
     pub evictions: AtomicU64,
+    /// Checks answered `cache-full`: their origin's copy was dropped for memory within the
+    /// minimum lifetime of its fetch, and no store held it.
+    pub refusals: AtomicU64,
     /// Fetches sent to origins.
     pub fetches: AtomicU64,
     /// Fetches running now.
@@ -306,7 +309,11 @@ impl OriginCache {
             held => {
                 let origin = slot.origin.clone();
                 Found::Later(Box::pin(async move {
-                    self.lookup_further(&origin, slot, held).await
+                    let snapshot = self.lookup_further(&origin, slot, held).await;
+                    if matches!(snapshot.basis, Basis::Dropped { .. }) {
+                        self.stats.refusals.fetch_add(1, Ordering::Relaxed);
+                    }
+                    snapshot
                 }))
             }
         }

@@ -80,6 +80,9 @@ struct Inner {
     cache_evictions: IntCounter,
     /// The eviction count last copied into `cache_evictions`; see [`sync_counter`].
     evictions_seen: AtomicU64,
+    cache_refusals: IntCounter,
+    /// The refusal count last copied into `cache_refusals`.
+    refusals_seen: AtomicU64,
     origins_in_backoff: IntGauge,
     fetches: IntCounterVec,
     fetch_duration: prometheus::Histogram,
@@ -172,6 +175,12 @@ impl Metrics {
             "Origins whose robots.txt was evicted from the cache (or refused a place) for its capacity.",
         )
         .expect("valid metric");
+        let cache_refusals = IntCounter::new(
+            "robotsd_cache_full_total",
+            "Checks answered 503 cache-full: their origin's robots.txt was dropped from the full \
+             cache within the minimum lifetime of its fetch, and no shared store held it.",
+        )
+        .expect("valid metric");
         let origins_in_backoff = IntGauge::new(
             "robotsd_origins_in_backoff",
             "Origins whose robots.txt is currently unreachable and in backoff.",
@@ -241,7 +250,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 42] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 43] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -250,6 +259,7 @@ impl Metrics {
             Box::new(cache_weight_bytes.clone()),
             Box::new(cache_capacity_bytes.clone()),
             Box::new(cache_evictions.clone()),
+            Box::new(cache_refusals.clone()),
             Box::new(origins_in_backoff.clone()),
             Box::new(fetches.clone()),
             Box::new(fetch_duration.clone()),
@@ -318,6 +328,8 @@ impl Metrics {
                 cache_capacity_bytes,
                 cache_evictions,
                 evictions_seen: AtomicU64::new(0),
+                cache_refusals,
+                refusals_seen: AtomicU64::new(0),
                 origins_in_backoff,
                 fetches,
                 fetch_duration,
@@ -517,6 +529,11 @@ impl Metrics {
             &inner.cache_evictions,
             &inner.evictions_seen,
             stats.evictions.load(Ordering::Relaxed),
+        );
+        sync_counter(
+            &inner.cache_refusals,
+            &inner.refusals_seen,
+            stats.refusals.load(Ordering::Relaxed),
         );
         inner
             .store

@@ -30,6 +30,7 @@ async fn every_series_is_rendered_after_observations() {
         "robotsd_cache_weight_bytes",
         "robotsd_cache_capacity_bytes",
         "robotsd_cache_evictions_total",
+        "robotsd_cache_full_total",
         "robotsd_origins_in_backoff",
         "robotsd_robots_fetches_total",
         "robotsd_robots_fetch_duration_seconds_bucket",
@@ -109,6 +110,7 @@ async fn labels_are_right() {
         "robotsd_cache_weight_bytes 0",
         "robotsd_cache_capacity_bytes 268435456",
         "robotsd_cache_evictions_total 0",
+        "robotsd_cache_full_total 0",
         "robotsd_origins_in_backoff 0",
         "robotsd_robots_fetches_in_flight 0",
         &format!(

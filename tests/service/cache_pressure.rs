@@ -201,17 +201,25 @@ async fn no_origin_is_fetched_twice_within_the_shortest_lifetime() {
     let (entries, _) = checker.cache().usage().await;
     assert!(entries < 10, "nothing was evicted");
     // Every one of them again, at once: their copies are gone, but a minute has not passed.
+    let mut refused = 0;
     for n in 0..10 {
         let url = sites.url(&format!("big{n}.test"), "/x");
         match checker.check(&url, &["bot"]).await {
             Ok(_) => {}
             Err(CheckError::CopyDropped { retry_after }) => {
                 assert!(retry_after <= Duration::from_secs(60), "{retry_after:?}");
+                refused += 1;
             }
             Err(other) => panic!("{other}"),
         }
         assert_eq!(sites.fetches(&format!("big{n}.test")), 1, "big{n}");
     }
+    // Each refusal is counted, once (`robotsd_cache_full_total`).
+    assert!(refused > 0, "no copy was dropped");
+    assert_eq!(
+        checker.cache().stats().refusals.load(Ordering::Relaxed),
+        refused
+    );
 }
 
 #[tokio::test]
