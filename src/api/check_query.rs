@@ -64,6 +64,8 @@ impl<'p, 'q> CheckQuery<'p, 'q> {
                 decoding: params::percent_decoding(one(PERCENT_DECODING), default_decoding)?,
                 pace: super::pace::pace_param(one(PACE))?,
                 licenses: view == View::Full,
+                // The caller is the request's, not the query's: the handler sets it.
+                caller: crate::compute::Caller::Unknown,
             };
             (view, options, params::flag(one(RECORD), "record")?)
         };

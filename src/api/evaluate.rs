@@ -30,6 +30,7 @@ use crate::config::Limits;
 )]
 pub(super) async fn evaluate_post(
     State(state): State<AppState>,
+    super::CallerOf(caller): super::CallerOf,
     body: JsonRequest,
 ) -> Result<Response, ApiError> {
     let request: EvaluateRequest = read_json(body, &state.limits)?;
@@ -89,7 +90,9 @@ pub(super) async fn evaluate_post(
     let out = state
         .checker
         .compute()
-        .run(most, Stop::at(Some(deadline)), move |stop| job.answer(stop))
+        .run(most, caller, Stop::at(Some(deadline)), move |stop| {
+            job.answer(stop)
+        })
         .await
         .map_err(|error| {
             tracing::error!(%error, "an evaluation panicked on the compute threads");

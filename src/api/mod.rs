@@ -4,6 +4,7 @@
 
 mod batch_answer;
 mod batch_body;
+mod caller;
 mod check_query;
 mod cost;
 mod evaluate;
@@ -37,10 +38,12 @@ use utoipa_axum::routes;
 
 use crate::cache::Lookup;
 use crate::checker::{self, CheckOptions, Checker, WorkMeter};
+use crate::compute::Caller;
 use crate::config::Limits;
 use crate::metrics::Metrics;
 use crate::origin::TargetError;
 use batch_answer::BatchWriter;
+use caller::CallerOf;
 use check_query::CheckQuery;
 use cost::check_agents;
 use json::JsonBody;
@@ -258,8 +261,12 @@ async fn check_one(
         EdgeProblems,
     )
 )]
-async fn check_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> Response {
-    let (mut response, cache) = check_query(&state, query.as_deref()).await;
+async fn check_get(
+    State(state): State<AppState>,
+    CallerOf(caller): CallerOf,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let (mut response, cache) = check_query(&state, query.as_deref(), caller).await;
     if let Some(cache) = cache {
         response.extensions_mut().insert(cache);
     }
@@ -271,9 +278,14 @@ async fn check_get(State(state): State<AppState>, RawQuery(query): RawQuery) -> 
 pub const CHECK_PATH: &str = "/v1/check";
 
 /// The answer to `GET /v1/check?query`, and the cache result for the request log (none for a
-/// problem): the router's handler and the edge's direct path both come here.
-pub async fn check_query(state: &AppState, query: Option<&str>) -> (Response, Option<CacheResult>) {
-    match check_answer(state, query).await {
+/// problem): the router's handler and the edge's direct path both come here. A match too large
+/// for an async worker takes `caller`'s turn on the compute threads.
+pub async fn check_query(
+    state: &AppState,
+    query: Option<&str>,
+    caller: Caller,
+) -> (Response, Option<CacheResult>) {
+    match check_answer(state, query, caller).await {
         Ok((response, cache)) => (response, cache),
         Err(problem) => (problem.into_response(), None),
     }
@@ -282,15 +294,17 @@ pub async fn check_query(state: &AppState, query: Option<&str>) -> (Response, Op
 async fn check_answer(
     state: &AppState,
     query: Option<&str>,
+    caller: Caller,
 ) -> Result<(Response, Option<CacheResult>), ApiError> {
     let mut pairs = query_pairs(query);
     let CheckQuery {
         url,
         agents,
         view,
-        options,
+        mut options,
         record,
     } = CheckQuery::read(&mut pairs, state.checker.percent_decoding())?;
+    options.caller = caller;
     let answer = check_one(state, url, &agents, options, view, None).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
@@ -396,6 +410,7 @@ const PERCENT_DECODING_PARAM: &str = "How the URL and the rules compare: `google
 )]
 async fn check_post(
     State(state): State<AppState>,
+    CallerOf(caller): CallerOf,
     RawQuery(query): RawQuery,
     body: JsonRequest,
 ) -> Result<Response, ApiError> {
@@ -413,6 +428,7 @@ async fn check_post(
         decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
         pace: pace::pace_param(&pairs)?,
         licenses: view == View::Full,
+        caller,
     };
     let request = batch_body::parse(&read_body(body, &state.limits)?)?;
     // The items of a `urls` batch share one list of agents, not a copy each.

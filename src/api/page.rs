@@ -390,6 +390,7 @@ fn page_input(request: PageRequest) -> Result<PageInput, ApiError> {
 )]
 pub(super) async fn page_post(
     State(state): State<AppState>,
+    super::CallerOf(caller): super::CallerOf,
     body: JsonRequest,
 ) -> Result<JsonBody<PageResponse>, ApiError> {
     let body = super::read_body_within(body, state.limits.max_page_bytes)?;
@@ -407,6 +408,7 @@ pub(super) async fn page_post(
         decoding: state.checker.percent_decoding(),
         pace: false,
         licenses: true,
+        caller,
     };
     // One check, but its agents times its file's rules are charged before it matches.
     let meter = WorkMeter::new(state.limits.max_request_work);
@@ -431,10 +433,11 @@ pub(super) async fn page_post(
     let now = state.checker.cache().clock().now().since_epoch().as_secs();
     let now = i64::try_from(now).unwrap_or(i64::MAX);
     // The page is read on the compute threads: up to 2 MiB of HTML is milliseconds of work.
+    let work = page_work(&input);
     let (answer, check) = state
         .checker
         .compute()
-        .offload(Stop::at(None), move |_| {
+        .offload(work, caller, Stop::at(None), move |_| {
             (
                 page::answer(&check, &input, well_known, now),
                 (check, input.document_cut, input.encoding),
@@ -494,4 +497,13 @@ fn record_of(answer: &PageResponse, at: String) -> RecordJson {
             },
         )
     }
+}
+
+/// A page's reading in the compute's units, for its caller's share: 64 a byte of its headers
+/// and document, well above what reading a byte costs (2 MiB of HTML in up to 180 ms), so that
+/// only a page of a few KiB counts as a small job ([`crate::compute::SMALL_WORK`]).
+fn page_work(input: &PageInput) -> u64 {
+    let headers: usize = input.headers.iter().map(|(n, v)| n.len() + v.len()).sum();
+    let document = input.document.as_ref().map_or(0, String::len);
+    u64::try_from(headers + document).map_or(u64::MAX, |bytes| bytes.saturating_mul(64))
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use robotsd_engine::{PercentDecoding, RobotsTxt};
 
 use crate::cache::{Found, KeptBody, OriginCache, Snapshot};
-use crate::compute::{Compute, ComputeError, Stop};
+use crate::compute::{Caller, Compute, ComputeError, Stop};
 use crate::destination::{DestinationError, DestinationPolicy};
 use crate::origin::{Target, TargetError, parse_target, parse_target_text};
 use crate::pace_policy::PaceConfig;
@@ -146,30 +146,51 @@ type Completing<'a> =
 enum Matched {
     /// The answer, matched where it was asked.
     Now(Answer),
-    /// The snapshot, target, agents and decoding to match on the compute threads.
-    Off(Snapshot, Target, Vec<AgentToken>, PercentDecoding),
+    /// What to match on the compute threads, and whose turn it takes.
+    Off(OffMatch),
 }
 
-/// Sizes a check of `agents` agents of a URL whose path and query are `path_len` bytes under
-/// what `snapshot` holds, and charges it to `meter`, if any: the ruling to match it under now,
-/// when it is a moment's work for `compute`; `None` when the match is for the compute threads.
-/// The budget counts rules ([`work::cost`]); where the match runs counts the path too
-/// ([`work::placement`]), since a rule's match reads the path (issue 58).
+/// A match for the compute threads: the snapshot, target, agents and decoding to match, its
+/// work ([`work::placement`]) and its caller.
+struct OffMatch {
+    snapshot: Snapshot,
+    target: Target,
+    agents: Vec<AgentToken>,
+    decoding: PercentDecoding,
+    work: u64,
+    caller: Caller,
+}
+
+/// Where a check's match runs.
+enum Sized<'a> {
+    /// Where it is asked, under this ruling: a moment's work.
+    Now(Ruling<'a>),
+    /// On the compute threads: this much work ([`work::placement`]).
+    Off(u64),
+}
+
+/// Sizes a check of `agents` agents of `target` under what `snapshot` holds, and charges it to
+/// `meter`, if any. The budget counts rules ([`work::cost`]); where the match runs counts the
+/// path too ([`work::placement`]), since a rule's match reads the path (issue 58).
 fn sized<'a>(
     compute: &Compute,
     snapshot: &'a Snapshot,
+    target: &Target,
     agents: usize,
-    path_len: usize,
     decoding: PercentDecoding,
     meter: Option<&WorkMeter>,
-) -> Result<Option<Ruling<'a>>, CheckError> {
+) -> Result<Sized<'a>, CheckError> {
     let ruling = interpret(snapshot)?.ruling;
     let rules = rules_of(ruling);
     if let Some(meter) = meter {
         meter.charge(work::cost(1, agents, rules))?;
     }
-    let placement = work::placement(agents, rules, path_len, decoding);
-    Ok(compute.inline(placement).then_some(ruling))
+    let placement = work::placement(agents, rules, target.path().len(), decoding);
+    Ok(if compute.inline(placement) {
+        Sized::Now(ruling)
+    } else {
+        Sized::Off(placement)
+    })
 }
 
 /// The rules a check under `ruling` may match: none when no file decides.
@@ -218,6 +239,8 @@ pub struct CheckOptions {
     /// the verdict (`view=verdict`), which would otherwise wait for license fetches it never
     /// shows.
     pub licenses: bool,
+    /// Whose turn on the compute threads a match sent there takes.
+    pub caller: Caller,
 }
 
 /// Bytes of pacing state a checker made by [`Checker::new`] holds at most.
@@ -305,6 +328,7 @@ impl Checker {
             decoding: self.percent_decoding,
             pace: false,
             licenses: true,
+            caller: Caller::Unknown,
         }
     }
 
@@ -406,16 +430,16 @@ impl Checker {
                 .licenses
                 .then(|| self.licensed(&snapshot, &target))
                 .flatten();
-            let path_len = target.path().len();
-            match sized(
+            let sized = sized(
                 &self.compute,
                 &snapshot,
+                &target,
                 agents.len(),
-                path_len,
                 options.decoding,
                 meter,
-            )? {
-                Some(ruling) => {
+            )?;
+            match sized {
+                Sized::Now(ruling) => {
                     let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);
                     match (licensed, lane) {
                         (None, None) => return Ok(Box::new(answer)),
@@ -432,11 +456,17 @@ impl Checker {
                         }
                     }
                 }
-                None => Box::pin(self.finish(
-                    Matched::Off(snapshot, target, agents, options.decoding),
-                    licensed,
-                    lane,
-                )),
+                Sized::Off(work) => {
+                    let off = OffMatch {
+                        snapshot,
+                        target,
+                        agents,
+                        decoding: options.decoding,
+                        work,
+                        caller: options.caller,
+                    };
+                    Box::pin(self.finish(Matched::Off(off), licensed, lane))
+                }
             }
         };
         completing.await
@@ -465,11 +495,24 @@ impl Checker {
             Matched::Now(answer) => answer,
             // Boxed: a check that asks for a slot or licenses, and matched where it was asked,
             // moves this future about, and should not carry the hand-off's state in it.
-            Matched::Off(snapshot, target, agents, decoding) => {
-                Box::pin(self.compute.offload(Stop::at(None), move |_| {
-                    let ruling = interpret(&snapshot)?.ruling;
-                    Ok::<_, CheckError>(answer_from(&snapshot, ruling, target, agents, decoding))
-                }))
+            Matched::Off(off) => {
+                let (work, caller) = (off.work, off.caller);
+                Box::pin(
+                    self.compute
+                        .offload(work, caller, Stop::at(None), move |_| {
+                            let OffMatch {
+                                snapshot,
+                                target,
+                                agents,
+                                decoding,
+                                ..
+                            } = off;
+                            let ruling = interpret(&snapshot)?.ruling;
+                            Ok::<_, CheckError>(answer_from(
+                                &snapshot, ruling, target, agents, decoding,
+                            ))
+                        }),
+                )
                 .await??
             }
         };
@@ -515,16 +558,15 @@ impl Checker {
             .then(|| self.licensed(&snapshot, &target))
             .flatten();
         // Only what is answered at once: a match for the compute threads is not.
-        let path_len = target.path().len();
         let sized = sized(
             &self.compute,
             &snapshot,
+            &target,
             agents.len(),
-            path_len,
             options.decoding,
             meter,
         )?;
-        let Some(ruling) = sized else {
+        let Sized::Now(ruling) = sized else {
             return Ok(None);
         };
         let answer = answer_from(&snapshot, ruling, target, agents, options.decoding);

@@ -17,6 +17,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::net::IpAddr;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -36,6 +37,7 @@ use super::in_flight::InFlight;
 use super::route_labels::RouteLabels;
 use crate::api::problem::ApiError;
 use crate::api::{self, AppState, CacheResult};
+use crate::compute::Caller;
 use crate::config::AccessLog;
 use crate::metrics::{Metrics, RouteSeries};
 
@@ -134,9 +136,12 @@ where
     /// its slot for the connection's request in flight, where a tower [`Service`] must name its
     /// future and so box it (an allocation and a free of a few kilobytes a request), and a
     /// wrapper would copy it once more.
+    /// `peer` is the address of the connection the request came on, if known: the caller whose
+    /// turn its compute work takes, unless it shows a token.
     pub fn answer<H: Send + 'static>(
         &self,
         request: Request,
+        peer: Option<IpAddr>,
         held: H,
     ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<S, H> {
         // tokio's clock (std's unless a test pauses it), so that the time limit's deadline can be
@@ -163,14 +168,27 @@ where
                     };
                     (problem.into_response(), None)
                 } else if let Some(state) = check {
-                    guarded(&shared.guard, started, request, |request| async move {
-                        api::check_query(state, request.uri().query()).await
-                    })
+                    guarded(
+                        &shared.guard,
+                        started,
+                        request,
+                        peer,
+                        |request, caller| async move {
+                            api::check_query(state, request.uri().query(), caller).await
+                        },
+                    )
                     .await
                 } else if is_guarded {
-                    guarded(&shared.guard, started, request, |request| {
-                        routed(inner, request)
-                    })
+                    guarded(
+                        &shared.guard,
+                        started,
+                        request,
+                        peer,
+                        |mut request, caller| {
+                            request.extensions_mut().insert(caller);
+                            routed(inner, request)
+                        },
+                    )
                     .await
                 } else {
                     (unguarded(inner, request).await, None)
@@ -220,7 +238,7 @@ where
     }
 
     fn call(&mut self, request: Request) -> Self::Future {
-        Box::pin(self.answer(request, ()))
+        Box::pin(self.answer(request, None, ()))
     }
 }
 
@@ -256,22 +274,29 @@ where
 /// `Retry-After`, and answers 504 past the request time limit; `serve` answers the rest. The
 /// time limit counts from `started`, when the edge took the request, for a request without a
 /// body to read (a check: nothing comes between), and from the end of the body otherwise.
+/// `serve` is told the request's caller: by its token when tokens are configured, else by
+/// `peer`, its connection's address.
 async fn guarded<F, A>(
     guard: &Guard,
     started: tokio::time::Instant,
     request: Request,
+    peer: Option<IpAddr>,
     serve: F,
 ) -> (Response, Option<CacheResult>)
 where
-    F: FnOnce(Request) -> A,
+    F: FnOnce(Request, Caller) -> A,
     A: Future<Output = (Response, Option<CacheResult>)>,
 {
+    let mut token = None;
     if let Some(tokens) = &guard.tokens {
         let authorization = request.headers().get(axum::http::header::AUTHORIZATION);
-        if !tokens.admits(authorization.map(|value| value.as_bytes())) {
+        let authorization = authorization.map(|value| value.as_bytes());
+        if !tokens.admits(authorization) {
             return (ApiError::Unauthorized.into_response(), None);
         }
+        token = authorization;
     }
+    let caller = Caller::of(token, peer);
     // Held until the request is answered: the body's bytes live that long.
     let mut held = BodyHold::default();
     // A body hyper knows to be empty (no length, or a length of 0) has nothing to limit or
@@ -326,7 +351,7 @@ where
     };
     // A limit too far ahead to add to an instant (a flag in years) is none.
     let deadline = counted_from.checked_add(guard.time_limit);
-    let serving = std::pin::pin!(serve(request));
+    let serving = std::pin::pin!(serve(request, caller));
     match super::deadline::within(deadline, serving).await {
         Ok(answered) => answered,
         Err(_) => {

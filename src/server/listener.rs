@@ -121,9 +121,9 @@ pub async fn serve<A: App>(
     let graceful = GracefulShutdown::new();
     let mut stopped = std::pin::pin!(stopped);
     loop {
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _peer)) => stream,
+                Ok(accepted) => accepted,
                 Err(error) => {
                     accept_failed(&error).await;
                     continue;
@@ -159,7 +159,7 @@ pub async fn serve<A: App>(
                 if request.version() == hyper::Version::HTTP_2 {
                     request.extensions_mut().insert(bodies.clone());
                 }
-                app.answer(request, busy)
+                app.answer(request, Some(peer.ip()), busy)
             })
         };
         let connection = graceful.watch(builder.serve_connection(io, service).into_owned());

@@ -292,10 +292,12 @@ impl<S> Routes for S where
 /// A served app: what [`run`] serves on each connection. It is a tower service too, but the
 /// listener calls [`App::answer`], whose future it need not box.
 pub trait App: Routes {
-    /// The answer to `request`, with `held` dropped once it is made.
+    /// The answer to `request`, which came on a connection from `peer`, with `held` dropped
+    /// once it is made.
     fn answer<H: Send + 'static>(
         &self,
         request: Request,
+        peer: Option<std::net::IpAddr>,
         held: H,
     ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<Self, H>;
 }
@@ -304,9 +306,10 @@ impl<S: Routes> App for edge::Edge<S> {
     fn answer<H: Send + 'static>(
         &self,
         request: Request,
+        peer: Option<std::net::IpAddr>,
         held: H,
     ) -> impl Future<Output = Result<Response, Infallible>> + Send + 'static + use<S, H> {
-        edge::Edge::answer(self, request, held)
+        edge::Edge::answer(self, request, peer, held)
     }
 }
 

@@ -37,6 +37,16 @@ fn client() -> reqwest::Client {
         .expect("client")
 }
 
+/// A client whose connections come from `address` (any of 127.0.0.0/8 is this machine's): a
+/// caller of its own to robotsd.
+pub(crate) fn client_from(address: [u8; 4]) -> reqwest::Client {
+    reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from(address))
+        .timeout(Duration::from_secs(120))
+        .build()
+        .expect("client")
+}
+
 /// How long `url` takes to answer 200.
 async fn timed_get(client: &reqwest::Client, url: &str) -> Duration {
     let started = Instant::now();
@@ -48,7 +58,7 @@ async fn timed_get(client: &reqwest::Client, url: &str) -> Duration {
 
 /// Keeps one heavy request after another in flight until `until`, each answered in full;
 /// how many there were.
-async fn keep_busy(until: Instant, send: impl Fn() -> reqwest::RequestBuilder) -> usize {
+pub(crate) async fn keep_busy(until: Instant, send: impl Fn() -> reqwest::RequestBuilder) -> usize {
     let mut sent = 0;
     while Instant::now() < until {
         let response = send().send().await.expect("answered");
@@ -161,7 +171,7 @@ async fn matches_past_the_inline_bound_go_to_the_compute_threads() {
 /// 8 KiB URLs that hold 7 KB of filler, their only `z`, then the digits. Under the inline bound
 /// by its rules alone, each check cost 50 ms on an async worker, and two callers' batches held
 /// `/livez` for seconds.
-fn late_segments() -> (String, String) {
+pub(crate) fn late_segments() -> (String, String) {
     let mut state = 58u32;
     let digits: String = (0..1_000)
         .map(|_| {
@@ -202,12 +212,14 @@ async fn probes_and_cached_checks_stay_quick_while_batches_send_long_urls() {
         .collect();
     assert!(urls.iter().all(|u| u.len() <= 8_192));
     let batch = json!({"ua": "a", "urls": urls}).to_string();
-    // Two callers, each keeping such batches in flight for 4 s, in both decoding modes.
+    // Four callers, each from an address of its own and keeping such batches in flight for 4 s,
+    // two in each decoding mode.
     let until = Instant::now() + Duration::from_secs(4);
-    let callers: Vec<_> = ["google", "rfc9309"]
+    let callers: Vec<_> = ["google", "rfc9309", "google", "rfc9309"]
         .into_iter()
-        .map(|decoding| {
-            let (client, body) = (client.clone(), batch.clone());
+        .zip(2..)
+        .map(|(decoding, host)| {
+            let (client, body) = (client_from([127, 0, 0, host]), batch.clone());
             let url = robotsd.url(&format!(
                 "/v1/check?view=verdict&percent_decoding={decoding}"
             ));

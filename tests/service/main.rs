@@ -15,6 +15,7 @@ mod deploy_artifacts;
 mod dns;
 mod dns_server;
 mod failover;
+mod fair_share;
 mod fetch_cache;
 mod fetch_threads;
 mod fleet;
