@@ -247,19 +247,6 @@ impl Best {
 }
 
 impl RuleIndex {
-    /// How many entries [`RuleIndex::build`] makes of `rule_ids`, without building.
-    pub(crate) fn entry_count(
-        rule_ids: impl Iterator<Item = u32>,
-        rules: &[RuleData],
-        arena: &[u8],
-    ) -> usize {
-        rule_ids
-            .map(|id| rules[id as usize])
-            .filter(|r| r.pattern_len > 0)
-            .map(|r| 1 + usize::from(r.has_index_htm_form(arena)))
-            .sum()
-    }
-
     /// Heap bytes the sieve of `rule_ids` will take (see [`sieve::heap_of`]): charged before
     /// the index is built, as the sieve is built with it. Nothing unless the rules make a sieved
     /// run.
@@ -565,5 +552,8 @@ fn matches_form(path: &[u8], f: &Form<'_>, anchored: bool) -> bool {
     }
 }
 
+mod scan;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use scan::{Plan, best_of};

@@ -331,7 +331,12 @@ impl RobotsTxt {
         found.ok().map(|i| self.agent_keys[i].set)
     }
 
-    fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
+    pub(crate) fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
+        let data = &self.sets[set as usize];
+        if data.scanned {
+            let ids = self.set_rule_ids(data);
+            return crate::index::best_of(ids, path, &self.rules, &self.arena, PatternBytes);
+        }
         self.set_index(set)
             .best_match(path, &self.rules, &self.arena, PatternBytes)
     }

@@ -25,7 +25,7 @@ use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
 };
 use super::escape::{escape_into, needs_escaping};
-use super::index::{PatternBytes, RuleIndex};
+use super::index::{PatternBytes, Plan, RuleIndex};
 use super::pattern;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
@@ -55,6 +55,8 @@ pub(crate) struct SetData {
     pub(crate) entry_count: u32,
     /// Heap bytes the index's sieve may take, charged the same way.
     pub(crate) sieve_bound: u32,
+    /// A small set, matched by trying each rule: never indexed (`index::scan`).
+    pub(crate) scanned: bool,
     pub(crate) index: OnceLock<RuleIndex>,
 }
 
@@ -378,10 +380,17 @@ impl Builder {
                         x..y
                     });
                 let rules = &self.s.rules;
+                let plan = Plan::of(rule_ids.clone(), rules, arena);
+                let sieve_bound = if plan.may_sieve() {
+                    RuleIndex::sieve_bound(rule_ids, rules, arena)
+                } else {
+                    0
+                };
                 SetData {
                     groups: (a, b),
-                    sieve_bound: to_u32(RuleIndex::sieve_bound(rule_ids.clone(), rules, arena)),
-                    entry_count: to_u32(RuleIndex::entry_count(rule_ids, rules, arena)),
+                    sieve_bound: to_u32(sieve_bound),
+                    entry_count: to_u32(plan.entries),
+                    scanned: plan.scanned(),
                     index: OnceLock::new(),
                 }
             })
@@ -447,6 +456,7 @@ impl RobotsTxt {
     fn index_heap_size(&self) -> usize {
         self.sets
             .iter()
+            .filter(|s| !s.scanned)
             .map(|s| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
             .sum()
     }

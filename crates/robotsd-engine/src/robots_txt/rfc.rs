@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use super::{Builder, RobotsTxt, SetData, to_u32};
 use crate::data::{GroupData, RuleData};
-use crate::index::{Best, PatternBytes, RuleIndex};
+use crate::index::{Best, Plan, RuleIndex};
 use crate::pattern;
 use crate::percent::{pattern_rewritten, rfc_pattern};
 
@@ -41,6 +41,8 @@ pub(crate) struct RfcForms {
 struct RfcSet {
     entry_count: u32,
     sieve_bound: u32,
+    /// Matched by trying each rule, as its set is in Google's mode.
+    scanned: bool,
     index: OnceLock<RuleIndex>,
 }
 
@@ -120,9 +122,19 @@ impl RfcForms {
             })
             .map(|(id, set)| {
                 let ids = rule_ids(set);
+                let plan = Plan::of(ids.clone(), &forms, arena);
+                // A set is scanned in both modes or in neither: the RFC forms have the same
+                // rules and stars.
+                let scanned = set.scanned;
+                let sieve_bound = if plan.may_sieve() && !scanned {
+                    RuleIndex::sieve_bound(ids, &forms, arena)
+                } else {
+                    0
+                };
                 let rfc_set = RfcSet {
-                    entry_count: to_u32(RuleIndex::entry_count(ids.clone(), &forms, arena)),
-                    sieve_bound: to_u32(RuleIndex::sieve_bound(ids, &forms, arena)),
+                    entry_count: to_u32(plan.entries),
+                    sieve_bound: to_u32(sieve_bound),
+                    scanned,
                     index: OnceLock::new(),
                 };
                 (to_u32(id), rfc_set)
@@ -150,6 +162,7 @@ impl RfcForms {
     pub(super) fn index_heap_size(&self) -> usize {
         self.sets
             .iter()
+            .filter(|(_, s)| !s.scanned)
             .map(|(_, s)| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
             .sum()
     }
@@ -166,11 +179,13 @@ impl RobotsTxt {
         });
         let Some((rfc, rfc_set)) = forms else {
             // No pattern of the set changes: Google's forms are the RFC forms.
-            return self
-                .set_index(set)
-                .best_match(path, &self.rules, &self.arena, PatternBytes);
+            return self.best_in_set(set, path);
         };
         let lengths: &[u16] = &rfc.lengths;
+        if rfc_set.scanned {
+            let ids = self.set_rule_ids(&self.sets[set as usize]);
+            return crate::index::best_of(ids, path, &rfc.rules, &self.arena, lengths);
+        }
         rfc_set
             .index
             .get_or_init(|| {
