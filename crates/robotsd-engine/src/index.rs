@@ -163,10 +163,13 @@ fn form<'a>(
     }
 }
 
+/// Bytes of a prefix held in a sort key: most prefixes of a large set differ within them.
+const HEAD: usize = 16;
+
 /// An entry while the index is built.
 #[derive(Clone, Copy)]
 struct Keyed<'a> {
-    head: u64,
+    head: u128,
     form: Form<'a>,
     anchored: bool,
     best: Best,
@@ -317,20 +320,20 @@ impl RuleIndex {
                 });
             }
         }
-        // Sort on precomputed prefixes; the first eight bytes as a big-endian integer settle
+        // Sort on precomputed prefixes; the first sixteen bytes as a big-endian integer settle
         // most comparisons without touching the arena (a prefix never holds a NUL byte, so
         // zero-padding orders a shorter prefix first, as slice order does). Within a prefix,
         // entries that match the same paths end up adjacent, the one that would decide last.
-        let mut keyed: Vec<Keyed<'_>> = entries
+        let unsorted: Vec<Keyed<'_>> = entries
             .iter()
             .map(|&e| {
                 let f = form(e.rule, rules, arena, lengths);
                 let rule = &rules[(e.rule & !DERIVED) as usize];
-                let mut head = [0u8; 8];
-                let n = f.prefix.len().min(8);
+                let mut head = [0u8; HEAD];
+                let n = f.prefix.len().min(HEAD);
                 head[..n].copy_from_slice(&f.prefix[..n]);
                 Keyed {
-                    head: u64::from_be_bytes(head),
+                    head: u128::from_be_bytes(head),
                     form: f,
                     anchored: anchored(e.rule, rule, arena),
                     best: Best {
@@ -342,13 +345,30 @@ impl RuleIndex {
                 }
             })
             .collect();
-        keyed.sort_unstable_by(|a, b| {
-            a.head
-                .cmp(&b.head)
-                .then_with(|| a.form.prefix.cmp(b.form.prefix))
-                .then_with(|| a.same_paths_cmp(b))
-                .then_with(|| a.best.key().cmp(&b.best.key()))
+        // The sort moves a head and a position (32 bytes), not the entries: it was a third of a
+        // large set's build.
+        let mut order: Vec<(u128, u32)> = unsorted
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.head, u32::try_from(i).unwrap_or(NONE)))
+            .collect();
+        order.sort_unstable_by(|&(a_head, a), &(b_head, b)| {
+            a_head.cmp(&b_head).then_with(|| {
+                let (a, b) = (&unsorted[a as usize], &unsorted[b as usize]);
+                // Equal heads: the prefixes agree on their first bytes, and only what follows
+                // is compared (nothing for two short ones, without a call to memcmp).
+                let (pa, pb) = (a.form.prefix, b.form.prefix);
+                let rest = if pa.len() <= HEAD && pb.len() <= HEAD {
+                    pa.len().cmp(&pb.len())
+                } else {
+                    pa[pa.len().min(HEAD)..].cmp(&pb[pb.len().min(HEAD)..])
+                };
+                rest.then_with(|| a.same_paths_cmp(b))
+                    .then_with(|| a.best.key().cmp(&b.best.key()))
+            })
         });
+        let mut keyed: Vec<Keyed<'_>> = order.iter().map(|&(_, i)| unsorted[i as usize]).collect();
+        drop((order, unsorted));
         // Of entries matching the same paths (so of the same length), only the last can decide.
         keyed.dedup_by(|later, kept| {
             let same = kept.same_paths_cmp(later) == Ordering::Equal
@@ -556,4 +576,4 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use scan::{Plan, best_of};
+pub(crate) use scan::{Plan, SCAN_CHECKS, ScansLeft, best_of};

@@ -75,6 +75,11 @@ pub use usage::vocabulary::{AIPREF_VOCABULARY, USAGE_VOCABULARY, UsageLabel, rsl
 pub use usage::{Preference, UsageSource};
 pub use verdict::{AgentLine, AppliedGroups, Group, Rule, Sitemap, Verdict};
 
+/// Checks of a set of groups tried rule by rule before its index is built, for tests that
+/// compare both ways of deciding (`index::scan`).
+#[doc(hidden)]
+pub const SCAN_CHECKS: u32 = index::SCAN_CHECKS;
+
 /// README.md's examples, compiled and run as doctests so they cannot go stale.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

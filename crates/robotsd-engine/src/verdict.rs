@@ -333,7 +333,7 @@ impl RobotsTxt {
 
     pub(crate) fn best_in_set(&self, set: u32, path: &[u8]) -> Option<Best> {
         let data = &self.sets[set as usize];
-        if data.scanned {
+        if self.scans(data, path.len()) {
             let ids = self.set_rule_ids(data);
             return crate::index::best_of(ids, path, &self.rules, &self.arena, PatternBytes);
         }

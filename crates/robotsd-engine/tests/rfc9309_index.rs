@@ -7,7 +7,7 @@
 //! once unreserved escapes are decoded, then `allow`, then the earliest line.
 
 use proptest::prelude::*;
-use robotsd_engine::{Directive, PercentDecoding, RobotsTxt};
+use robotsd_engine::{Directive, PercentDecoding, RobotsTxt, SCAN_CHECKS};
 
 /// The reference's `Matches`, the set of path positions the pattern so far can end at
 /// (quadratic, plain; as in `wildcard_runs.rs`).
@@ -242,7 +242,9 @@ proptest! {
         let robots = RobotsTxt::parse(body.as_bytes());
         for agents in [&["FooBot"][..], &["FooBot", "BarBot"], &["Other"]] {
             let rules = applying(&rendered, agents);
-            for path in &paths {
+            // Both ways of deciding: each rule tried, then, once the checks tried rule by rule
+            // are spent, the index.
+            for path in paths.iter().chain(std::iter::repeat_n(&paths[0], SCAN_CHECKS as usize)).chain(&paths) {
                 let verdict = robots.check_path_with(agents, path, PercentDecoding::Rfc9309);
                 let got = verdict.rule.map(|r| {
                     (r.directive() == Directive::Allow, r.line(), r.pattern().into_owned(),

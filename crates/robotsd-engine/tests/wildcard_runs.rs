@@ -6,7 +6,7 @@
 //! straightforward matcher that tries every rule (SEMANTICS.md §1 "Precedence").
 
 use proptest::prelude::*;
-use robotsd_engine::{Directive, RobotsTxt};
+use robotsd_engine::{Directive, RobotsTxt, SCAN_CHECKS};
 
 /// The reference's `Matches` as the reference computes it: the set of path positions the
 /// pattern so far can end at (quadratic, plain, and fine for tests of long paths).
@@ -173,7 +173,9 @@ proptest! {
     ) {
         let (body, applying) = render(&[rules]);
         let robots = RobotsTxt::parse(body.as_bytes());
-        for path in &paths {
+        // Both ways of deciding: each rule tried, then, once the checks tried rule by rule are
+        // spent, the index.
+        for path in paths.iter().chain(std::iter::repeat_n(&paths[0], SCAN_CHECKS as usize)).chain(&paths) {
             let got = robots.check_path(&["FooBot"], path).rule.map(|r| {
                 (r.directive() == Directive::Allow, r.line(), r.pattern().into_owned(),
                  r.matched_as_directory())
@@ -190,7 +192,9 @@ proptest! {
     ) {
         let (body, applying) = render(&groups);
         let robots = RobotsTxt::parse(body.as_bytes());
-        for path in &paths {
+        // Both ways of deciding: each rule tried, then, once the checks tried rule by rule are
+        // spent, the index.
+        for path in paths.iter().chain(std::iter::repeat_n(&paths[0], SCAN_CHECKS as usize)).chain(&paths) {
             let verdict = robots.check_path(&["FooBot"], path);
             let got = verdict.rule.map(|r| {
                 (r.directive() == Directive::Allow, r.line(), r.pattern().into_owned(),
@@ -214,7 +218,9 @@ proptest! {
     ) {
         let (body, applying) = render(&[rules]);
         let robots = RobotsTxt::parse(body.as_bytes());
-        for path in &paths {
+        // Both ways of deciding: each rule tried, then, once the checks tried rule by rule are
+        // spent, the index.
+        for path in paths.iter().chain(std::iter::repeat_n(&paths[0], SCAN_CHECKS as usize)).chain(&paths) {
             let got = robots.check_path(&["FooBot"], path).rule.map(|r| {
                 (r.directive() == Directive::Allow, r.line(), r.pattern().into_owned(),
                  r.matched_as_directory())

@@ -3,11 +3,19 @@
 //! Most files' sets hold a few dozen rules, and most sets are checked a few times per parse (the
 //! tester, `/v1/evaluate`, a re-fetched file): an index's build (a sort of its entries, a sieve)
 //! cost more than all the checks it served. Against Google's reference on the shared corpus, the
-//! build was half of robotsd's work to parse a file and check ten paths (issue 58). A set small
-//! enough is matched as the reference matches: every rule, keeping the best. It is never a
-//! worse case than the index's: at most [`SCAN_ENTRIES`] entries, fewer than
-//! [`SIEVE_RUN`] of them wildcards (a run of that many in an index is tried member by member
-//! too), and each literal prefix compared within the path's length.
+//! build was half of robotsd's work to parse a file and check ten paths (issue 58). So a set is
+//! matched as the reference matches, every rule, keeping the best:
+//! - always, when it is small: at most [`SCAN_ENTRIES`] entries, fewer than [`SIEVE_RUN`]
+//!   wildcards;
+//! - for its first [`SCAN_CHECKS`] checks, each one that reads at most [`SCAN_BYTES`] to try
+//!   every rule (the patterns, and the path once for each wildcard rule); then its index is
+//!   built.
+//!
+//! Neither is a worse case than the index's: a small set has fewer than [`SIEVE_RUN`] wildcards
+//! (a run of that many in an index is tried member by member too), and a larger one is tried so
+//! only within [`SCAN_BYTES`] read.
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::{Best, DERIVED, Lengths, SIEVE_RUN, anchored, form, matches_form};
 use crate::data::RuleData;
@@ -18,11 +26,75 @@ use crate::pattern::Shape;
 /// walk, and its build is never paid.
 pub(crate) const SCAN_ENTRIES: usize = 32;
 
-/// What a set's rules make: the entries an index of them holds, and how many are wildcards.
+/// The most bytes a check may read to try a set rule by rule before it is indexed: the set's
+/// literal prefixes and wildcard tails, and the path once for each wildcard rule (a wildcard
+/// match reads the path and its pattern once, `pattern::matches_tail`).
+pub(crate) const SCAN_BYTES: usize = 64 * 1024;
+
+/// Checks of a larger set tried rule by rule before its index is built. An index's build cost
+/// about thirty checks tried rule by rule (on the corpus: about 1,100 instructions an entry to
+/// build, 20 to 40 to try), so a set checked fewer times than this never pays for one, and one
+/// checked more pays at most about twice what the best choice would have (issue 58: the
+/// reference re-parses for every check, and robotsd's builds made it slower than that).
+pub(crate) const SCAN_CHECKS: u32 = 16;
+
+/// Bytes a check of a path of `path_len` bytes reads to try every rule of a set of `wildcards`
+/// wildcard rules and `bytes` of patterns ([`Plan`]): within [`SCAN_BYTES`], it is tried rule
+/// by rule while it has checks to try so.
+pub(crate) fn scan_reads(bytes: u32, wildcards: u32, path_len: usize) -> usize {
+    (bytes as usize).saturating_add((wildcards as usize).saturating_mul(path_len))
+}
+
+/// Checks of a set left to try rule by rule before its index is built, and what trying every
+/// rule of it reads besides the path.
+#[derive(Debug, Default)]
+pub(crate) struct ScansLeft {
+    left: AtomicU32,
+    bytes: u32,
+    wildcards: u32,
+}
+
+impl ScansLeft {
+    /// [`SCAN_CHECKS`] checks for a set `plan` says may be tried first, else none.
+    pub(crate) fn of(plan: Plan) -> ScansLeft {
+        let first = plan.scanned_first();
+        ScansLeft {
+            left: AtomicU32::new(if first { SCAN_CHECKS } else { 0 }),
+            bytes: u32::try_from(plan.bytes).unwrap_or(u32::MAX),
+            wildcards: u32::try_from(plan.wildcards).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Takes one for a check of a path of `path_len` bytes, if any is left and trying every rule
+    /// reads at most [`SCAN_BYTES`] ([`scan_reads`]).
+    pub(crate) fn take(&self, path_len: usize) -> bool {
+        self.left.load(Ordering::Relaxed) > 0
+            && scan_reads(self.bytes, self.wildcards, path_len) <= SCAN_BYTES
+            && self
+                .left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+    }
+}
+
+/// A copy of a parsed file counts its own checks, from where the original's count was.
+impl Clone for ScansLeft {
+    fn clone(&self) -> ScansLeft {
+        ScansLeft {
+            left: AtomicU32::new(self.left.load(Ordering::Relaxed)),
+            bytes: self.bytes,
+            wildcards: self.wildcards,
+        }
+    }
+}
+
+/// What a set's rules make: the entries an index of them holds, how many are wildcards, and the
+/// bytes a check reads to try them all, besides the path.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Plan {
     pub(crate) entries: usize,
     pub(crate) wildcards: usize,
+    pub(crate) bytes: usize,
 }
 
 impl Plan {
@@ -35,6 +107,7 @@ impl Plan {
         let mut plan = Plan {
             entries: 0,
             wildcards: 0,
+            bytes: 0,
         };
         for id in rule_ids {
             let rule = rules[id as usize];
@@ -42,11 +115,18 @@ impl Plan {
                 continue;
             }
             plan.entries += 1;
-            plan.wildcards += usize::from(rule.shape(arena) == Shape::Wildcard);
+            let wild = rule.shape(arena) == Shape::Wildcard;
+            plan.wildcards += usize::from(wild);
+            plan.bytes += usize::from(if wild {
+                rule.pattern_len
+            } else {
+                rule.prefix_len
+            });
             if rule.has_index_htm_form(arena) {
                 plan.entries += 1;
                 let derived = form(id | DERIVED, rules, arena, super::PatternBytes);
                 plan.wildcards += usize::from(derived.shape == Shape::Wildcard);
+                plan.bytes += derived.prefix.len() + derived.tail.len();
             }
         }
         plan
@@ -55,6 +135,13 @@ impl Plan {
     /// Whether the set is matched by trying each rule: no index is built for it.
     pub(crate) fn scanned(self) -> bool {
         self.entries <= SCAN_ENTRIES && self.wildcards < SIEVE_RUN
+    }
+
+    /// Whether the set may be tried rule by rule for its first [`SCAN_CHECKS`] checks, before
+    /// an index is built: when a check reads at most [`SCAN_BYTES`] to try them all
+    /// ([`scan_reads`]).
+    pub(crate) fn scanned_first(self) -> bool {
+        !self.scanned() && self.bytes <= SCAN_BYTES
     }
 
     /// Whether an index of the set may build a sieve (only then is its size worth working out).

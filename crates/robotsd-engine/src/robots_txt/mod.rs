@@ -25,7 +25,7 @@ use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
 };
 use super::escape::{escape_into, needs_escaping};
-use super::index::{PatternBytes, Plan, RuleIndex};
+use super::index::{PatternBytes, Plan, RuleIndex, ScansLeft};
 use super::pattern;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
@@ -57,6 +57,9 @@ pub(crate) struct SetData {
     pub(crate) sieve_bound: u32,
     /// A small set, matched by trying each rule: never indexed (`index::scan`).
     pub(crate) scanned: bool,
+    /// Checks of the set left to try rule by rule before its index is built (`index::scan`):
+    /// none for a set that is indexed at once.
+    pub(crate) scans_left: ScansLeft,
     pub(crate) index: OnceLock<RuleIndex>,
 }
 
@@ -391,6 +394,7 @@ impl Builder {
                     sieve_bound: to_u32(sieve_bound),
                     entry_count: to_u32(plan.entries),
                     scanned: plan.scanned(),
+                    scans_left: ScansLeft::of(plan),
                     index: OnceLock::new(),
                 }
             })
@@ -461,7 +465,14 @@ impl RobotsTxt {
             .sum()
     }
 
-    /// The rule index of a set, built on its first check.
+    /// Whether this check of `set`, of a path of `path_len` bytes, tries its rules one by one
+    /// rather than build its index: for a small set always, for another while it has checks
+    /// left to try so and trying them reads little enough (`index::scan`).
+    pub(crate) fn scans(&self, set: &SetData, path_len: usize) -> bool {
+        set.scanned || (set.index.get().is_none() && set.scans_left.take(path_len))
+    }
+
+    /// The rule index of a set, built on its first check that does not try each rule.
     pub(crate) fn set_index(&self, set: u32) -> &RuleIndex {
         let set = &self.sets[set as usize];
         set.index.get_or_init(|| {

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use super::{Builder, RobotsTxt, SetData, to_u32};
 use crate::data::{GroupData, RuleData};
-use crate::index::{Best, Plan, RuleIndex};
+use crate::index::{Best, Plan, RuleIndex, ScansLeft};
 use crate::pattern;
 use crate::percent::{pattern_rewritten, rfc_pattern};
 
@@ -43,6 +43,8 @@ struct RfcSet {
     sieve_bound: u32,
     /// Matched by trying each rule, as its set is in Google's mode.
     scanned: bool,
+    /// Checks left to try rule by rule before the index is built.
+    scans_left: ScansLeft,
     index: OnceLock<RuleIndex>,
 }
 
@@ -135,6 +137,7 @@ impl RfcForms {
                     entry_count: to_u32(plan.entries),
                     sieve_bound: to_u32(sieve_bound),
                     scanned,
+                    scans_left: ScansLeft::of(plan),
                     index: OnceLock::new(),
                 };
                 (to_u32(id), rfc_set)
@@ -182,7 +185,8 @@ impl RobotsTxt {
             return self.best_in_set(set, path);
         };
         let lengths: &[u16] = &rfc.lengths;
-        if rfc_set.scanned {
+        let scans = rfc_set.index.get().is_none() && rfc_set.scans_left.take(path.len());
+        if rfc_set.scanned || scans {
             let ids = self.set_rule_ids(&self.sets[set as usize]);
             return crate::index::best_of(ids, path, &rfc.rules, &self.arena, lengths);
         }
