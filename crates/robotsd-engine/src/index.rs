@@ -572,8 +572,10 @@ fn matches_form(path: &[u8], f: &Form<'_>, anchored: bool) -> bool {
     }
 }
 
+mod charge;
 mod scan;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use charge::SieveCharge;
 pub(crate) use scan::{Plan, SCAN_CHECKS, ScansLeft, best_of};

@@ -25,7 +25,7 @@ use super::diagnostics::{
     DiagnosticKind, MAX_DIAGNOSTIC_KEY_BYTES, MAX_DIAGNOSTICS, is_unsupported_key,
 };
 use super::escape::{escape_into, needs_escaping};
-use super::index::{PatternBytes, Plan, RuleIndex, ScansLeft};
+use super::index::{PatternBytes, Plan, RuleIndex, ScansLeft, SieveCharge};
 use super::pattern;
 use super::scratch::{self, Scratch, fx_hash};
 use super::tokenizer::{KeyKind, Line, for_each_line};
@@ -53,8 +53,8 @@ pub(crate) struct SetData {
     pub(crate) groups: (u32, u32),
     /// Entries the index will hold, for [`RobotsTxt::heap_size`] to charge before it is built.
     pub(crate) entry_count: u32,
-    /// Heap bytes the index's sieve may take, charged the same way.
-    pub(crate) sieve_bound: u32,
+    /// Heap bytes the index's sieve may take, charged the same way (`index::charge`).
+    pub(crate) sieve_bound: SieveCharge,
     /// A small set, matched by trying each rule: never indexed (`index::scan`).
     pub(crate) scanned: bool,
     /// Checks of the set left to try rule by rule before its index is built (`index::scan`):
@@ -383,15 +383,10 @@ impl Builder {
                         x..y
                     });
                 let rules = &self.s.rules;
-                let plan = Plan::of(rule_ids.clone(), rules, arena);
-                let sieve_bound = if plan.may_sieve() {
-                    RuleIndex::sieve_bound(rule_ids, rules, arena)
-                } else {
-                    0
-                };
+                let plan = Plan::of(rule_ids, rules, arena);
                 SetData {
                     groups: (a, b),
-                    sieve_bound: to_u32(sieve_bound),
+                    sieve_bound: SieveCharge::new(plan.may_sieve()),
                     entry_count: to_u32(plan.entries),
                     scanned: plan.scanned(),
                     scans_left: ScansLeft::of(plan),
@@ -461,8 +456,14 @@ impl RobotsTxt {
         self.sets
             .iter()
             .filter(|s| !s.scanned)
-            .map(|s| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
+            .map(|s| RuleIndex::heap_size(s.entry_count as usize) + self.sieve_charge(s))
             .sum()
+    }
+
+    /// Heap bytes a set's sieve is charged, worked out on the first call (`index::charge`).
+    pub(crate) fn sieve_charge(&self, set: &SetData) -> usize {
+        set.sieve_bound
+            .bytes(|| RuleIndex::sieve_bound(self.set_rule_ids(set), &self.rules, &self.arena))
     }
 
     /// Whether this check of `set`, of a path of `path_len` bytes, tries its rules one by one
@@ -522,7 +523,7 @@ impl RobotsTxt {
             + size_of_val(&*self.rewritten)
             + size_of_val(&*self.diagnostics)
             + self.usage.as_ref().map_or(0, |u| u.heap_size())
-            + self.rfc.as_ref().map_or(0, |r| r.heap_size())
+            + self.rfc.as_ref().map_or(0, |r| r.heap_size(self))
     }
 }
 
@@ -541,13 +542,13 @@ impl RobotsTxt {
             ("index (once built)", self.index_heap_size()),
             (
                 "index of RFC 9309 forms (once built)",
-                self.rfc.as_ref().map_or(0, |r| r.index_heap_size()),
+                self.rfc.as_ref().map_or(0, |r| r.index_heap_size(self)),
             ),
             (
                 "RFC 9309 forms: rules, lengths, sets",
                 self.rfc
                     .as_ref()
-                    .map_or(0, |r| r.heap_size() - r.index_heap_size()),
+                    .map_or(0, |r| r.heap_size(self) - r.index_heap_size(self)),
             ),
             ("agent_keys", size_of_val(&*self.agent_keys)),
             ("sitemaps", size_of_val(&*self.sitemaps)),

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use super::{Builder, RobotsTxt, SetData, to_u32};
 use crate::data::{GroupData, RuleData};
-use crate::index::{Best, Plan, RuleIndex, ScansLeft};
+use crate::index::{Best, Plan, RuleIndex, ScansLeft, SieveCharge};
 use crate::pattern;
 use crate::percent::{pattern_rewritten, rfc_pattern};
 
@@ -40,7 +40,7 @@ pub(crate) struct RfcForms {
 #[derive(Debug, Clone)]
 struct RfcSet {
     entry_count: u32,
-    sieve_bound: u32,
+    sieve_bound: SieveCharge,
     /// Matched by trying each rule, as its set is in Google's mode.
     scanned: bool,
     /// Checks left to try rule by rule before the index is built.
@@ -128,14 +128,9 @@ impl RfcForms {
                 // A set is scanned in both modes or in neither: the RFC forms have the same
                 // rules and stars.
                 let scanned = set.scanned;
-                let sieve_bound = if plan.may_sieve() && !scanned {
-                    RuleIndex::sieve_bound(ids, &forms, arena)
-                } else {
-                    0
-                };
                 let rfc_set = RfcSet {
                     entry_count: to_u32(plan.entries),
-                    sieve_bound: to_u32(sieve_bound),
+                    sieve_bound: SieveCharge::new(plan.may_sieve() && !scanned),
                     scanned,
                     scans_left: ScansLeft::of(plan),
                     index: OnceLock::new(),
@@ -152,22 +147,32 @@ impl RfcForms {
 
     /// Heap bytes, the indexes counted as if built (see [`RobotsTxt::heap_size`]); the forms'
     /// bytes are in the file's arena.
-    pub(super) fn heap_size(&self) -> usize {
+    pub(super) fn heap_size(&self, robots: &RobotsTxt) -> usize {
         use std::mem::{size_of, size_of_val};
         size_of::<RfcForms>()
             + size_of_val(&*self.rules)
             + size_of_val(&*self.lengths)
             + size_of_val(&*self.sets)
-            + self.index_heap_size()
+            + self.index_heap_size(robots)
     }
 
-    /// Heap bytes of the indexes alone, as if built.
-    pub(super) fn index_heap_size(&self) -> usize {
+    /// Heap bytes of the indexes alone, as if built; `robots` is the file these forms are of.
+    pub(super) fn index_heap_size(&self, robots: &RobotsTxt) -> usize {
         self.sets
             .iter()
             .filter(|(_, s)| !s.scanned)
-            .map(|(_, s)| RuleIndex::heap_size(s.entry_count as usize) + s.sieve_bound as usize)
+            .map(|(id, s)| {
+                RuleIndex::heap_size(s.entry_count as usize) + self.sieve_charge(robots, *id, s)
+            })
             .sum()
+    }
+
+    /// Heap bytes the sieve of set `id`'s RFC index is charged, worked out on the first call.
+    fn sieve_charge(&self, robots: &RobotsTxt, id: u32, set: &RfcSet) -> usize {
+        set.sieve_bound.bytes(|| {
+            let ids = robots.set_rule_ids(&robots.sets[id as usize]);
+            RuleIndex::sieve_bound(ids, &self.rules, &robots.arena)
+        })
     }
 }
 
@@ -208,6 +213,9 @@ impl RobotsTxt {
         let at = rfc.sets.binary_search_by_key(&set, |s| s.0).ok()?;
         let rfc_set = &rfc.sets[at].1;
         let index = rfc_set.index.get()?;
-        Some((index.sieve_heap_size(), rfc_set.sieve_bound as usize))
+        Some((
+            index.sieve_heap_size(),
+            rfc.sieve_charge(self, set, rfc_set),
+        ))
     }
 }
