@@ -87,18 +87,54 @@ pub(super) async fn evaluate_post(
     // than n / 4 rules (`a:/` and its line end).
     let most = checker::work::cost(job.urls.len(), names, job.robots_txt.len() / 4);
     let deadline = std::time::Instant::now() + super::batch_budget(state.limits.request_timeout);
-    let out = state
-        .checker
-        .compute()
-        .run(most, caller, Stop::at(Some(deadline)), move |stop| {
-            job.answer(stop)
-        })
-        .await
-        .map_err(|error| {
-            tracing::error!(%error, "an evaluation panicked on the compute threads");
-            ApiError::Internal
-        })??;
+    let compute = state.checker.compute();
+    let out = if compute.inline(most) {
+        job.answer(&Stop::at(Some(deadline)))?
+    } else {
+        in_turns(compute, caller, deadline, job).await?
+    };
     Ok(json::response(out))
+}
+
+/// The work of one turn of an evaluation on the compute threads: its parse, or as many of its
+/// URLs as add up to this ([`checker::work::placement`]), so that it holds a thread for a few
+/// milliseconds at a time, not for all its URLs (docs/behaviour.md, "A fair share of the
+/// compute").
+const TURN_WORK: u64 = 4 * crate::compute::SMALL_WORK;
+
+/// `job` on the compute threads in turns of `caller`'s: the parse, then its URLs a few at a
+/// time, each turn queued behind other callers' as any job is. Each turn has a stop of its own
+/// (at `deadline`, or when the request is gone during it): a turn's stop is marked as it ends.
+async fn in_turns(
+    compute: &crate::compute::Compute,
+    caller: crate::compute::Caller,
+    deadline: std::time::Instant,
+    job: Evaluation,
+) -> Result<Vec<u8>, ApiError> {
+    let stop = || Stop::at(Some(deadline));
+    let failed = |error: crate::compute::ComputeError| {
+        tracing::error!(%error, "an evaluation panicked on the compute threads");
+        ApiError::Internal
+    };
+    let job = std::sync::Arc::new(job);
+    let parsing = std::sync::Arc::clone(&job);
+    let robots = compute
+        .offload(TURN_WORK, caller, stop(), move |_| parsing.parse())
+        .await
+        .map_err(failed)??;
+    let mut writer = BatchWriter::new(job.urls.len());
+    let mut next = 0;
+    while next < job.urls.len() {
+        let (turn, robots) = (std::sync::Arc::clone(&job), std::sync::Arc::clone(&robots));
+        (writer, next) = compute
+            .offload(TURN_WORK, caller, stop(), move |stop| {
+                let next = turn.answer_some(&robots, next, &mut writer, stop);
+                (writer, next)
+            })
+            .await
+            .map_err(failed)?;
+    }
+    job.finish(&robots, writer)
 }
 
 /// An evaluation request, read and checked: what its answer is made of, on the compute threads.
@@ -114,10 +150,21 @@ struct Evaluation {
 }
 
 impl Evaluation {
-    /// The answer's bytes; the URLs not reached when `stop` comes each get a problem.
+    /// The answer's bytes, in one go; the URLs not reached when `stop` comes each get a problem.
     fn answer(self, stop: &Stop) -> Result<Vec<u8>, ApiError> {
+        let robots = self.parse()?;
+        let mut writer = BatchWriter::new(self.urls.len());
+        let mut next = 0;
+        while next < self.urls.len() {
+            next = self.answer_some(&robots, next, &mut writer, stop);
+        }
+        self.finish(&robots, writer)
+    }
+
+    /// The file, parsed where a fetch would cut it, once its work is known to be within the
+    /// request's budget.
+    fn parse(&self) -> Result<std::sync::Arc<RobotsTxt>, ApiError> {
         let robots_txt = &self.robots_txt;
-        let cut_at_bytes = (robots_txt.len() > self.max_bytes).then_some(self.max_bytes);
         let robots = std::sync::Arc::new(RobotsTxt::parse(
             &robots_txt[..robots_txt.len().min(self.max_bytes)],
         ));
@@ -128,22 +175,45 @@ impl Evaluation {
             robots.indexed_rules(),
             &self.limits,
         )?;
-        let mut writer = BatchWriter::new(self.urls.len());
-        for url in &self.urls {
+        Ok(robots)
+    }
+
+    /// Answers the URLs from `from` into `writer` until their work adds up to [`TURN_WORK`] (at
+    /// least one); where the next turn starts. URLs reached after `stop` get a problem each.
+    fn answer_some(
+        &self,
+        robots: &std::sync::Arc<RobotsTxt>,
+        from: usize,
+        writer: &mut BatchWriter,
+        stop: &Stop,
+    ) -> usize {
+        let (mut work, rules) = (0, robots.indexed_rules());
+        for (at, url) in self.urls.iter().enumerate().skip(from) {
             let answered = if stop.now() {
                 Err(ApiError::MatchDeadline)
             } else {
-                evaluate_one(&robots, &self.tokens, url, self.decoding, &self.limits)
+                work +=
+                    checker::work::placement(self.tokens.len(), rules, url.len(), self.decoding);
+                evaluate_one(robots, &self.tokens, url, self.decoding, &self.limits)
             };
             match answered {
                 Ok(answer) => writer.answer(&answer, false),
                 Err(error) => writer.error(&error.problem()),
             }
+            if work >= TURN_WORK {
+                return at + 1;
+            }
         }
+        self.urls.len()
+    }
+
+    /// The answer's bytes, from the answers written and what the request asked besides.
+    fn finish(&self, robots: &RobotsTxt, writer: BatchWriter) -> Result<Vec<u8>, ApiError> {
+        let cut_at_bytes = (self.robots_txt.len() > self.max_bytes).then_some(self.max_bytes);
         let mut out = writer.close_results();
         if self.include {
             out.extend_from_slice(br#","parsed":"#);
-            serde_json::to_writer(&mut out, &ParsedJson::from(&*robots))
+            serde_json::to_writer(&mut out, &ParsedJson::from(robots))
                 .map_err(|_| ApiError::Internal)?;
         }
         if let Some(cut) = cut_at_bytes {
@@ -183,6 +253,47 @@ mod tests {
             include: false,
             limits: Limits::default(),
         }
+    }
+
+    /// An evaluation whose URLs' work adds up to several turns: 5,000 rules, 1,000 URLs.
+    fn heavy_evaluation() -> Evaluation {
+        let mut robots_txt = String::from("user-agent: *\n");
+        for n in 0..5_000 {
+            robots_txt.push_str(&format!("disallow: /section-{n}/\n"));
+        }
+        Evaluation {
+            robots_txt: robots_txt.into_bytes(),
+            urls: (0..1_000)
+                .map(|i| format!("/section-{}/page", i * 5))
+                .collect(),
+            ..evaluation(0)
+        }
+    }
+
+    #[test]
+    fn a_turn_answers_urls_until_its_work_is_done() {
+        let job = heavy_evaluation();
+        let robots = job.parse().unwrap();
+        let mut writer = BatchWriter::new(job.urls.len());
+        let next = job.answer_some(&robots, 0, &mut writer, &Stop::at(None));
+        // 5,000 rules a URL: a turn takes about 210 of the 1,000.
+        assert!(next > 1 && next < job.urls.len(), "{next}");
+    }
+
+    #[tokio::test]
+    async fn an_evaluation_in_turns_answers_as_one_in_one_go() {
+        let deadline = Instant::now() + Duration::from_secs(3600);
+        let whole = heavy_evaluation()
+            .answer(&Stop::at(Some(deadline)))
+            .unwrap();
+        let compute = crate::compute::Compute::new(1, 0);
+        let caller = crate::compute::Caller::Unknown;
+        let in_turns = in_turns(&compute, caller, deadline, heavy_evaluation())
+            .await
+            .unwrap();
+        assert_eq!(String::from_utf8(in_turns), String::from_utf8(whole));
+        let answered = results(&heavy_evaluation().answer(&Stop::at(None)).unwrap());
+        assert!(answered.iter().all(|r| r["allowed"] == false));
     }
 
     fn results(out: &[u8]) -> Vec<serde_json::Value> {
