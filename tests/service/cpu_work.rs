@@ -58,7 +58,7 @@ async fn timed_get(client: &reqwest::Client, url: &str) -> Duration {
 
 /// Keeps one heavy request after another in flight until `until`, each answered in full;
 /// how many there were.
-pub(crate) async fn keep_busy(until: Instant, send: impl Fn() -> reqwest::RequestBuilder) -> usize {
+async fn keep_busy(until: Instant, send: impl Fn() -> reqwest::RequestBuilder) -> usize {
     let mut sent = 0;
     while Instant::now() < until {
         let response = send().send().await.expect("answered");
@@ -70,6 +70,22 @@ pub(crate) async fn keep_busy(until: Instant, send: impl Fn() -> reqwest::Reques
         sent += 1;
     }
     sent
+}
+
+/// A task keeping one `POST` of `body` (JSON) to `url` after another in flight until `until`
+/// ([`keep_busy`]).
+pub(crate) fn keep_posting(
+    until: Instant,
+    client: reqwest::Client,
+    url: String,
+    body: String,
+) -> tokio::task::JoinHandle<usize> {
+    tokio::spawn(keep_busy(until, move || {
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(body.clone())
+    }))
 }
 
 #[tokio::test]
@@ -102,19 +118,10 @@ async fn probes_and_cached_checks_stay_quick_while_requests_match_a_hostile_file
     // evaluation of the same file given in the body, both in the RFC 9309 mode.
     let until = Instant::now() + Duration::from_secs(4);
     let post = |path: &str, body: &String| {
-        let (client, url, body) = (client.clone(), robotsd.url(path), body.clone());
-        move || {
-            client
-                .post(&url)
-                .header("content-type", "application/json")
-                .body(body.clone())
-        }
+        keep_posting(until, client.clone(), robotsd.url(path), body.clone())
     };
-    let batches = tokio::spawn(keep_busy(
-        until,
-        post("/v1/check?view=verdict&percent_decoding=rfc9309", &batch),
-    ));
-    let evaluations = tokio::spawn(keep_busy(until, post("/v1/evaluate", &evaluate)));
+    let batches = post("/v1/check?view=verdict&percent_decoding=rfc9309", &batch);
+    let evaluations = post("/v1/evaluate", &evaluate);
 
     let livez = robotsd.url("/livez");
     let cached = robotsd.url(&format!("/v1/check?ua=a&url={}", other.url("/y")));
@@ -219,16 +226,10 @@ async fn probes_and_cached_checks_stay_quick_while_batches_send_long_urls() {
         .into_iter()
         .zip(2..)
         .map(|(decoding, host)| {
-            let (client, body) = (client_from([127, 0, 0, host]), batch.clone());
             let url = robotsd.url(&format!(
                 "/v1/check?view=verdict&percent_decoding={decoding}"
             ));
-            tokio::spawn(keep_busy(until, move || {
-                client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .body(body.clone())
-            }))
+            keep_posting(until, client_from([127, 0, 0, host]), url, batch.clone())
         })
         .collect();
     let livez = robotsd.url("/livez");

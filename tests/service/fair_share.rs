@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::cpu_work::{client_from, keep_busy, late_segments};
+use crate::cpu_work::{client_from, keep_posting, late_segments};
 use crate::support::*;
 
 /// A site's file of 5,000 rules: a check of it is past the inline bound, so it is matched on
@@ -77,14 +77,8 @@ async fn another_callers_checks_wait_for_at_most_an_item_while_one_caller_satura
     let until = Instant::now() + Duration::from_secs(6);
     let batches: Vec<_> = (0..BATCHES)
         .map(|_| {
-            let (client, body) = (heavy.clone(), batch.clone());
             let url = robotsd.url("/v1/check?view=verdict");
-            tokio::spawn(keep_busy(until, move || {
-                client
-                    .post(&url)
-                    .header("content-type", "application/json")
-                    .body(body.clone())
-            }))
+            keep_posting(until, heavy.clone(), url, batch.clone())
         })
         .collect();
     // The batches' items fill the compute's queue before the other caller begins.
