@@ -100,14 +100,8 @@ pub fn distinct_wildcards() -> (Vec<u8>, String) {
 /// `/*<digits>*z*<digit>`, where the digits are cut from the path's first half and no digit
 /// follows its `z`s. A filter on the literals a pattern holds lets all of them through.
 pub fn distinct_late_failures() -> (Vec<u8>, String) {
-    // Pseudo-random digits (a fixed LCG), so that the path holds many distinct substrings.
-    let mut state: u32 = 40;
-    let digits: String = (0..LONG_PATH / 2)
-        .map(|_| {
-            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-            char::from(b'0' + ((state >> 16) % 10) as u8)
-        })
-        .collect();
+    // Pseudo-random digits, so that the path holds many distinct substrings.
+    let digits = lcg_digits(LONG_PATH / 2, 40);
     let path = format!("/{digits}{}", "z".repeat(LONG_PATH - 1 - digits.len()));
     let body = fill(|n| {
         let (digit, rest) = (n % 10, n / 10);
