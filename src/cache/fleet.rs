@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use robotsd_engine::RobotsTxt;
 use url::Url;
 
 use super::policy::{Backoff, Copy, OriginState, PolicyConfig, Rules};
@@ -154,7 +153,7 @@ pub(crate) fn import(record: &Record, body: Option<&[u8]>) -> Option<OriginState
             let (rules, detail) = match (&stored.no_robots, body) {
                 (Some(name), _) => (Rules::NoRobots, Detail::NoRobots(no_robots_reason(name)?)),
                 (None, Some(body)) => (
-                    Rules::Parsed(Arc::new(RobotsTxt::parse(body))),
+                    Rules::Parsed(Arc::new(crate::fetch::parse_weighed(body))),
                     Detail::Parsed(KeptBody::keep(body)),
                 ),
                 (None, None) => return None,
@@ -503,7 +502,7 @@ mod tests {
         let mut state = OriginState::default();
         state.apply(
             FetchResult::Success {
-                rules: Rules::Parsed(Arc::new(RobotsTxt::parse(BODY))),
+                rules: Rules::Parsed(Arc::new(robotsd_engine::RobotsTxt::parse(BODY))),
                 max_age: None,
                 meta: meta(),
             },
