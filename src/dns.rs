@@ -38,7 +38,7 @@ use crate::destination::{DestinationPolicy, NameLookup};
 
 /// Answers kept by default: the last minutes of a crawl frontier's new hosts, which is when the
 /// same host is looked up again (its `http` origin's redirect, its `https` origin, `www.`).
-/// About 1.25 KB resident each (docs/deploy.md, "Memory").
+/// Each costs [`kept_answer_bytes`] (docs/deploy.md, "Memory").
 pub const DEFAULT_CACHE_ENTRIES: u64 = 4_096;
 
 /// Addresses kept and tried of one answer: more than a fetch ever gets through, and the bound
@@ -97,6 +97,19 @@ pub struct Dns {
     kept: Option<moka::sync::Cache<String, Answer>>,
     /// The policy every address of an answer is vetted against before the answer is cut.
     policy: DestinationPolicy,
+}
+
+/// What one kept answer costs: its name as the URL wrote it, the answer and its `addresses`,
+/// and the table's entry. A name server's answer is cut to [`MAX_ADDRESSES`], so
+/// `kept_answer_bytes(253, MAX_ADDRESSES)` bounds any answer (a DNS name is at most 253 bytes).
+pub fn kept_answer_bytes(name: usize, addresses: usize) -> usize {
+    use crate::kept::allocation;
+    let addresses = addresses.min(MAX_ADDRESSES);
+    allocation(name)
+        + allocation(
+            2 * std::mem::size_of::<usize>() + addresses * std::mem::size_of::<SocketAddr>(),
+        )
+        + crate::kept::table_entry_bytes(std::mem::size_of::<(String, Answer)>())
 }
 
 /// One name's answer, kept until its TTL ends.
@@ -306,6 +319,15 @@ fn over_udp(config: ResolverConfig) -> ResolverConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_largest_answer_fits_the_deploy_rule() {
+        // docs/deploy.md sizes the kept answers at 1.25 KiB each: the most one can cost.
+        let largest = kept_answer_bytes(253, MAX_ADDRESSES);
+        assert!(largest <= 1_280, "{largest}");
+        assert_eq!(kept_answer_bytes(253, 100), largest);
+        assert!(kept_answer_bytes(11, 1) < largest / 2);
+    }
 
     #[test]
     fn system_builds_nothing() {

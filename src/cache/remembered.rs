@@ -38,7 +38,14 @@ pub(super) enum Detail {
 /// and the last failure's both.
 pub(super) fn state_weight(state: &OriginState<Remembered>) -> usize {
     let rules = |rules: &Rules| match rules {
-        Rules::Parsed(robots) => robots.heap_size(),
+        // The file's heap, and the `Arc`'s allocation that holds it beside two counts.
+        Rules::Parsed(robots) => {
+            robots.heap_size()
+                + allocation(
+                    2 * std::mem::size_of::<usize>()
+                        + std::mem::size_of::<robotsd_engine::RobotsTxt>(),
+                )
+        }
         Rules::NoRobots => 0,
     };
     state.heap_size(Remembered::heap_size, rules)

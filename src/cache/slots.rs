@@ -27,9 +27,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::policy::{OriginState, PolicyConfig};
-use super::wtinylfu::{Capacity, Fate, WTinyLfu};
+use super::wtinylfu::{Capacity, Fate, WTinyLfu, entry_bytes};
 use super::{CacheStats, Remembered};
 use crate::clock::Clock;
+use crate::kept::allocation;
 use crate::origin::Origin;
 
 /// One origin's entry.
@@ -47,8 +48,17 @@ pub(crate) struct Slot {
     pub(crate) synced_ms: AtomicU64,
 }
 
-/// Bytes charged for an entry beyond its parsed file: the entry and the cache's bookkeeping.
-const SLOT_OVERHEAD_BYTES: u32 = 512;
+/// Bytes an origin's entry holds beside its state's own heap: the slot and its fetch lock (each
+/// in an `Arc`'s allocation, beside its two counts), the origin's key and URL, and the table's
+/// node and slot. Counted from the types, so that a field added to any of them is charged.
+fn slot_bytes(origin: &Origin) -> usize {
+    use std::mem::size_of;
+    let counts = 2 * size_of::<usize>();
+    allocation(counts + size_of::<Slot>())
+        + allocation(counts + size_of::<tokio::sync::Mutex<()>>())
+        + origin.heap_size()
+        + entry_bytes::<Arc<Slot>>()
+}
 
 /// The window's share of the capacity. Caffeine starts at 1 % and adapts; crawls are bursts on
 /// one site after another, which favours a larger window, and a copy should stay in it for the
@@ -148,14 +158,12 @@ impl Slots {
     }
 
     /// After a fetch: the slot holds a copy now (or a backoff or refusal), charged at
-    /// `held_bytes` beside the slot's overhead and key (what its state holds: the parsed file,
-    /// kept body, final URLs and reasons). A slot without a copy enters the window.
+    /// `held_bytes` (what its state holds: the parsed file, kept body, final URLs and reasons)
+    /// beside the slot itself ([`slot_bytes`]). A slot without a copy enters the window.
     pub(crate) fn settle(&self, slot: &Arc<Slot>, held_bytes: usize) {
-        let key = u32::try_from(slot.origin.key().len()).unwrap_or(u32::MAX);
-        let weight = SLOT_OVERHEAD_BYTES
-            .saturating_add(u32::try_from(held_bytes).unwrap_or(u32::MAX))
-            .saturating_add(key);
-        self.entries.weigh(slot, weight);
+        let weight = slot_bytes(&slot.origin).saturating_add(held_bytes);
+        self.entries
+            .weigh(slot, u32::try_from(weight).unwrap_or(u32::MAX));
     }
 
     /// The capacity in bytes that copies are weighed against (window and main together).

@@ -250,7 +250,7 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 43] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 44] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
@@ -289,6 +289,7 @@ impl Metrics {
             Box::new(pacing.reports.clone()),
             Box::new(pacing.slowed.clone()),
             Box::new(pacing.held.clone()),
+            Box::new(pacing.held_bytes.clone()),
             Box::new(pacing.fleet_size.clone()),
             Box::new(pacing.fleet_index.clone()),
             Box::new(pacing.alone.clone()),

@@ -13,6 +13,7 @@ pub(super) struct PaceMetrics {
     pub(super) reports: IntCounterVec,
     pub(super) slowed: IntGauge,
     pub(super) held: IntGauge,
+    pub(super) held_bytes: IntGauge,
     pub(super) fleet_size: IntGauge,
     pub(super) fleet_index: IntGauge,
     pub(super) alone: IntGauge,
@@ -75,6 +76,11 @@ impl PaceMetrics {
             "Origins whose pacing state this replica holds (bounded by --pace-capacity).",
         )
         .expect("valid metric");
+        let held_bytes = IntGauge::new(
+            "robotsd_pace_weight_bytes",
+            "Bytes the pacing states this replica holds are charged against --pace-capacity.",
+        )
+        .expect("valid metric");
         let fleet_size = IntGauge::new(
             "robotsd_pace_fleet_size",
             "The replicas this one counts itself among (--fleet-size): deciding slots alone, it \
@@ -128,6 +134,7 @@ impl PaceMetrics {
             reports,
             slowed,
             held,
+            held_bytes,
             fleet_size,
             fleet_index,
             alone,
@@ -167,8 +174,10 @@ impl PaceMetrics {
     pub(super) fn refresh(&self, pacer: &Pacer) {
         self.slowed
             .set(i64::try_from(pacer.origins_slowed()).unwrap_or(i64::MAX));
-        self.held
-            .set(i64::try_from(pacer.usage().0).unwrap_or(i64::MAX));
+        let (held, bytes) = pacer.usage();
+        self.held.set(i64::try_from(held).unwrap_or(i64::MAX));
+        self.held_bytes
+            .set(i64::try_from(bytes).unwrap_or(i64::MAX));
         let share = pacer.share();
         self.fleet_size.set(i64::from(share.size()));
         self.fleet_index.set(share.index().map_or(-1, i64::from));

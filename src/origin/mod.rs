@@ -183,6 +183,21 @@ impl Origin {
         self.0.port.unwrap_or_else(|| self.0.scheme.default_port())
     }
 
+    /// Heap bytes this origin holds once its robots.txt URL is built (every fetched origin's
+    /// is): the shared part, its key, a domain's name and the URL's serialisation. Clones share
+    /// them.
+    pub fn heap_size(&self) -> usize {
+        use crate::kept::allocation;
+        let host = match &self.0.host {
+            Host::Domain(name) => allocation(name.capacity()),
+            Host::Ipv4(_) | Host::Ipv6(_) => 0,
+        };
+        allocation(2 * std::mem::size_of::<usize>() + std::mem::size_of::<OriginInner>())
+            + allocation(self.0.key.len())
+            + host
+            + allocation(self.0.key.len() + "/robots.txt".len())
+    }
+
     /// The serialised origin, `https://example.com` or `http://[::1]:8080`: the cache key.
     pub fn key(&self) -> &str {
         &self.0.key

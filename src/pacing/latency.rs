@@ -30,9 +30,13 @@ pub const MAX_RESPONSE_MS: u64 = 600_000;
 pub const SLOW_EVERY_MS: u64 = 1_000;
 /// A lane without a report for this long is forgotten.
 pub const IDLE: Duration = Duration::from_secs(30 * 60);
-/// What an entry holds besides its key's bytes: the baseline, the key's own header and the
-/// cache's node for it, as the pacing state's entries are charged (`local`).
-pub const ENTRY_BYTES: usize = 128;
+/// What a lane's entry costs: its key's buffer and the table's entry with the baseline, as the
+/// pacing state's entries are charged (`local`).
+pub fn entry_bytes(lane: &str) -> u32 {
+    let bytes = crate::kept::allocation(lane.len())
+        + crate::kept::table_entry_bytes(std::mem::size_of::<(String, Baseline)>());
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
 
 /// What a response time says of its site.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,14 +74,12 @@ impl std::fmt::Debug for Latency {
 }
 
 impl Latency {
-    /// Baselines in at most `capacity_bytes`, each charged its key and [`ENTRY_BYTES`].
+    /// Baselines in at most `capacity_bytes`, each charged [`entry_bytes`].
     pub fn new(capacity_bytes: u64) -> Latency {
         Latency {
             lanes: moka::sync::Cache::builder()
                 .max_capacity(capacity_bytes)
-                .weigher(|lane: &String, _| {
-                    u32::try_from(lane.len() + ENTRY_BYTES).unwrap_or(u32::MAX)
-                })
+                .weigher(|lane: &String, _| entry_bytes(lane))
                 .time_to_idle(IDLE)
                 .build(),
         }

@@ -9,9 +9,16 @@ use std::time::Duration;
 
 use crate::pace_policy::{FleetView, PaceState};
 
-/// Bytes an entry costs beyond its key: the state and the view, the lock, the `Arc` and moka's
-/// bookkeeping.
-const ENTRY_OVERHEAD: u32 = 200;
+/// What an entry costs: its key's buffer, the state and the view in their lock and `Arc`, and
+/// the table's entry ([`crate::kept::table_entry_bytes`]).
+fn entry_bytes(origin: &str) -> u32 {
+    use crate::kept::{allocation, table_entry_bytes};
+    use std::mem::size_of;
+    let bytes = allocation(origin.len())
+        + allocation(2 * size_of::<usize>() + size_of::<Mutex<Held>>())
+        + table_entry_bytes(size_of::<(String, Arc<Mutex<Held>>)>());
+    u32::try_from(bytes).unwrap_or(u32::MAX)
+}
 
 /// What this replica holds of a lane.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,11 +56,7 @@ impl LocalPaces {
         LocalPaces {
             states: moka::sync::Cache::builder()
                 .max_capacity(capacity_bytes)
-                .weigher(|origin: &String, _| {
-                    u32::try_from(origin.len())
-                        .unwrap_or(u32::MAX)
-                        .saturating_add(ENTRY_OVERHEAD)
-                })
+                .weigher(|origin: &String, _| entry_bytes(origin))
                 .time_to_idle(keep)
                 .build(),
         }
@@ -99,8 +102,8 @@ mod tests {
 
     #[test]
     fn the_table_is_bounded_in_bytes() {
-        // Keys of 28 bytes: 100 entries are 22,800 bytes.
-        let capacity = 100 * u64::from(ENTRY_OVERHEAD + 28);
+        // Keys of 28 bytes: room for 100 entries.
+        let capacity = 100 * u64::from(entry_bytes("https://origin-00000.example"));
         let table = LocalPaces::new(capacity, Duration::from_secs(60));
         for i in 0..10_000 {
             table.with(&format!("https://origin-{i:05}.example"), |held| {

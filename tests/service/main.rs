@@ -22,6 +22,7 @@ mod fleet;
 mod fleet_processes;
 mod logging;
 mod long_redirects;
+mod memory_charge;
 mod pacing;
 mod page;
 mod percent_decoding;

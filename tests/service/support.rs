@@ -402,6 +402,12 @@ pub fn resident_bytes(pid: u32) -> u64 {
     proc_status_bytes(pid, "VmRSS:")
 }
 
+/// Anonymous resident memory of `pid` (`RssAnon`: the heap and stacks, not the binary's pages),
+/// in bytes.
+pub fn anonymous_resident_bytes(pid: u32) -> u64 {
+    proc_status_bytes(pid, "RssAnon:")
+}
+
 /// The peak resident memory of `pid` so far (`VmHWM`), in bytes.
 pub fn peak_resident_bytes(pid: u32) -> u64 {
     proc_status_bytes(pid, "VmHWM:")

@@ -33,7 +33,7 @@ mod tests;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::{Mutex, MutexGuard};
 
-pub use shard::Fate;
+pub use shard::{Fate, entry_bytes};
 use shard::{Limits, Region, Shard};
 use sketch::Sketch;
 

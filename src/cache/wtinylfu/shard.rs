@@ -63,6 +63,12 @@ impl List {
     };
 }
 
+/// What one entry costs the table beside its value's own heap: its node in the slab and its
+/// slot in the hash table, each grown by doubling, so on average half as much again as used.
+pub fn entry_bytes<V>() -> usize {
+    (std::mem::size_of::<Node<V>>() + std::mem::size_of::<u32>() + 1) * 3 / 2
+}
+
 /// The limits of one shard.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Limits {

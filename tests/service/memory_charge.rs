@@ -1,0 +1,260 @@
+//! Memory charged = memory held (issue 58): for each kind of entry robotsd keeps, a fresh robotsd
+//! process is filled with entries of that kind alone, through the batch API as a crawler would,
+//! and the growth of its resident memory is compared with the growth of what it charges for
+//! them (the cache's `robotsd_cache_weight_bytes`, the pacing table's
+//! `robotsd_pace_weight_bytes`, and the DNS answers at [`robotsd::dns::kept_answer_bytes`] each).
+//!
+//! The growth is read from a fifth of the entries to all of them, so that what a process
+//! allocates once (thread stacks, buffers, the first table) is not taken for an entry's cost,
+//! and as anonymous memory (`RssAnon`), so that the binary's own pages, read in as new code
+//! runs, are not either.
+//! Every origin is a name under `.test` that the test's own name server answers, so that each is
+//! a separate origin on loopback without a network namespace.
+//!
+//! Not yet a gate (issue 58 is open on it): in a debug build, under the rest of the suite's load,
+//! the growth per entry of one kind varies between runs by more than the tolerance (names that
+//! do not exist: 1.10 to 1.66 times the charge in three runs; copies 1.08 to 1.13), from
+//! something this test has not isolated. Run them with `cargo test --test service
+//! memory_charge -- --ignored --nocapture`; each prints its figures.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use crate::dns_server::DnsServer;
+use crate::support::{Robotsd, anonymous_resident_bytes, free_port, origin, post_value};
+
+/// Entries of each kind: enough that a few MB of noise is a few percent of their charge.
+const ENTRIES: usize = 50_000;
+/// URLs in one batch, and batches in flight at once: small, so that what a batch holds while it
+/// is answered (its request, its answers, its fetches) is little beside the entries.
+const BATCH: usize = 250;
+const IN_FLIGHT: usize = 4;
+/// How far the growth of resident memory may be from the growth of the charge.
+const TOLERANCE: f64 = 0.15;
+
+const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+/// A robots.txt of the size most sites serve (the corpus's median is about 1 KB).
+fn robots_txt() -> String {
+    let mut body = String::from("User-agent: *\n");
+    for i in 0..30 {
+        body.push_str(&format!("Disallow: /section-{i}/private/\n"));
+    }
+    body.push_str("Allow: /\n\nUser-agent: BadBot\nDisallow: /\n\nSitemap: /sitemap.xml\n");
+    body
+}
+
+/// What one reading found: resident bytes and what robotsd charges.
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    resident: u64,
+    charged: f64,
+}
+
+/// The metrics whose sum is what a fill charges.
+type Charge = &'static [&'static str];
+
+const CACHE: Charge = &["robotsd_cache_weight_bytes"];
+/// A pace check is a check too: whatever it adds to the cache's entries is counted there.
+const CACHE_AND_PACING: Charge = &["robotsd_cache_weight_bytes", "robotsd_pace_weight_bytes"];
+
+/// Checks `urls(i)` for `i` in `range` in batches, `pace` asking for a pacing slot too; every
+/// answer must be `expect` (an answer's `robots.status`, or its error's type).
+async fn fill(
+    robotsd: &Robotsd,
+    urls: &(dyn Fn(usize) -> String + Sync),
+    range: std::ops::Range<usize>,
+    pace: bool,
+    expect: &str,
+) {
+    let path = if pace {
+        "/v1/check?pace=true"
+    } else {
+        "/v1/check"
+    };
+    let endpoint = robotsd.url(path);
+    let starts: Vec<usize> = range.clone().step_by(BATCH).collect();
+    for wave in starts.chunks(IN_FLIGHT) {
+        let batches = wave.iter().map(|&start| {
+            let request = serde_json::json!({
+                "ua": "SomeBot",
+                "urls": (start..(start + BATCH).min(range.end)).map(urls).collect::<Vec<_>>(),
+            });
+            let endpoint = endpoint.clone();
+            async move { post_value(&endpoint, &request).await }
+        });
+        for (status, answer) in futures_util::future::join_all(batches).await {
+            assert_eq!(status, 200, "{answer}");
+            for item in answer["results"].as_array().expect("results") {
+                let seen = match &item["robots"]["status"] {
+                    serde_json::Value::Null => item["error"]["type"]
+                        .as_str()
+                        .map_or_else(|| item["reason"].to_string(), str::to_owned),
+                    status => status.to_string(),
+                };
+                assert!(seen.contains(expect), "expected {expect}: {item}");
+            }
+        }
+    }
+}
+
+async fn read(robotsd: &Robotsd, charge: Charge) -> Reading {
+    // The caches' housekeeping (moka's pending tasks, mimalloc's deferred frees) settles first.
+    tokio::time::sleep(std::time::Duration::from_millis(1_500)).await;
+    Reading {
+        resident: anonymous_resident_bytes(robotsd.pid()),
+        charged: {
+            let mut sum = 0.0;
+            for series in charge {
+                sum += robotsd.metric(series).await;
+            }
+            sum
+        },
+    }
+}
+
+/// Fills `robotsd` with `ENTRIES` entries and returns the growth of resident memory and of the
+/// charge (by `charge`, plus `extra_per_entry` bytes an entry) from a fifth of them to all.
+#[allow(clippy::too_many_arguments)]
+async fn measure(
+    kind: &str,
+    robotsd: &Robotsd,
+    urls: &(dyn Fn(usize) -> String + Sync),
+    pace: bool,
+    expect: &str,
+    charge: Charge,
+    extra_per_entry: f64,
+) -> f64 {
+    let first = ENTRIES / 5;
+    fill(robotsd, urls, 0..first, pace, expect).await;
+    let before = read(robotsd, charge).await;
+    fill(robotsd, urls, first..ENTRIES, pace, expect).await;
+    let after = read(robotsd, charge).await;
+    let entries = (ENTRIES - first) as f64;
+    let grown = after.resident.saturating_sub(before.resident) as f64;
+    let charged = after.charged - before.charged + extra_per_entry * entries;
+    let ratio = grown / charged;
+    eprintln!(
+        "{kind}: resident +{:.0} B an entry, charged +{:.0} B an entry: {ratio:.2}",
+        grown / entries,
+        charged / entries
+    );
+    ratio
+}
+
+fn assert_within(kind: &str, ratio: f64) {
+    assert!(
+        (1.0 - TOLERANCE..=1.0 + TOLERANCE).contains(&ratio),
+        "{kind}: resident memory grew {ratio:.2} times what was charged"
+    );
+}
+
+/// The name server for `ENTRIES` names `<prefix><i>.test`, each answered with 127.0.0.1.
+fn names(prefix: &str) -> DnsServer {
+    let dns = DnsServer::start();
+    for i in 0..ENTRIES {
+        dns.set(&format!("{prefix}{i}.test"), &[LOOPBACK], 300);
+    }
+    dns
+}
+
+async fn robotsd_for(dns: &DnsServer, dns_entries: usize, more: &[&str]) -> Robotsd {
+    let server = dns.addr().to_string();
+    let dns_entries = dns_entries.to_string();
+    let mut args = vec![
+        "--allow-private-networks",
+        "--dns-server",
+        &server,
+        "--dns-cache-entries",
+        &dns_entries,
+        "--cache-capacity",
+        "1GiB",
+    ];
+    args.extend_from_slice(more);
+    Robotsd::start(&args, false).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not yet a gate: see the module's doc"]
+async fn copies_are_charged_what_they_hold() {
+    let body = robots_txt();
+    let site = origin(move || (200, Vec::new(), body.clone().into_bytes())).await;
+    let dns = names("c");
+    let robotsd = robotsd_for(&dns, 0, &[]).await;
+    let port = site.addr.port();
+    let url = move |i: usize| format!("http://c{i}.test:{port}/page");
+    let ratio = measure("copies", &robotsd, &url, false, "200", CACHE, 0.0).await;
+    assert_within("copies", ratio);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not yet a gate: see the module's doc"]
+async fn backoffs_are_charged_what_they_hold() {
+    let dns = names("b");
+    let robotsd = robotsd_for(&dns, 0, &[]).await;
+    // Nothing listens there: every fetch fails to connect and the origin backs off.
+    let port = free_port();
+    let url = move |i: usize| format!("http://b{i}.test:{port}/page");
+    let ratio = measure("backoffs", &robotsd, &url, false, "unreachable", CACHE, 0.0).await;
+    assert_within("backoffs", ratio);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not yet a gate: see the module's doc"]
+async fn names_that_do_not_exist_are_charged_what_they_hold() {
+    // The server knows no name: every one is answered NXDOMAIN.
+    let dns = DnsServer::start();
+    let robotsd = robotsd_for(&dns, 0, &[]).await;
+    let url = |i: usize| format!("http://nx{i}.test/page");
+    let ratio = measure("nxdomain", &robotsd, &url, false, "unreachable", CACHE, 0.0).await;
+    assert_within("nxdomain", ratio);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not yet a gate: see the module's doc"]
+async fn dns_answers_are_charged_what_they_hold() {
+    // The backoffs above again, now with every name's answer kept: the answers' charge is the
+    // difference, and an answer charged far from its cost moves the sum out of bounds.
+    let dns = names("d");
+    let robotsd = robotsd_for(&dns, 2 * ENTRIES, &[]).await;
+    let port = free_port();
+    let url = move |i: usize| format!("http://d{i}.test:{port}/page");
+    let names: usize = (ENTRIES / 5..ENTRIES)
+        .map(|i| format!("d{i}.test").len())
+        .sum();
+    let answer = robotsd::dns::kept_answer_bytes(names / (ENTRIES - ENTRIES / 5), 1) as f64;
+    let ratio = measure(
+        "backoffs and DNS answers",
+        &robotsd,
+        &url,
+        false,
+        "unreachable",
+        CACHE,
+        answer,
+    )
+    .await;
+    assert_within("backoffs and DNS answers", ratio);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement, not yet a gate: see the module's doc"]
+async fn pacing_lanes_are_charged_what_they_hold() {
+    let body = robots_txt();
+    let site = origin(move || (200, Vec::new(), body.clone().into_bytes())).await;
+    let dns = names("p");
+    let robotsd = robotsd_for(&dns, 0, &["--pace-capacity", "1GiB"]).await;
+    let port = site.addr.port();
+    let url = move |i: usize| format!("http://p{i}.test:{port}/page");
+    // The copies first, without pacing; then a slot of every origin, each a lane of its own.
+    fill(&robotsd, &url, 0..ENTRIES, false, "200").await;
+    let ratio = measure(
+        "pacing lanes",
+        &robotsd,
+        &url,
+        true,
+        "200",
+        CACHE_AND_PACING,
+        0.0,
+    )
+    .await;
+    assert_within("pacing lanes", ratio);
+}
