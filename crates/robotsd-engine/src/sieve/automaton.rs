@@ -185,9 +185,8 @@ impl Automaton {
     // edge table, issue 58, moved the compiler's decision).
     #[inline(never)]
     pub(super) fn rightmost(&self, path: &[u8], segments: usize, scratch: &mut Scratch) {
-        if scratch.stamp.len() < segments {
-            scratch.stamp.resize(segments, 0);
-            scratch.last.resize(segments, 0);
+        if scratch.occurs.len() < segments {
+            scratch.occurs.resize(segments, (0, 0));
         }
         // Every position is written below: only grown, never cleared.
         if scratch.longest.len() < path.len() {
@@ -195,7 +194,7 @@ impl Automaton {
         }
         scratch.generation = scratch.generation.wrapping_add(1);
         if scratch.generation == 0 {
-            scratch.stamp.iter_mut().for_each(|s| *s = 0);
+            scratch.occurs.iter_mut().for_each(|o| o.0 = 0);
             scratch.generation = 1;
         }
         scratch.seen.clear();
@@ -213,11 +212,11 @@ impl Automaton {
             while out != NONE {
                 let s = self.ends[out as usize] as usize;
                 // Seen before, at a later place: so was everything further down its chain.
-                if scratch.stamp[s] == generation {
+                let occurs = &mut scratch.occurs[s];
+                if occurs.0 == generation {
                     break;
                 }
-                scratch.stamp[s] = generation;
-                scratch.last[s] = u32::try_from(i).unwrap_or(NONE);
+                *occurs = (generation, u32::try_from(i).unwrap_or(NONE));
                 scratch.seen.push(s as u32);
                 out = self.output[out as usize];
             }

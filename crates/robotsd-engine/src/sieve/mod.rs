@@ -278,6 +278,36 @@ impl Sieve {
         self.members[node.best as usize].rank
     }
 
+    /// Settles the children of a node placed at `t`: each whose best rule could beat `floor` is
+    /// placed at its segment's rightmost occurrence when that ends by `t`, or deferred to the
+    /// sweep when it ends later. The hot loop of a hostile file (tens of thousands of children
+    /// under one node), so it reads each child's node and occurrence once.
+    #[inline]
+    fn enter(&self, children: &[u32], t: usize, floor: u64, scratch: &mut Scratch) {
+        let generation = scratch.generation;
+        for &c in children {
+            touch();
+            let child = self.nodes[c as usize];
+            if self.best_rank(child) <= floor {
+                continue;
+            }
+            let s = child.segment;
+            let (stamp, at) = scratch.occurs[s as usize];
+            // A segment that does not occur ends its branch.
+            if stamp != generation {
+                continue;
+            }
+            let seg_len = self.segment_len(s);
+            if at as usize + seg_len <= t {
+                scratch.stack.push((c, at));
+            } else if let Some(latest) = t.checked_sub(seg_len) {
+                // Its rightmost occurrence ends too late: the sweep finds the latest one that
+                // ends in time, if any.
+                scratch.defer(c, s, latest);
+            }
+        }
+    }
+
     /// The best member above rank `floor` that matches `path`, among the runs `chain` (those on
     /// the path's chain, ascending).
     pub(crate) fn best(&self, path: &[u8], chain: &[u32], floor: u64) -> Option<Member> {
@@ -304,16 +334,16 @@ impl Sieve {
         let segments = self.offsets.len() - 1;
         SCRATCH.with_borrow_mut(|scratch| {
             self.automaton.rightmost(path, segments, scratch);
-            scratch.start_sweep(path.len());
+            scratch.start_sweep(path.len(), segments);
             let len = path.len();
             for k in 0..scratch.seen.len() {
                 let s = scratch.seen[k];
                 let (unanchored, anchored) = self.roots[s as usize];
-                let start = scratch.last[s as usize] as usize;
+                let start = scratch.occurs[s as usize].1;
                 if unanchored != NONE {
                     scratch.stack.push((unanchored, start));
                 }
-                if anchored != NONE && start + self.segment_len(s) == len {
+                if anchored != NONE && start as usize + self.segment_len(s) == len {
                     scratch.stack.push((anchored, start));
                 }
             }
@@ -324,35 +354,16 @@ impl Sieve {
                     if self.best_rank(node) <= floor {
                         continue;
                     }
+                    let t = t as usize;
                     for m in &self.members[node.members as usize..next.members as usize] {
                         if offer(m, t, &mut floor) {
                             break;
                         }
                     }
-                    for &c in &self.children[node.children as usize..next.children as usize] {
-                        touch();
-                        let child = self.nodes[c as usize];
-                        if self.best_rank(child) <= floor {
-                            continue;
-                        }
-                        let s = child.segment as usize;
-                        // A segment that does not occur ends its branch.
-                        if scratch.stamp[s] != scratch.generation {
-                            continue;
-                        }
-                        let seg_len = self.segment_len(child.segment);
-                        let at = scratch.last[s] as usize;
-                        if at + seg_len <= t {
-                            scratch.stack.push((c, at));
-                        } else if let Some(latest) = t.checked_sub(seg_len) {
-                            // Its rightmost occurrence ends too late: the sweep finds the
-                            // latest one that ends in time, if any.
-                            scratch.defer(c, latest, segments);
-                        }
-                    }
+                    let children = &self.children[node.children as usize..next.children as usize];
+                    self.enter(children, t, floor, scratch);
                 }
-                let segment_of = |n: u32| self.nodes[n as usize].segment;
-                if !scratch.advance(path, &self.automaton, segment_of, |s| self.segment(s)) {
+                if !scratch.advance(path, &self.automaton, |s| self.segment(s)) {
                     break;
                 }
             }
@@ -367,19 +378,20 @@ impl Sieve {
 #[derive(Default)]
 struct Scratch {
     generation: u32,
-    stamp: Vec<u32>,
-    last: Vec<u32>,
+    /// By segment: the generation of the pass that last found it, and the start of its
+    /// rightmost occurrence in that pass (together, since the hot loop reads both).
+    occurs: Vec<(u32, u32)>,
     /// Segments found by this pass.
     seen: Vec<u32>,
     /// Trie nodes placed and not yet looked at, with the start of their segment.
-    stack: Vec<(u32, usize)>,
+    stack: Vec<(u32, u32)>,
     /// By path position: the state of the longest segment that starts there, or NONE.
     longest: Vec<u32>,
     /// The sweep (`sweep.rs`): by position, the first deferred entry to arm there; entries are
     /// (node, next entry) lists, first in a position's bucket, then on their segment's wait list.
     bucket: Vec<u32>,
     buckets_ready: bool,
-    entries: Vec<(u32, u32)>,
+    entries: Vec<Entry>,
     /// By segment: its first waiting entry, or NONE; and the epoch it was last walked in.
     waiting: Vec<u32>,
     walked: Vec<u32>,
@@ -398,6 +410,15 @@ struct Scratch {
     /// The next position the sweep looks at, and the path's length.
     cursor: usize,
     path_len: usize,
+}
+
+/// A deferred node on a list of the sweep: its position's bucket, then its segment's wait list.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    node: u32,
+    /// The node's segment, kept here so that arming it does not read the trie.
+    segment: u32,
+    next: u32,
 }
 
 thread_local! {

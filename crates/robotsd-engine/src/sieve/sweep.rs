@@ -20,7 +20,7 @@
 //! `docs/engine.md`, "The worst case of a check".
 
 use super::automaton::Automaton;
-use super::{NONE, Scratch};
+use super::{Entry, NONE, Scratch};
 
 /// Up to this many segments waiting, each is searched for directly rather than the chains of
 /// every position walked.
@@ -43,8 +43,16 @@ fn few() -> usize {
 }
 
 impl Scratch {
-    /// Gets ready for a check's sweep over a path of `len` bytes.
-    pub(super) fn start_sweep(&mut self, len: usize) {
+    /// Gets ready for a check's sweep over a path of `len` bytes, in a sieve of `segments`
+    /// segments.
+    pub(super) fn start_sweep(&mut self, len: usize, segments: usize) {
+        // Sized here once rather than on each deferral: every list below is by segment.
+        if self.waiting.len() < segments {
+            self.waiting.resize(segments, NONE);
+            self.walked.resize(segments, 0);
+            self.found.resize(segments, NONE);
+            self.found_in.resize(segments, 0);
+        }
         self.entries.clear();
         self.deferred = 0;
         self.waits = 0;
@@ -69,26 +77,31 @@ impl Scratch {
     }
 
     /// Defers `node` (on `segment`'s occurrences) to start at `latest` or earlier.
-    pub(super) fn defer(&mut self, node: u32, latest: usize, segments: usize) {
-        if self.waiting.len() < segments {
-            self.waiting.resize(segments, NONE);
-            self.walked.resize(segments, 0);
-            self.found.resize(segments, NONE);
-            self.found_in.resize(segments, 0);
-        }
+    #[inline]
+    pub(super) fn defer(&mut self, node: u32, segment: u32, latest: usize) {
         if !self.buckets_ready {
-            // First deferral of this check: the buckets of every position start empty.
-            self.bucket.clear();
-            self.bucket.resize(self.path_len + 1, NONE);
-            self.buckets_ready = true;
-            self.cursor = latest;
+            self.ready_buckets(latest);
         }
         let at = latest.min(self.path_len);
         let entry = u32::try_from(self.entries.len()).unwrap_or(NONE);
-        self.entries.push((node, self.bucket[at]));
-        self.bucket[at] = entry;
+        let bucket = &mut self.bucket[at];
+        self.entries.push(Entry {
+            node,
+            segment,
+            next: *bucket,
+        });
+        *bucket = entry;
         self.deferred += 1;
         self.cursor = self.cursor.max(at);
+    }
+
+    /// First deferral of this check: the buckets of every position start empty.
+    #[cold]
+    fn ready_buckets(&mut self, latest: usize) {
+        self.bucket.clear();
+        self.bucket.resize(self.path_len + 1, NONE);
+        self.buckets_ready = true;
+        self.cursor = latest;
     }
 
     /// Moves the sweep to the next position with deferred nodes, arms them, and puts every
@@ -97,7 +110,6 @@ impl Scratch {
         &mut self,
         path: &[u8],
         automaton: &Automaton,
-        segment_of_node: impl Fn(u32) -> u32,
         segment: impl Fn(u32) -> &'a [u8],
     ) -> bool {
         while self.deferred > 0 {
@@ -105,15 +117,16 @@ impl Scratch {
             // Arm the nodes deferred to this position: they wait on their segments from here.
             let mut entry = std::mem::replace(&mut self.bucket[i], NONE);
             while entry != NONE {
-                let (node, next) = self.entries[entry as usize];
-                let s = segment_of_node(node) as usize;
-                if self.waiting[s] == NONE {
+                let armed = &mut self.entries[entry as usize];
+                let (s, next) = (armed.segment as usize, armed.next);
+                let waiting = &mut self.waiting[s];
+                armed.next = *waiting;
+                if *waiting == NONE {
                     self.armed.push(s as u32);
                     self.waits += 1;
                     // A walk that stopped short of this segment must not stop there again.
                     self.begin_epoch();
                 }
-                self.entries[entry as usize] = (node, self.waiting[s]);
                 self.waiting[s] = entry;
                 entry = next;
                 super::touch();
@@ -154,8 +167,8 @@ impl Scratch {
         }
         self.waits -= 1;
         while entry != NONE {
-            let (node, next) = self.entries[entry as usize];
-            self.stack.push((node, i));
+            let Entry { node, next, .. } = self.entries[entry as usize];
+            self.stack.push((node, u32::try_from(i).unwrap_or(NONE)));
             self.deferred -= 1;
             entry = next;
         }
@@ -198,7 +211,7 @@ impl Scratch {
                     let mut entry = std::mem::replace(&mut self.waiting[s], NONE);
                     self.waits -= 1;
                     while entry != NONE {
-                        entry = self.entries[entry as usize].1;
+                        entry = self.entries[entry as usize].next;
                         self.deferred -= 1;
                     }
                     self.armed.swap_remove(k);
