@@ -178,13 +178,20 @@ impl Automaton {
         self.output[state as usize]
     }
 
-    /// Reads `path` backwards and records the start of each segment's rightmost occurrence,
-    /// and at each position the longest segment that starts there (its state, or NONE): the
-    /// others that start there are that state's output chain.
+    /// Reads `path` backwards and records the start of each segment's rightmost occurrence
+    /// (listing in `seen` those of ids below `rooted`, the ones a walk starts from), and at
+    /// each position the longest segment that starts there (its state, or NONE): the others
+    /// that start there are that state's output chain.
     // Not inlined: inlined into the sieve's closure, its loop cost 6 to 9 % more (the automaton's
     // edge table, issue 58, moved the compiler's decision).
     #[inline(never)]
-    pub(super) fn rightmost(&self, path: &[u8], segments: usize, scratch: &mut Scratch) {
+    pub(super) fn rightmost(
+        &self,
+        path: &[u8],
+        segments: usize,
+        rooted: usize,
+        scratch: &mut Scratch,
+    ) {
         if scratch.occurs.len() < segments {
             scratch.occurs.resize(segments, (0, 0));
         }
@@ -217,7 +224,9 @@ impl Automaton {
                     break;
                 }
                 *occurs = (generation, u32::try_from(i).unwrap_or(NONE));
-                scratch.seen.push(s as u32);
+                if s < rooted {
+                    scratch.seen.push(s as u32);
+                }
                 out = self.output[out as usize];
             }
         }

@@ -82,7 +82,8 @@ pub(crate) struct Sieve {
     /// Segment bytes; segment `s` is `bytes[offsets[s]..offsets[s + 1]]`.
     bytes: Box<[u8]>,
     offsets: Box<[u32]>,
-    /// By segment: the trie's first-level nodes ending with it, unanchored and anchored.
+    /// By segment, for those that end a tail (ids below this slice's length): the trie's
+    /// first-level nodes ending with it, unanchored and anchored.
     roots: Box<[(u32, u32)]>,
     /// The trie, and one node more that ends the last one's ranges.
     nodes: Box<[Node]>,
@@ -138,11 +139,27 @@ pub(crate) struct Item<'a> {
 impl Sieve {
     /// Builds the sieve of `items`, the wildcard members of the runs `runs` (ascending by
     /// `top`; a member's `run` is its run's position there).
-    pub(crate) fn build(items: Vec<Item<'_>>, runs: Vec<Run>) -> Sieve {
+    pub(crate) fn build<'a>(items: Vec<Item<'a>>, runs: Vec<Run>) -> Sieve {
         let mut ids: HashMap<&[u8], u32> = HashMap::new();
         let mut bytes = Vec::new();
         let mut offsets = vec![0u32];
         // Nodes keyed by (parent, segment); the two roots are NONE - 1 (unanchored), NONE - 2.
+        // The segments that end a tail take the first ids, so that the pass records only those,
+        // the ones that start a walk (`Sieve::roots`), and a check reads no others to start.
+        let mut intern = |ids: &mut HashMap<&'a [u8], u32>, seg: &'a [u8]| -> u32 {
+            let next = u32::try_from(offsets.len() - 1).unwrap_or(NONE);
+            *ids.entry(seg).or_insert_with(|| {
+                bytes.extend_from_slice(seg);
+                offsets.push(u32::try_from(bytes.len()).unwrap_or(NONE));
+                next
+            })
+        };
+        for item in &items {
+            if let Some(last) = item.segments.last() {
+                intern(&mut ids, last);
+            }
+        }
+        let rooted = ids.len();
         let mut node_ids: HashMap<(u32, u32), u32> = HashMap::new();
         let mut parent = Vec::new();
         let mut node_segment = Vec::new();
@@ -155,12 +172,7 @@ impl Sieve {
             }
             let mut node = if item.anchored { NONE - 2 } else { NONE - 1 };
             for seg in item.segments.iter().rev() {
-                let next = u32::try_from(offsets.len() - 1).unwrap_or(NONE);
-                let id = *ids.entry(seg).or_insert_with(|| {
-                    bytes.extend_from_slice(seg);
-                    offsets.push(u32::try_from(bytes.len()).unwrap_or(NONE));
-                    next
-                });
+                let id = intern(&mut ids, seg);
                 let next_node = u32::try_from(parent.len()).unwrap_or(NONE);
                 node = *node_ids.entry((node, id)).or_insert_with(|| {
                     parent.push(node);
@@ -171,8 +183,7 @@ impl Sieve {
             at.push((node, item.member));
         }
         drop(node_ids);
-        let segment_count = offsets.len() - 1;
-        let mut roots = vec![(NONE, NONE); segment_count];
+        let mut roots = vec![(NONE, NONE); rooted];
         let mut child_of: Vec<(u32, u32)> = Vec::new();
         for (n, &p) in parent.iter().enumerate() {
             let n = n as u32;
@@ -333,7 +344,8 @@ impl Sieve {
         }
         let segments = self.offsets.len() - 1;
         SCRATCH.with_borrow_mut(|scratch| {
-            self.automaton.rightmost(path, segments, scratch);
+            self.automaton
+                .rightmost(path, segments, self.roots.len(), scratch);
             scratch.start_sweep(path.len(), segments);
             let len = path.len();
             for k in 0..scratch.seen.len() {
@@ -381,7 +393,7 @@ struct Scratch {
     /// By segment: the generation of the pass that last found it, and the start of its
     /// rightmost occurrence in that pass (together, since the hot loop reads both).
     occurs: Vec<(u32, u32)>,
-    /// Segments found by this pass.
+    /// Segments found by this pass that end a tail (see `Sieve::roots`).
     seen: Vec<u32>,
     /// Trie nodes placed and not yet looked at, with the start of their segment.
     stack: Vec<(u32, u32)>,
