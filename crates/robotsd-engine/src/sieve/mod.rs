@@ -399,8 +399,9 @@ struct Scratch {
     stack: Vec<(u32, u32)>,
     /// By path position: the state of the longest segment that starts there, or NONE.
     longest: Vec<u32>,
-    /// The sweep (`sweep.rs`): by position, the first deferred entry to arm there; entries are
-    /// (node, next entry) lists, first in a position's bucket, then on their segment's wait list.
+    /// The sweep (`sweep.rs`): by position, the first entry set aside to wait again from there;
+    /// entries are lists of deferred nodes, on their segment's wait list or in a position's
+    /// bucket.
     bucket: Vec<u32>,
     buckets_ready: bool,
     entries: Vec<Entry>,
@@ -424,12 +425,15 @@ struct Scratch {
     path_len: usize,
 }
 
-/// A deferred node on a list of the sweep: its position's bucket, then its segment's wait list.
+/// A deferred node on a list of the sweep: its segment's wait list, or its position's bucket
+/// when its segment turned up too early.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     node: u32,
     /// The node's segment, kept here so that arming it does not read the trie.
     segment: u32,
+    /// The latest start it may take.
+    latest: u32,
     next: u32,
 }
 

@@ -7,10 +7,12 @@
 //! node, costs the path's length each time, and a hostile file holds thousands of such nodes
 //! (`allow:/*S*z` with every `S` after the path's only `z`: 50 ms a check). Instead such a node
 //! is deferred to the latest start it allows, and one sweep from the end of the path to its start
-//! places them all: at each position, a deferred node becomes *waiting* on its segment, and the
+//! places them all: a deferred node is *waiting* on its segment, and at each position the
 //! segments that start there (the longest one's output chain, recorded by the pass) place every
-//! node waiting on them. Since a placed node's children start earlier still, the sweep never
-//! turns back.
+//! node waiting on them that may start there. One that may not (its segment turned up before its
+//! latest start) is set aside to wait again from that start, where every later find is in time:
+//! so a node costs at most three steps, and one whose segment never turns up (most of a hostile
+//! file's) one. Since a placed node's children start earlier still, the sweep never turns back.
 //!
 //! A chain is walked from its longest segment down, and stops at a segment already walked since
 //! the last time a segment began to wait: that segment's shorter ones were walked with it, and
@@ -76,7 +78,10 @@ impl Scratch {
         }
     }
 
-    /// Defers `node` (on `segment`'s occurrences) to start at `latest` or earlier.
+    /// Defers `node` (on `segment`'s occurrences) to start at `latest` or earlier. It waits on
+    /// its segment at once, rather than from its position on: most deferred nodes of a hostile
+    /// file are never placed, and this way cost one step each. One whose segment turns up
+    /// before its position is set aside there ([`Scratch::place`]), once.
     #[inline]
     pub(super) fn defer(&mut self, node: u32, segment: u32, latest: usize) {
         if !self.buckets_ready {
@@ -84,15 +89,28 @@ impl Scratch {
         }
         let at = latest.min(self.path_len);
         let entry = u32::try_from(self.entries.len()).unwrap_or(NONE);
-        let bucket = &mut self.bucket[at];
+        let next = self.wait(segment as usize, entry);
         self.entries.push(Entry {
             node,
             segment,
-            next: *bucket,
+            latest: u32::try_from(at).unwrap_or(NONE),
+            next,
         });
-        *bucket = entry;
         self.deferred += 1;
         self.cursor = self.cursor.max(at);
+    }
+
+    /// Puts `entry` first on `s`'s wait list, and returns the one it goes before.
+    #[inline]
+    fn wait(&mut self, s: usize, entry: u32) -> u32 {
+        let waiting = std::mem::replace(&mut self.waiting[s], entry);
+        if waiting == NONE {
+            self.armed.push(s as u32);
+            self.waits += 1;
+            // A walk that stopped short of this segment must not stop there again.
+            self.begin_epoch();
+        }
+        waiting
     }
 
     /// First deferral of this check: the buckets of every position start empty.
@@ -114,20 +132,11 @@ impl Scratch {
     ) -> bool {
         while self.deferred > 0 {
             let i = self.next_position(path, &segment);
-            // Arm the nodes deferred to this position: they wait on their segments from here.
+            // The nodes set aside for this position wait on their segments again from here.
             let mut entry = std::mem::replace(&mut self.bucket[i], NONE);
             while entry != NONE {
-                let armed = &mut self.entries[entry as usize];
-                let (s, next) = (armed.segment as usize, armed.next);
-                let waiting = &mut self.waiting[s];
-                armed.next = *waiting;
-                if *waiting == NONE {
-                    self.armed.push(s as u32);
-                    self.waits += 1;
-                    // A walk that stopped short of this segment must not stop there again.
-                    self.begin_epoch();
-                }
-                self.waiting[s] = entry;
+                let Entry { segment, next, .. } = self.entries[entry as usize];
+                self.entries[entry as usize].next = self.wait(segment as usize, entry);
                 entry = next;
                 super::touch();
             }
@@ -158,21 +167,34 @@ impl Scratch {
         false
     }
 
-    /// Puts the nodes waiting on segment `s` on the stack, starting at `i`; whether there were
-    /// any.
+    /// Puts the nodes waiting on segment `s` that may start at `i` on the stack, starting
+    /// there, and sets the others aside for their own position (a node is set aside at most
+    /// once: it waits again only from there, where every start the sweep meets is early
+    /// enough); whether any was placed.
     fn place(&mut self, s: usize, i: usize) -> bool {
         let mut entry = std::mem::replace(&mut self.waiting[s], NONE);
         if entry == NONE {
             return false;
         }
         self.waits -= 1;
+        let mut placed = false;
+        let start = u32::try_from(i).unwrap_or(NONE);
         while entry != NONE {
-            let Entry { node, next, .. } = self.entries[entry as usize];
-            self.stack.push((node, u32::try_from(i).unwrap_or(NONE)));
-            self.deferred -= 1;
+            let Entry {
+                node, latest, next, ..
+            } = self.entries[entry as usize];
+            if latest >= start {
+                self.stack.push((node, start));
+                self.deferred -= 1;
+                placed = true;
+            } else {
+                let bucket = &mut self.bucket[latest as usize];
+                self.entries[entry as usize].next = *bucket;
+                *bucket = entry;
+            }
             entry = next;
         }
-        true
+        placed
     }
 
     /// The next position the sweep must look at, from its cursor down: the next with deferred
