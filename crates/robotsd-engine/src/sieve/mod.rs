@@ -299,7 +299,9 @@ impl Sieve {
         for &c in children {
             touch();
             let child = self.nodes[c as usize];
-            if self.best_rank(child) <= floor {
+            // With no match yet (a floor of 0) a rank prunes next to nothing: its best is not
+            // read (`offer` weighs every member's own).
+            if floor > 0 && self.best_rank(child) <= floor {
                 continue;
             }
             let s = child.segment;

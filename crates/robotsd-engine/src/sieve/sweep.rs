@@ -84,9 +84,6 @@ impl Scratch {
     /// before its position is set aside there ([`Scratch::place`]), once.
     #[inline]
     pub(super) fn defer(&mut self, node: u32, segment: u32, latest: usize) {
-        if !self.buckets_ready {
-            self.ready_buckets(latest);
-        }
         let at = latest.min(self.path_len);
         let entry = u32::try_from(self.entries.len()).unwrap_or(NONE);
         let next = self.wait(segment as usize, entry);
@@ -113,13 +110,13 @@ impl Scratch {
         waiting
     }
 
-    /// First deferral of this check: the buckets of every position start empty.
+    /// First node set aside in this check: the buckets of every position start empty. Not
+    /// before, since most checks set none aside and the buckets are as long as the path.
     #[cold]
-    fn ready_buckets(&mut self, latest: usize) {
+    fn ready_buckets(&mut self) {
         self.bucket.clear();
         self.bucket.resize(self.path_len + 1, NONE);
         self.buckets_ready = true;
-        self.cursor = latest;
     }
 
     /// Moves the sweep to the next position with deferred nodes, arms them, and puts every
@@ -133,7 +130,11 @@ impl Scratch {
         while self.deferred > 0 {
             let i = self.next_position(path, &segment);
             // The nodes set aside for this position wait on their segments again from here.
-            let mut entry = std::mem::replace(&mut self.bucket[i], NONE);
+            let mut entry = if self.buckets_ready {
+                std::mem::replace(&mut self.bucket[i], NONE)
+            } else {
+                NONE
+            };
             while entry != NONE {
                 let Entry { segment, next, .. } = self.entries[entry as usize];
                 self.entries[entry as usize].next = self.wait(segment as usize, entry);
@@ -188,6 +189,9 @@ impl Scratch {
                 self.deferred -= 1;
                 placed = true;
             } else {
+                if !self.buckets_ready {
+                    self.ready_buckets();
+                }
                 let bucket = &mut self.bucket[latest as usize];
                 self.entries[entry as usize].next = *bucket;
                 *bucket = entry;
@@ -246,6 +250,9 @@ impl Scratch {
         // The next bucket with nodes to arm, down to the target.
         let floor = target.unwrap_or(0);
         let mut i = from;
+        if !self.buckets_ready {
+            return floor;
+        }
         while i > floor && self.bucket[i] == NONE {
             i -= 1;
         }
