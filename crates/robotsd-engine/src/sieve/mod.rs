@@ -296,6 +296,7 @@ impl Sieve {
     #[inline]
     fn enter(&self, children: &[u32], t: usize, floor: u64, scratch: &mut Scratch) {
         let generation = scratch.generation;
+        let (mut deferred, mut latest_of_all) = (0, 0);
         for &c in children {
             touch();
             let child = self.nodes[c as usize];
@@ -316,8 +317,13 @@ impl Sieve {
             } else if let Some(latest) = t.checked_sub(seg_len) {
                 // Its rightmost occurrence ends too late: the sweep finds the latest one that
                 // ends in time, if any.
-                scratch.defer(c, s, latest);
+                scratch.defer(c, s, latest as u32);
+                deferred += 1;
+                latest_of_all = latest_of_all.max(latest);
             }
+        }
+        if deferred > 0 {
+            scratch.deferred_up_to(deferred, latest_of_all);
         }
     }
 
@@ -412,6 +418,8 @@ struct Scratch {
     walked: Vec<u32>,
     /// Segments that began to wait in this check, to leave none waiting for the next.
     armed: Vec<u32>,
+    /// Whether a segment began to wait since the sweep's last walk.
+    began_waiting: bool,
     /// By segment: the start of its rightmost occurrence at or before a position the sweep
     /// searched from (NONE for none), valid in the check whose generation is `found_in`.
     found: Vec<u32>,

@@ -67,6 +67,7 @@ impl Scratch {
             2 * len + 64
         };
         self.armed.clear();
+        self.began_waiting = false;
         self.begin_epoch();
     }
 
@@ -78,23 +79,29 @@ impl Scratch {
         }
     }
 
-    /// Defers `node` (on `segment`'s occurrences) to start at `latest` or earlier. It waits on
-    /// its segment at once, rather than from its position on: most deferred nodes of a hostile
-    /// file are never placed, and this way cost one step each. One whose segment turns up
-    /// before its position is set aside there ([`Scratch::place`]), once.
+    /// Defers `node` (on `segment`'s occurrences) to start at `latest` (before the path's
+    /// end) or earlier. It waits on its segment at once, rather than from its position on: most
+    /// deferred nodes of a hostile file are never placed, and this way cost one step each. One
+    /// whose segment turns up before its position is set aside there ([`Scratch::place`]),
+    /// once. The caller counts it ([`Scratch::deferred_up_to`]).
     #[inline]
-    pub(super) fn defer(&mut self, node: u32, segment: u32, latest: usize) {
-        let at = latest.min(self.path_len);
+    pub(super) fn defer(&mut self, node: u32, segment: u32, latest: u32) {
         let entry = u32::try_from(self.entries.len()).unwrap_or(NONE);
         let next = self.wait(segment as usize, entry);
         self.entries.push(Entry {
             node,
             segment,
-            latest: u32::try_from(at).unwrap_or(NONE),
+            latest,
             next,
         });
-        self.deferred += 1;
-        self.cursor = self.cursor.max(at);
+    }
+
+    /// Counts `count` nodes deferred, the latest of them to `latest`: once for a node's
+    /// children, out of their loop.
+    #[inline]
+    pub(super) fn deferred_up_to(&mut self, count: usize, latest: usize) {
+        self.deferred += count;
+        self.cursor = self.cursor.max(latest.min(self.path_len));
     }
 
     /// Puts `entry` first on `s`'s wait list, and returns the one it goes before.
@@ -104,8 +111,9 @@ impl Scratch {
         if waiting == NONE {
             self.armed.push(s as u32);
             self.waits += 1;
-            // A walk that stopped short of this segment must not stop there again.
-            self.begin_epoch();
+            // A walk that stopped short of this segment must not stop there again: the next
+            // walk begins an epoch.
+            self.began_waiting = true;
         }
         waiting
     }
@@ -143,6 +151,9 @@ impl Scratch {
             }
             let mut placed = false;
             if self.waits > 0 {
+                if std::mem::take(&mut self.began_waiting) {
+                    self.begin_epoch();
+                }
                 let mut state = self.longest.get(i).copied().unwrap_or(NONE);
                 while state != NONE {
                     super::touch();
