@@ -19,7 +19,7 @@
 //! none of them can have begun to wait since. So the sweep costs the path's length, plus the
 //! deferred nodes, plus for each position where a segment began to wait at most one chain (the
 //! number of nested segments, each a prefix of the next, bounded by the file's size): see
-//! `docs/engine.md`, "The worst case of a check".
+//! `docs/behaviour.md`, "The cost of a check, whatever the file".
 
 use super::automaton::Automaton;
 use super::{Entry, NONE, Scratch};
