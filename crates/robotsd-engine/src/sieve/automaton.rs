@@ -39,10 +39,9 @@ pub(super) struct Automaton {
     /// Per state: the byte of the edge into it (children's labels ascend).
     labels: Box<[u8]>,
     fail: Box<[u32]>,
-    /// The segment this state ends, or NONE.
-    ends: Box<[u32]>,
-    /// The nearest state down the failure chain that ends a segment, or NONE.
-    output: Box<[u32]>,
+    /// Per state: the segment it ends, or NONE; and the nearest state down its failure chain
+    /// that ends a segment, or NONE (together, since the pass reads one after the other).
+    outs: Box<[(u32, u32)]>,
     /// The root's children as a table, since every failure chain ends there (they are states
     /// 1 to 256 at most; 0 for none).
     root: Box<[u16; 256]>,
@@ -107,8 +106,10 @@ impl Automaton {
             first: first.into_boxed_slice(),
             labels: labels.into_boxed_slice(),
             fail: vec![0; states].into_boxed_slice(),
-            ends: order.iter().map(|&old| trie_ends[old as usize]).collect(),
-            output: vec![NONE; states].into_boxed_slice(),
+            outs: order
+                .iter()
+                .map(|&old| (trie_ends[old as usize], NONE))
+                .collect(),
             root,
         };
         // In breadth-first order a state's failure target, shallower, is finished before it.
@@ -120,11 +121,8 @@ impl Automaton {
                     automaton.next(automaton.fail[s], automaton.labels[c as usize])
                 };
                 automaton.fail[c as usize] = f;
-                automaton.output[c as usize] = if automaton.ends[f as usize] != NONE {
-                    f
-                } else {
-                    automaton.output[f as usize]
-                };
+                let (end, output) = automaton.outs[f as usize];
+                automaton.outs[c as usize].1 = if end != NONE { f } else { output };
             }
         }
         automaton
@@ -143,8 +141,7 @@ impl Automaton {
         size_of_val(&*self.first)
             + size_of_val(&*self.labels)
             + size_of_val(&*self.fail)
-            + size_of_val(&*self.ends)
-            + size_of_val(&*self.output)
+            + size_of_val(&*self.outs)
             + size_of_val(&*self.root)
     }
 
@@ -169,25 +166,31 @@ impl Automaton {
     /// segment id.
     #[inline]
     pub(super) fn segment_of(&self, state: u32) -> u32 {
-        self.ends[state as usize]
+        self.outs[state as usize].0
     }
 
     /// The next shorter segment on `state`'s output chain, or NONE.
     #[inline]
     pub(super) fn shorter(&self, state: u32) -> u32 {
-        self.output[state as usize]
+        self.outs[state as usize].1
     }
 
-    /// Reads `path` backwards and records the start of each segment's rightmost occurrence,
-    /// and at each position the longest segment that starts there (its state, or NONE): the
-    /// others that start there are that state's output chain.
+    /// Reads `path` backwards and records the start of each segment's rightmost occurrence
+    /// (listing in `seen` those of ids below `rooted`, the ones a walk starts from), and at
+    /// each position the longest segment that starts there (its state, or NONE): the others
+    /// that start there are that state's output chain.
     // Not inlined: inlined into the sieve's closure, its loop cost 6 to 9 % more (the automaton's
     // edge table, issue 58, moved the compiler's decision).
     #[inline(never)]
-    pub(super) fn rightmost(&self, path: &[u8], segments: usize, scratch: &mut Scratch) {
-        if scratch.stamp.len() < segments {
-            scratch.stamp.resize(segments, 0);
-            scratch.last.resize(segments, 0);
+    pub(super) fn rightmost(
+        &self,
+        path: &[u8],
+        segments: usize,
+        rooted: usize,
+        scratch: &mut Scratch,
+    ) {
+        if scratch.occurs.len() < segments {
+            scratch.occurs.resize(segments, (0, 0));
         }
         // Every position is written below: only grown, never cleared.
         if scratch.longest.len() < path.len() {
@@ -195,7 +198,7 @@ impl Automaton {
         }
         scratch.generation = scratch.generation.wrapping_add(1);
         if scratch.generation == 0 {
-            scratch.stamp.iter_mut().for_each(|s| *s = 0);
+            scratch.occurs.iter_mut().for_each(|o| o.0 = 0);
             scratch.generation = 1;
         }
         scratch.seen.clear();
@@ -204,22 +207,22 @@ impl Automaton {
         let mut state = 0;
         for (i, &byte) in path.iter().enumerate().rev() {
             state = self.next(state, byte);
-            let mut out = if self.ends[state as usize] != NONE {
-                state
-            } else {
-                self.output[state as usize]
-            };
+            let (end, output) = self.outs[state as usize];
+            let mut out = if end != NONE { state } else { output };
             scratch.longest[i] = out;
             while out != NONE {
-                let s = self.ends[out as usize] as usize;
+                let (s, shorter) = self.outs[out as usize];
+                let s = s as usize;
                 // Seen before, at a later place: so was everything further down its chain.
-                if scratch.stamp[s] == generation {
+                let occurs = &mut scratch.occurs[s];
+                if occurs.0 == generation {
                     break;
                 }
-                scratch.stamp[s] = generation;
-                scratch.last[s] = u32::try_from(i).unwrap_or(NONE);
-                scratch.seen.push(s as u32);
-                out = self.output[out as usize];
+                *occurs = (generation, u32::try_from(i).unwrap_or(NONE));
+                if s < rooted {
+                    scratch.seen.push(s as u32);
+                }
+                out = shorter;
             }
         }
     }

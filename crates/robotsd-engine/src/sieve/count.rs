@@ -102,11 +102,19 @@ pub(crate) fn heap_of(forms: &[Planned<'_>], min_run: usize) -> usize {
         first_level += usize::from(shared == 0 && !parts.is_empty());
         bare += usize::from(parts.is_empty());
     }
+    // Only the segments that end a tail have roots (the first of a sequence read from the end).
+    let mut ends_a_tail = vec![false; distinct as usize];
+    for sequence in &sequences {
+        if let Some(&first) = seq(sequence).first() {
+            ends_a_tail[first as usize] = true;
+        }
+    }
+    let rooted = ends_a_tail.iter().filter(|&&e| e).count();
     let (members, segments) = (kept.len() - bare, distinct as usize);
     Automaton::heap_of(states)
         + segment_bytes
         + (segments + 1) * size_of::<u32>()
-        + segments * size_of::<(u32, u32)>()
+        + rooted * size_of::<(u32, u32)>()
         + (nodes + 1) * size_of::<Node>()
         + (nodes - first_level) * size_of::<u32>()
         + (members + bare) * size_of::<Member>()

@@ -82,7 +82,8 @@ pub(crate) struct Sieve {
     /// Segment bytes; segment `s` is `bytes[offsets[s]..offsets[s + 1]]`.
     bytes: Box<[u8]>,
     offsets: Box<[u32]>,
-    /// By segment: the trie's first-level nodes ending with it, unanchored and anchored.
+    /// By segment, for those that end a tail (ids below this slice's length): the trie's
+    /// first-level nodes ending with it, unanchored and anchored.
     roots: Box<[(u32, u32)]>,
     /// The trie, and one node more that ends the last one's ranges.
     nodes: Box<[Node]>,
@@ -138,11 +139,27 @@ pub(crate) struct Item<'a> {
 impl Sieve {
     /// Builds the sieve of `items`, the wildcard members of the runs `runs` (ascending by
     /// `top`; a member's `run` is its run's position there).
-    pub(crate) fn build(items: Vec<Item<'_>>, runs: Vec<Run>) -> Sieve {
+    pub(crate) fn build<'a>(items: Vec<Item<'a>>, runs: Vec<Run>) -> Sieve {
         let mut ids: HashMap<&[u8], u32> = HashMap::new();
         let mut bytes = Vec::new();
         let mut offsets = vec![0u32];
         // Nodes keyed by (parent, segment); the two roots are NONE - 1 (unanchored), NONE - 2.
+        // The segments that end a tail take the first ids, so that the pass records only those,
+        // the ones that start a walk (`Sieve::roots`), and a check reads no others to start.
+        let mut intern = |ids: &mut HashMap<&'a [u8], u32>, seg: &'a [u8]| -> u32 {
+            let next = u32::try_from(offsets.len() - 1).unwrap_or(NONE);
+            *ids.entry(seg).or_insert_with(|| {
+                bytes.extend_from_slice(seg);
+                offsets.push(u32::try_from(bytes.len()).unwrap_or(NONE));
+                next
+            })
+        };
+        for item in &items {
+            if let Some(last) = item.segments.last() {
+                intern(&mut ids, last);
+            }
+        }
+        let rooted = ids.len();
         let mut node_ids: HashMap<(u32, u32), u32> = HashMap::new();
         let mut parent = Vec::new();
         let mut node_segment = Vec::new();
@@ -155,12 +172,7 @@ impl Sieve {
             }
             let mut node = if item.anchored { NONE - 2 } else { NONE - 1 };
             for seg in item.segments.iter().rev() {
-                let next = u32::try_from(offsets.len() - 1).unwrap_or(NONE);
-                let id = *ids.entry(seg).or_insert_with(|| {
-                    bytes.extend_from_slice(seg);
-                    offsets.push(u32::try_from(bytes.len()).unwrap_or(NONE));
-                    next
-                });
+                let id = intern(&mut ids, seg);
                 let next_node = u32::try_from(parent.len()).unwrap_or(NONE);
                 node = *node_ids.entry((node, id)).or_insert_with(|| {
                     parent.push(node);
@@ -171,8 +183,7 @@ impl Sieve {
             at.push((node, item.member));
         }
         drop(node_ids);
-        let segment_count = offsets.len() - 1;
-        let mut roots = vec![(NONE, NONE); segment_count];
+        let mut roots = vec![(NONE, NONE); rooted];
         let mut child_of: Vec<(u32, u32)> = Vec::new();
         for (n, &p) in parent.iter().enumerate() {
             let n = n as u32;
@@ -278,6 +289,44 @@ impl Sieve {
         self.members[node.best as usize].rank
     }
 
+    /// Settles the children of a node placed at `t`: each whose best rule could beat `floor` is
+    /// placed at its segment's rightmost occurrence when that ends by `t`, or deferred to the
+    /// sweep when it ends later. The hot loop of a hostile file (tens of thousands of children
+    /// under one node), so it reads each child's node and occurrence once.
+    #[inline]
+    fn enter(&self, children: &[u32], t: usize, floor: u64, scratch: &mut Scratch) {
+        let generation = scratch.generation;
+        let (mut deferred, mut latest_of_all) = (0, 0);
+        for &c in children {
+            touch();
+            let child = self.nodes[c as usize];
+            // With no match yet (a floor of 0) a rank prunes next to nothing: its best is not
+            // read (`offer` weighs every member's own).
+            if floor > 0 && self.best_rank(child) <= floor {
+                continue;
+            }
+            let s = child.segment;
+            let (stamp, at) = scratch.occurs[s as usize];
+            // A segment that does not occur ends its branch.
+            if stamp != generation {
+                continue;
+            }
+            let seg_len = self.segment_len(s);
+            if at as usize + seg_len <= t {
+                scratch.stack.push((c, at));
+            } else if let Some(latest) = t.checked_sub(seg_len) {
+                // Its rightmost occurrence ends too late: the sweep finds the latest one that
+                // ends in time, if any.
+                scratch.defer(c, s, latest as u32);
+                deferred += 1;
+                latest_of_all = latest_of_all.max(latest);
+            }
+        }
+        if deferred > 0 {
+            scratch.deferred_up_to(deferred, latest_of_all);
+        }
+    }
+
     /// The best member above rank `floor` that matches `path`, among the runs `chain` (those on
     /// the path's chain, ascending).
     pub(crate) fn best(&self, path: &[u8], chain: &[u32], floor: u64) -> Option<Member> {
@@ -303,17 +352,18 @@ impl Sieve {
         }
         let segments = self.offsets.len() - 1;
         SCRATCH.with_borrow_mut(|scratch| {
-            self.automaton.rightmost(path, segments, scratch);
-            scratch.start_sweep(path.len());
+            self.automaton
+                .rightmost(path, segments, self.roots.len(), scratch);
+            scratch.start_sweep(path.len(), segments);
             let len = path.len();
             for k in 0..scratch.seen.len() {
                 let s = scratch.seen[k];
                 let (unanchored, anchored) = self.roots[s as usize];
-                let start = scratch.last[s as usize] as usize;
+                let start = scratch.occurs[s as usize].1;
                 if unanchored != NONE {
                     scratch.stack.push((unanchored, start));
                 }
-                if anchored != NONE && start + self.segment_len(s) == len {
+                if anchored != NONE && start as usize + self.segment_len(s) == len {
                     scratch.stack.push((anchored, start));
                 }
             }
@@ -324,35 +374,16 @@ impl Sieve {
                     if self.best_rank(node) <= floor {
                         continue;
                     }
+                    let t = t as usize;
                     for m in &self.members[node.members as usize..next.members as usize] {
                         if offer(m, t, &mut floor) {
                             break;
                         }
                     }
-                    for &c in &self.children[node.children as usize..next.children as usize] {
-                        touch();
-                        let child = self.nodes[c as usize];
-                        if self.best_rank(child) <= floor {
-                            continue;
-                        }
-                        let s = child.segment as usize;
-                        // A segment that does not occur ends its branch.
-                        if scratch.stamp[s] != scratch.generation {
-                            continue;
-                        }
-                        let seg_len = self.segment_len(child.segment);
-                        let at = scratch.last[s] as usize;
-                        if at + seg_len <= t {
-                            scratch.stack.push((c, at));
-                        } else if let Some(latest) = t.checked_sub(seg_len) {
-                            // Its rightmost occurrence ends too late: the sweep finds the
-                            // latest one that ends in time, if any.
-                            scratch.defer(c, latest, segments);
-                        }
-                    }
+                    let children = &self.children[node.children as usize..next.children as usize];
+                    self.enter(children, t, floor, scratch);
                 }
-                let segment_of = |n: u32| self.nodes[n as usize].segment;
-                if !scratch.advance(path, &self.automaton, segment_of, |s| self.segment(s)) {
+                if !scratch.advance(path, &self.automaton, |s| self.segment(s)) {
                     break;
                 }
             }
@@ -367,24 +398,28 @@ impl Sieve {
 #[derive(Default)]
 struct Scratch {
     generation: u32,
-    stamp: Vec<u32>,
-    last: Vec<u32>,
-    /// Segments found by this pass.
+    /// By segment: the generation of the pass that last found it, and the start of its
+    /// rightmost occurrence in that pass (together, since the hot loop reads both).
+    occurs: Vec<(u32, u32)>,
+    /// Segments found by this pass that end a tail (see `Sieve::roots`).
     seen: Vec<u32>,
     /// Trie nodes placed and not yet looked at, with the start of their segment.
-    stack: Vec<(u32, usize)>,
+    stack: Vec<(u32, u32)>,
     /// By path position: the state of the longest segment that starts there, or NONE.
     longest: Vec<u32>,
-    /// The sweep (`sweep.rs`): by position, the first deferred entry to arm there; entries are
-    /// (node, next entry) lists, first in a position's bucket, then on their segment's wait list.
+    /// The sweep (`sweep.rs`): by position, the first entry set aside to wait again from there;
+    /// entries are lists of deferred nodes, on their segment's wait list or in a position's
+    /// bucket.
     bucket: Vec<u32>,
     buckets_ready: bool,
-    entries: Vec<(u32, u32)>,
+    entries: Vec<Entry>,
     /// By segment: its first waiting entry, or NONE; and the epoch it was last walked in.
     waiting: Vec<u32>,
     walked: Vec<u32>,
     /// Segments that began to wait in this check, to leave none waiting for the next.
     armed: Vec<u32>,
+    /// Whether a segment began to wait since the sweep's last walk.
+    began_waiting: bool,
     /// By segment: the start of its rightmost occurrence at or before a position the sweep
     /// searched from (NONE for none), valid in the check whose generation is `found_in`.
     found: Vec<u32>,
@@ -398,6 +433,18 @@ struct Scratch {
     /// The next position the sweep looks at, and the path's length.
     cursor: usize,
     path_len: usize,
+}
+
+/// A deferred node on a list of the sweep: its segment's wait list, or its position's bucket
+/// when its segment turned up too early.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    node: u32,
+    /// The node's segment, kept here so that arming it does not read the trie.
+    segment: u32,
+    /// The latest start it may take.
+    latest: u32,
+    next: u32,
 }
 
 thread_local! {

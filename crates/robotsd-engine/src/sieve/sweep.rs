@@ -7,20 +7,22 @@
 //! node, costs the path's length each time, and a hostile file holds thousands of such nodes
 //! (`allow:/*S*z` with every `S` after the path's only `z`: 50 ms a check). Instead such a node
 //! is deferred to the latest start it allows, and one sweep from the end of the path to its start
-//! places them all: at each position, a deferred node becomes *waiting* on its segment, and the
+//! places them all: a deferred node is *waiting* on its segment, and at each position the
 //! segments that start there (the longest one's output chain, recorded by the pass) place every
-//! node waiting on them. Since a placed node's children start earlier still, the sweep never
-//! turns back.
+//! node waiting on them that may start there. One that may not (its segment turned up before its
+//! latest start) is set aside to wait again from that start, where every later find is in time:
+//! so a node costs at most three steps, and one whose segment never turns up (most of a hostile
+//! file's) one. Since a placed node's children start earlier still, the sweep never turns back.
 //!
 //! A chain is walked from its longest segment down, and stops at a segment already walked since
 //! the last time a segment began to wait: that segment's shorter ones were walked with it, and
 //! none of them can have begun to wait since. So the sweep costs the path's length, plus the
 //! deferred nodes, plus for each position where a segment began to wait at most one chain (the
 //! number of nested segments, each a prefix of the next, bounded by the file's size): see
-//! `docs/engine.md`, "The worst case of a check".
+//! `docs/behaviour.md`, "The cost of a check, whatever the file".
 
 use super::automaton::Automaton;
-use super::{NONE, Scratch};
+use super::{Entry, NONE, Scratch};
 
 /// Up to this many segments waiting, each is searched for directly rather than the chains of
 /// every position walked.
@@ -43,8 +45,16 @@ fn few() -> usize {
 }
 
 impl Scratch {
-    /// Gets ready for a check's sweep over a path of `len` bytes.
-    pub(super) fn start_sweep(&mut self, len: usize) {
+    /// Gets ready for a check's sweep over a path of `len` bytes, in a sieve of `segments`
+    /// segments.
+    pub(super) fn start_sweep(&mut self, len: usize, segments: usize) {
+        // Sized here once rather than on each deferral: every list below is by segment.
+        if self.waiting.len() < segments {
+            self.waiting.resize(segments, NONE);
+            self.walked.resize(segments, 0);
+            self.found.resize(segments, NONE);
+            self.found_in.resize(segments, 0);
+        }
         self.entries.clear();
         self.deferred = 0;
         self.waits = 0;
@@ -57,6 +67,7 @@ impl Scratch {
             2 * len + 64
         };
         self.armed.clear();
+        self.began_waiting = false;
         self.begin_epoch();
     }
 
@@ -68,27 +79,52 @@ impl Scratch {
         }
     }
 
-    /// Defers `node` (on `segment`'s occurrences) to start at `latest` or earlier.
-    pub(super) fn defer(&mut self, node: u32, latest: usize, segments: usize) {
-        if self.waiting.len() < segments {
-            self.waiting.resize(segments, NONE);
-            self.walked.resize(segments, 0);
-            self.found.resize(segments, NONE);
-            self.found_in.resize(segments, 0);
-        }
-        if !self.buckets_ready {
-            // First deferral of this check: the buckets of every position start empty.
-            self.bucket.clear();
-            self.bucket.resize(self.path_len + 1, NONE);
-            self.buckets_ready = true;
-            self.cursor = latest;
-        }
-        let at = latest.min(self.path_len);
+    /// Defers `node` (on `segment`'s occurrences) to start at `latest` (before the path's
+    /// end) or earlier. It waits on its segment at once, rather than from its position on: most
+    /// deferred nodes of a hostile file are never placed, and this way cost one step each. One
+    /// whose segment turns up before its position is set aside there ([`Scratch::place`]),
+    /// once. The caller counts it ([`Scratch::deferred_up_to`]).
+    #[inline]
+    pub(super) fn defer(&mut self, node: u32, segment: u32, latest: u32) {
         let entry = u32::try_from(self.entries.len()).unwrap_or(NONE);
-        self.entries.push((node, self.bucket[at]));
-        self.bucket[at] = entry;
-        self.deferred += 1;
-        self.cursor = self.cursor.max(at);
+        let next = self.wait(segment as usize, entry);
+        self.entries.push(Entry {
+            node,
+            segment,
+            latest,
+            next,
+        });
+    }
+
+    /// Counts `count` nodes deferred, the latest of them to `latest`: once for a node's
+    /// children, out of their loop.
+    #[inline]
+    pub(super) fn deferred_up_to(&mut self, count: usize, latest: usize) {
+        self.deferred += count;
+        self.cursor = self.cursor.max(latest.min(self.path_len));
+    }
+
+    /// Puts `entry` first on `s`'s wait list, and returns the one it goes before.
+    #[inline]
+    fn wait(&mut self, s: usize, entry: u32) -> u32 {
+        let waiting = std::mem::replace(&mut self.waiting[s], entry);
+        if waiting == NONE {
+            self.armed.push(s as u32);
+            self.waits += 1;
+            // A walk that stopped short of this segment must not stop there again: the next
+            // walk begins an epoch.
+            self.began_waiting = true;
+        }
+        waiting
+    }
+
+    /// First node set aside in this check: the buckets of every position start empty. Not
+    /// before, since most checks set none aside and the buckets are as long as the path.
+    #[cold]
+    fn ready_buckets(&mut self) {
+        self.bucket.clear();
+        self.bucket.resize(self.path_len + 1, NONE);
+        self.buckets_ready = true;
     }
 
     /// Moves the sweep to the next position with deferred nodes, arms them, and puts every
@@ -97,29 +133,27 @@ impl Scratch {
         &mut self,
         path: &[u8],
         automaton: &Automaton,
-        segment_of_node: impl Fn(u32) -> u32,
         segment: impl Fn(u32) -> &'a [u8],
     ) -> bool {
         while self.deferred > 0 {
             let i = self.next_position(path, &segment);
-            // Arm the nodes deferred to this position: they wait on their segments from here.
-            let mut entry = std::mem::replace(&mut self.bucket[i], NONE);
+            // The nodes set aside for this position wait on their segments again from here.
+            let mut entry = if self.buckets_ready {
+                std::mem::replace(&mut self.bucket[i], NONE)
+            } else {
+                NONE
+            };
             while entry != NONE {
-                let (node, next) = self.entries[entry as usize];
-                let s = segment_of_node(node) as usize;
-                if self.waiting[s] == NONE {
-                    self.armed.push(s as u32);
-                    self.waits += 1;
-                    // A walk that stopped short of this segment must not stop there again.
-                    self.begin_epoch();
-                }
-                self.entries[entry as usize] = (node, self.waiting[s]);
-                self.waiting[s] = entry;
+                let Entry { segment, next, .. } = self.entries[entry as usize];
+                self.entries[entry as usize].next = self.wait(segment as usize, entry);
                 entry = next;
                 super::touch();
             }
             let mut placed = false;
             if self.waits > 0 {
+                if std::mem::take(&mut self.began_waiting) {
+                    self.begin_epoch();
+                }
                 let mut state = self.longest.get(i).copied().unwrap_or(NONE);
                 while state != NONE {
                     super::touch();
@@ -145,21 +179,37 @@ impl Scratch {
         false
     }
 
-    /// Puts the nodes waiting on segment `s` on the stack, starting at `i`; whether there were
-    /// any.
+    /// Puts the nodes waiting on segment `s` that may start at `i` on the stack, starting
+    /// there, and sets the others aside for their own position (a node is set aside at most
+    /// once: it waits again only from there, where every start the sweep meets is early
+    /// enough); whether any was placed.
     fn place(&mut self, s: usize, i: usize) -> bool {
         let mut entry = std::mem::replace(&mut self.waiting[s], NONE);
         if entry == NONE {
             return false;
         }
         self.waits -= 1;
+        let mut placed = false;
+        let start = u32::try_from(i).unwrap_or(NONE);
         while entry != NONE {
-            let (node, next) = self.entries[entry as usize];
-            self.stack.push((node, i));
-            self.deferred -= 1;
+            let Entry {
+                node, latest, next, ..
+            } = self.entries[entry as usize];
+            if latest >= start {
+                self.stack.push((node, start));
+                self.deferred -= 1;
+                placed = true;
+            } else {
+                if !self.buckets_ready {
+                    self.ready_buckets();
+                }
+                let bucket = &mut self.bucket[latest as usize];
+                self.entries[entry as usize].next = *bucket;
+                *bucket = entry;
+            }
             entry = next;
         }
-        true
+        placed
     }
 
     /// The next position the sweep must look at, from its cursor down: the next with deferred
@@ -198,7 +248,7 @@ impl Scratch {
                     let mut entry = std::mem::replace(&mut self.waiting[s], NONE);
                     self.waits -= 1;
                     while entry != NONE {
-                        entry = self.entries[entry as usize].1;
+                        entry = self.entries[entry as usize].next;
                         self.deferred -= 1;
                     }
                     self.armed.swap_remove(k);
@@ -211,6 +261,9 @@ impl Scratch {
         // The next bucket with nodes to arm, down to the target.
         let floor = target.unwrap_or(0);
         let mut i = from;
+        if !self.buckets_ready {
+            return floor;
+        }
         while i > floor && self.bucket[i] == NONE {
             i -= 1;
         }
