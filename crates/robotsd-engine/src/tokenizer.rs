@@ -80,13 +80,19 @@ pub(crate) fn is_space(b: u8) -> bool {
 }
 
 #[inline]
-fn trim(mut s: &[u8]) -> &[u8] {
+fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s {
         if !is_space(*first) {
             break;
         }
         s = rest;
     }
+    s
+}
+
+#[inline]
+fn trim(s: &[u8]) -> &[u8] {
+    let mut s = trim_start(s);
     while let [rest @ .., last] = s {
         if !is_space(*last) {
             break;
@@ -193,7 +199,8 @@ fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a
         return Some(KeyValue {
             kind,
             key: &line[..key_len],
-            value: trim(&line[key_len + 1..]),
+            // The line is trimmed, so the value ends with a non-space (or is empty).
+            value: trim_start(&line[key_len + 1..]),
         });
     }
     split_any_key(line, meta)
