@@ -27,7 +27,7 @@ use super::diagnostics::{
 use super::escape::{escape_into, needs_escaping};
 use super::index::{PatternBytes, Plan, RuleIndex, ScansLeft, SieveCharge};
 use super::pattern;
-use super::scratch::{self, Scratch, fx_hash};
+use super::scratch::{self, Scratch};
 use super::tokenizer::{KeyKind, Line, for_each_line};
 use super::usage::lines::{UsageBuilder, UsageTables};
 use super::usage::terms::UsageSource;
@@ -269,7 +269,7 @@ impl Builder {
             self.s.arena.extend_from_slice(written);
             (start, pattern_len)
         } else {
-            (self.intern_pattern(written), written.len())
+            (self.intern_pattern(written, scan.hash), written.len())
         };
         let prefix_len = if differs {
             pattern::split(&self.s.arena[start as usize..start as usize + pattern_len]).0
@@ -294,11 +294,12 @@ impl Builder {
     }
 
     /// Stores a pattern once per file: sites repeat the same rules for many crawlers, and a
-    /// tenth of all pattern bytes in the corpus are such repeats. Keyed by a hash; a collision
+    /// tenth of all pattern bytes in the corpus are such repeats. Keyed by its hash (from the
+    /// value's scan, which reads the same words); a collision
     /// merely stores the pattern again.
-    fn intern_pattern(&mut self, pattern: &[u8]) -> u32 {
+    fn intern_pattern(&mut self, pattern: &[u8], hash: u64) -> u32 {
         let end = to_u32(self.s.arena.len());
-        let start = self.s.patterns.get_or_insert(fx_hash(pattern), end);
+        let start = self.s.patterns.get_or_insert(hash, end);
         let range = start as usize..start as usize + pattern.len();
         if start != end && self.s.arena.get(range) == Some(pattern) {
             return start;

@@ -1,6 +1,8 @@
 //! One pass over a rule value at parse time: what normalisation may change, whether the RFC 9309
 //! form may differ, and where the wildcard starts.
 
+use crate::scratch::fx_step;
+
 /// What [`scan_value`] learns of a rule value in one pass.
 pub(super) struct ValueScan {
     /// A `%` or a byte ≥ 0x80: normalisation may change the value.
@@ -9,6 +11,8 @@ pub(super) struct ValueScan {
     /// form differ from Google's (`percent::pattern_rewritten` decides on the few that have one).
     pub(super) dollar_or_query: bool,
     pub(super) first_star: Option<usize>,
+    /// The value's hash, for finding repeated patterns ([`fx_step`]).
+    pub(super) hash: u64,
 }
 
 /// Scans a rule value eight bytes at a time (bit tricks on a `u64`): values are short, and a
@@ -26,6 +30,7 @@ pub(super) fn scan_value(value: &[u8]) -> ValueScan {
     // word is read without a copy. Both paid for the `$`/`?` question (the typical file's
     // parse took 1 % fewer instructions than before it, not 9 % more).
     let (mut escaped, mut special) = (0, 0);
+    let mut hash = value.len() as u64;
     let mut at = 0;
     while at < value.len() {
         let chunk = &value[at..value.len().min(at + 8)];
@@ -37,6 +42,7 @@ pub(super) fn scan_value(value: &[u8]) -> ValueScan {
                 u64::from_le_bytes(bytes)
             }
         };
+        hash = fx_step(hash, word);
         escaped |= (word & HIGH) | equal(word, b'%');
         special |= equal(word, b'$') | equal(word, b'?');
         if first_star.is_none() {
@@ -52,5 +58,6 @@ pub(super) fn scan_value(value: &[u8]) -> ValueScan {
         maybe_escaped: escaped != 0,
         dollar_or_query: special != 0,
         first_star,
+        hash,
     }
 }
