@@ -102,6 +102,28 @@ fn trim(s: &[u8]) -> &[u8] {
     s
 }
 
+/// The last `n` bytes of `value` as a zero-padded little-endian word, where `n` is 1 to 7 and,
+/// for a value shorter than a word, its length. Read without the call to `memcpy` that a copy of
+/// a variable length into a buffer compiles to, which cost more than the rest of the scan of a
+/// short value.
+#[inline]
+pub(crate) fn tail_word(value: &[u8], n: usize) -> u64 {
+    if let Some(last) = value.last_chunk::<8>() {
+        return u64::from_le_bytes(*last) >> (8 * (8 - n));
+    }
+    // Shorter than a word: two overlapping reads of half a word or less.
+    let shift = |size: usize| 8 * (value.len() - size);
+    if let (Some(a), Some(b)) = (value.first_chunk::<4>(), value.last_chunk::<4>()) {
+        let (a, b) = (u32::from_le_bytes(*a), u32::from_le_bytes(*b));
+        return u64::from(a) | u64::from(b) << shift(4);
+    }
+    if let (Some(a), Some(b)) = (value.first_chunk::<2>(), value.last_chunk::<2>()) {
+        let (a, b) = (u16::from_le_bytes(*a), u16::from_le_bytes(*b));
+        return u64::from(a) | u64::from(b) << shift(2);
+    }
+    value.first().map_or(0, |&b| u64::from(b))
+}
+
 /// Classifies a key as the reference does, returning the kind and whether it was an accepted typo.
 pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     // The first eight bytes, lower-cased by setting bit 5 of every byte. That also maps other
@@ -155,11 +177,7 @@ fn common_key(line: &[u8]) -> Option<(KeyKind, usize)> {
     const LOWER: u64 = 0x2020_2020_2020_2020;
     let word = match line.first_chunk::<8>() {
         Some(bytes) => u64::from_le_bytes(*bytes),
-        None => {
-            let mut bytes = [0u8; 8];
-            bytes[..line.len()].copy_from_slice(line);
-            u64::from_le_bytes(bytes)
-        }
+        None => tail_word(line, line.len()),
     };
     let lower = word | LOWER;
     let key = |lit: &[u8; 8]| u64::from_le_bytes(*lit);
@@ -428,6 +446,21 @@ mod tests {
                     k[pos] = original.to_ascii_uppercase();
                 }
                 assert_eq!(classify_key(&k), naive_classify(&k), "{k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tail_word_is_the_last_bytes_zero_padded() {
+        let bytes: Vec<u8> = (1..=20).collect();
+        for len in 0..=bytes.len() {
+            let value = &bytes[..len];
+            for n in 1..=len.min(7) {
+                let mut word = [0u8; 8];
+                word[..n].copy_from_slice(&value[len - n..]);
+                if len >= 8 || n == len {
+                    assert_eq!(tail_word(value, n), u64::from_le_bytes(word), "{len} {n}");
+                }
             }
         }
     }
