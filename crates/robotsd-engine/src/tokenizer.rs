@@ -76,7 +76,9 @@ pub struct Line<'a> {
 /// includes vertical tab).
 #[inline]
 pub(crate) fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+    // One comparison for the usual byte, above the space.
+    const SPACES: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << 0x0B | 1 << 0x0C | 1 << b'\r';
+    b <= b' ' && SPACES & 1 << b != 0
 }
 
 #[inline]
@@ -405,6 +407,14 @@ mod tests {
             l[0].directive.unwrap().value.len(),
             MAX_LINE_BYTES - "disallow: ".len()
         );
+    }
+
+    #[test]
+    fn spaces_are_absl_s() {
+        for b in 0..=255u8 {
+            let absl = matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+            assert_eq!(is_space(b), absl, "{b}");
+        }
     }
 
     #[test]
