@@ -346,14 +346,16 @@ impl Builder {
                 .then(a.2.cmp(&b.2))
         });
 
+        // Sized for the usual file, where each named agent and `*` has a set of one group of its
+        // own: growing these cost more than the rest of the interning.
         let mut interner = SetInterner {
-            set_groups: Vec::new(),
-            sets: Vec::new(),
+            set_groups: Vec::with_capacity(named.len() + 1),
+            sets: Vec::with_capacity(named.len() + 1),
             single: vec![u32::MAX; self.s.groups.len()],
             multi: HashMap::new(),
         };
         let global_set = (!global_groups.is_empty()).then(|| interner.intern(&global_groups));
-        let mut agent_keys = Vec::new();
+        let mut agent_keys = Vec::with_capacity(named.len());
         let mut run_groups: Vec<u32> = Vec::new();
         let mut i = 0;
         while i < named.len() {
