@@ -31,23 +31,16 @@ pub(crate) struct Scratch {
     pub(crate) patterns: PatternTable,
 }
 
-/// Hashes a pattern in one multiply per eight bytes (the Fx scheme); good enough to find
-/// repeated patterns within one file, and collisions are checked.
-// `#[inline]`: called per rule from the parser in another module, which release builds compile
-// in another codegen unit; without it, moving these here cost 2 % of the parse.
+/// One step of the Fx hash: folds eight bytes into `hash` with one multiply. A pattern's hash
+/// (`robots_txt::values::scan_value`) is its length folded with each of its words, the last one
+/// zero-padded: good enough to find repeated patterns within one file, and collisions are
+/// checked.
+// `#[inline]`: called per word of each rule from the parser in another module, which release
+// builds compile in another codegen unit.
 #[inline]
-pub(crate) fn fx_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn fx_step(hash: u64, word: u64) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut hash = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
-    }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    (hash.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K)
+    (hash.rotate_left(5) ^ word).wrapping_mul(K)
 }
 
 /// An open-addressing table from pattern hash to arena offset, for sharing repeated patterns.
@@ -75,7 +68,7 @@ impl PatternTable {
 
     #[inline]
     fn home(&self, hash: u64) -> usize {
-        // The high half: `fx_hash` ends with a multiply, which mixes into the high bits.
+        // The high half: `fx_step` ends with a multiply, which mixes into the high bits.
         (hash >> 32) as usize & (self.slots.len() - 1)
     }
 

@@ -76,17 +76,25 @@ pub struct Line<'a> {
 /// includes vertical tab).
 #[inline]
 pub(crate) fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+    // One comparison for the usual byte, above the space.
+    const SPACES: u64 = 1 << b' ' | 1 << b'\t' | 1 << b'\n' | 1 << 0x0B | 1 << 0x0C | 1 << b'\r';
+    b <= b' ' && SPACES & 1 << b != 0
 }
 
 #[inline]
-fn trim(mut s: &[u8]) -> &[u8] {
+fn trim_start(mut s: &[u8]) -> &[u8] {
     while let [first, rest @ ..] = s {
         if !is_space(*first) {
             break;
         }
         s = rest;
     }
+    s
+}
+
+#[inline]
+fn trim(s: &[u8]) -> &[u8] {
+    let mut s = trim_start(s);
     while let [rest @ .., last] = s {
         if !is_space(*last) {
             break;
@@ -94,6 +102,28 @@ fn trim(mut s: &[u8]) -> &[u8] {
         s = rest;
     }
     s
+}
+
+/// The last `n` bytes of `value` as a zero-padded little-endian word, where `n` is 1 to 7 and,
+/// for a value shorter than a word, its length. Read without the call to `memcpy` that a copy of
+/// a variable length into a buffer compiles to, which cost more than the rest of the scan of a
+/// short value.
+#[inline]
+pub(crate) fn tail_word(value: &[u8], n: usize) -> u64 {
+    if let Some(last) = value.last_chunk::<8>() {
+        return u64::from_le_bytes(*last) >> (8 * (8 - n));
+    }
+    // Shorter than a word: two overlapping reads of half a word or less.
+    let shift = |size: usize| 8 * (value.len() - size);
+    if let (Some(a), Some(b)) = (value.first_chunk::<4>(), value.last_chunk::<4>()) {
+        let (a, b) = (u32::from_le_bytes(*a), u32::from_le_bytes(*b));
+        return u64::from(a) | u64::from(b) << shift(4);
+    }
+    if let (Some(a), Some(b)) = (value.first_chunk::<2>(), value.last_chunk::<2>()) {
+        let (a, b) = (u16::from_le_bytes(*a), u16::from_le_bytes(*b));
+        return u64::from(a) | u64::from(b) << shift(2);
+    }
+    value.first().map_or(0, |&b| u64::from(b))
 }
 
 /// Classifies a key as the reference does, returning the kind and whether it was an accepted typo.
@@ -138,6 +168,40 @@ pub fn classify_key(key: &[u8]) -> (KeyKind, bool) {
     }
 }
 
+/// The four keys as usually written (any case, no typo) and followed at once by the colon: their
+/// kind and length. Nine lines in ten are one of these, and recognising them from the first
+/// word skips the search for the colon and [`classify_key`]'s prefix tests; any other line
+/// takes the general path, which finds the same key and value for these.
+#[inline]
+fn common_key(line: &[u8]) -> Option<(KeyKind, usize)> {
+    // Lower-casing by setting bit 5 maps only NUL and CR, which a line's content cannot hold,
+    // onto the letters and dash of these keys (see `classify_key`); the colon is compared as is.
+    const LOWER: u64 = 0x2020_2020_2020_2020;
+    let word = match line.first_chunk::<8>() {
+        Some(bytes) => u64::from_le_bytes(*bytes),
+        None => tail_word(line, line.len()),
+    };
+    let lower = word | LOWER;
+    let key = |lit: &[u8; 8]| u64::from_le_bytes(*lit);
+    if lower == key(b"disallow") {
+        return (line.get(8) == Some(&b':')).then_some((KeyKind::Disallow, 8));
+    }
+    if lower == key(b"user-age") {
+        let tail = line.get(8..11)?;
+        return (tail[2] == b':' && tail[..2].eq_ignore_ascii_case(b"nt"))
+            .then_some((KeyKind::UserAgent, 10));
+    }
+    // Six bytes: five letters lower-cased, then the colon as is.
+    const SIX: u64 = 0xFFFF_FFFF_FFFF;
+    if (word | 0x20_2020_2020) & SIX == key(b"allow:\0\0") {
+        return Some((KeyKind::Allow, 5));
+    }
+    if word | 0x0020_2020_2020_2020 == key(b"sitemap:") {
+        return Some((KeyKind::Sitemap, 7));
+    }
+    None
+}
+
 /// Splits one line's content (already cut at the length limit, at a NUL and at a comment) into
 /// key and value.
 fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a>> {
@@ -150,6 +214,20 @@ fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a
         }
         return None;
     }
+    if let Some((kind, key_len)) = common_key(line) {
+        meta.has_directive = true;
+        return Some(KeyValue {
+            kind,
+            key: &line[..key_len],
+            // The line is trimmed, so the value ends with a non-space (or is empty).
+            value: trim_start(&line[key_len + 1..]),
+        });
+    }
+    split_any_key(line, meta)
+}
+
+/// [`split_line`] for a trimmed, non-empty line, whatever its key.
+fn split_any_key<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a>> {
     let sep = match memchr::memchr(b':', line) {
         Some(colon) => colon,
         None => {
@@ -177,6 +255,32 @@ fn split_line<'a>(line: &'a [u8], meta: &mut LineMetadata) -> Option<KeyValue<'a
     let (kind, typo) = classify_key(key);
     meta.is_acceptable_typo = typo;
     Some(KeyValue { kind, key, value })
+}
+
+/// The search for the next `\n`, `\r` or `#`, set up once per body. `memchr::memchr3` sets up
+/// its vectors of the three bytes on every call, which on the short lines of robots.txt files
+/// cost as much as the search itself.
+struct Stops {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::Three>,
+}
+
+impl Stops {
+    fn new() -> Stops {
+        Stops {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::Three::new(b'\n', b'\r', b'#'),
+        }
+    }
+
+    #[inline]
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = &self.avx2 {
+            return avx2.find(haystack);
+        }
+        memchr::memchr3(b'\n', b'\r', b'#', haystack)
+    }
 }
 
 /// Calls `f` for every line of `body`, in order, as the reference's parser would see it.
@@ -217,7 +321,8 @@ pub fn for_each_line<'a>(body: &'a [u8], mut f: impl FnMut(Line<'a>)) {
     };
     // One scan finds both the line end and a comment, which most lines of real files have or
     // are; short lines make the number of scans, not their length, the cost.
-    while let Some(stop) = memchr::memchr3(b'\n', b'\r', b'#', rest) {
+    let stops = Stops::new();
+    while let Some(stop) = stops.find(rest) {
         let (end, hash) = if rest[stop] == b'#' {
             match memchr::memchr2(b'\n', b'\r', &rest[stop..]) {
                 Some(end) => (stop + end, Some(stop)),
@@ -305,6 +410,14 @@ mod tests {
     }
 
     #[test]
+    fn spaces_are_absl_s() {
+        for b in 0..=255u8 {
+            let absl = matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r');
+            assert_eq!(is_space(b), absl, "{b}");
+        }
+    }
+
+    #[test]
     fn vertical_tab_is_whitespace() {
         let l = lines(b"\x0bdisallow:\x0b/a\x0b");
         assert_eq!(l[0].directive.unwrap().value, b"/a");
@@ -370,6 +483,66 @@ mod tests {
                     k[pos] = original.to_ascii_uppercase();
                 }
                 assert_eq!(classify_key(&k), naive_classify(&k), "{k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn tail_word_is_the_last_bytes_zero_padded() {
+        let bytes: Vec<u8> = (1..=20).collect();
+        for len in 0..=bytes.len() {
+            let value = &bytes[..len];
+            for n in 1..=len.min(7) {
+                let mut word = [0u8; 8];
+                word[..n].copy_from_slice(&value[len - n..]);
+                if len >= 8 || n == len {
+                    assert_eq!(tail_word(value, n), u64::from_le_bytes(word), "{len} {n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn common_keys_split_as_any_key_does() {
+        let keys: [&[u8]; 8] = [
+            b"disallow",
+            b"user-agent",
+            b"allow",
+            b"sitemap",
+            b"disallowed",
+            b"user-agents",
+            b"allo",
+            b"sitemaps",
+        ];
+        let tails: [&[u8]; 9] = [
+            b"", b":", b": /a", b":/a b", b" : /a", b" /a", b":: x", b"x: y", b"\x0b:",
+        ];
+        for key in keys {
+            for tail in tails {
+                let mut line: Vec<u8> = key.iter().chain(tail).copied().collect();
+                for pos in 0..key.len() + 1 {
+                    for b in [b'-', b' ', b':', 0x0D, 0x00, b'A', 0xC1, b'm', b'G', b'N'] {
+                        let original = line.get(pos).copied();
+                        if let Some(slot) = line.get_mut(pos) {
+                            *slot = b;
+                        }
+                        let trimmed = trim(&line);
+                        if !trimmed.is_empty() && !trimmed.contains(&0) && !trimmed.contains(&0x0D)
+                        {
+                            let (mut fast, mut slow) =
+                                (LineMetadata::default(), LineMetadata::default());
+                            assert_eq!(
+                                split_line(trimmed, &mut fast),
+                                split_any_key(trimmed, &mut slow),
+                                "{line:?}"
+                            );
+                            assert_eq!(fast, slow, "{line:?}");
+                        }
+                        if let (Some(slot), Some(o)) = (line.get_mut(pos), original) {
+                            *slot = o.to_ascii_uppercase();
+                        }
+                    }
+                }
             }
         }
     }

@@ -53,9 +53,12 @@ impl Builder {
     /// says whether the written value holds what could make it differ (`%`, `$`, `?` or a byte
     /// ≥ 0x80): a cheap test from the parse's scan, so that the exact one runs on few rules.
     pub(super) fn keep_rfc_form(&mut self, maybe: bool) {
+        if !maybe {
+            return;
+        }
         let id = self.s.rules.len() - 1;
         let rule = self.s.rules[id];
-        if !maybe || !pattern_rewritten(rule.pattern(&self.s.arena)) {
+        if !pattern_rewritten(rule.pattern(&self.s.arena)) {
             return;
         }
         let (form, priority) = rfc_pattern(rule.pattern(&self.s.arena));
