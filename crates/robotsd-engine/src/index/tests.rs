@@ -350,3 +350,39 @@ fn segments_that_occur_only_too_late_are_placed_by_one_sweep() {
     assert_eq!(Some(piece.len()), longest);
     assert!(spent <= 3 * path.len() as u64, "{spent}");
 }
+
+/// Whether any set of `robots` has built its index.
+fn any_index_built(robots: &RobotsTxt) -> bool {
+    robots.sets.iter().any(|s| s.index.get().is_some())
+}
+
+#[test]
+fn a_large_set_of_literal_rules_is_tried_rule_by_rule_before_its_index_is_built() {
+    // docs.oracle.com's shape (issue 58): thousands of distinct `disallow` prefixes, more than
+    // 64 KiB of them, built on the first check when only 64 KiB were tried rule by rule.
+    let robots = filled(|n| format!("disallow:/javase/8/docs/api/{n}/\n"));
+    let path = "/javase/8/docs/api/123/x";
+    let (_, first) = matched(&robots, path);
+    assert!(first.is_some());
+    for _ in 1..super::SCAN_CHECKS {
+        assert_eq!(matched(&robots, path).1, first);
+    }
+    assert!(!any_index_built(&robots));
+    assert_eq!(matched(&robots, path).1, first);
+    assert!(any_index_built(&robots));
+
+    // Equal rules tried one by one: only the first is a candidate, the rest cannot beat it.
+    let mut body = String::from("user-agent: *\n");
+    body.push_str(&"disallow:/x\n".repeat(30_000));
+    let robots = RobotsTxt::parse(body.as_bytes());
+    assert_eq!(matched(&robots, "/xy"), (1, Some((Directive::Disallow, 2))));
+    assert!(!any_index_built(&robots));
+
+    // An `allow` costs a check tried so about four entries: 8,190 `allow:/index.html` are
+    // indexed on their first check.
+    let mut body = String::from("user-agent: *\n");
+    body.push_str(&"allow:/index.html\n".repeat(8_190));
+    let robots = RobotsTxt::parse(body.as_bytes());
+    assert_eq!(matched(&robots, "/").1, Some((Directive::Allow, 2)));
+    assert!(any_index_built(&robots));
+}
