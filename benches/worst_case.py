@@ -107,6 +107,17 @@ def anchored(p: dict) -> tuple[str, str]:
     return cut_body(lines), "/" + digits
 
 
+def literals(p: dict) -> tuple[str, str]:
+    """Large sets of literal rules, tried rule by rule for their first checks (issue 58): one
+    prefix, or distinct ones, of `length` bytes; `allows` in four of them `allow`."""
+    lines = []
+    for n in range(p["rules"]):
+        kind = "allow" if n % 4 < p["allows"] else "disallow"
+        piece = f"{n:0{p['length']}d}" if p["distinct"] else "x" * p["length"]
+        lines.append(f"{kind}:/{piece}")
+    return cut_body(lines), "/" + "x" * (PATH_LIMIT - 1)
+
+
 SHAPES = {
     "late_segments": (
         late_segments,
@@ -126,6 +137,11 @@ SHAPES = {
         {"seg": 1, "stars": 8_000, "fail": 1, "rules": 1},
         {"seg": (1, 16), "stars": (1, 60_000), "fail": (0, 1), "rules": (1, 2_000)},
     ),
+    "literals": (
+        literals,
+        {"rules": 32_700, "allows": 0, "length": 1, "distinct": 0},
+        {"rules": (1, 60_000), "allows": (0, 4), "length": (1, 64), "distinct": (0, 1)},
+    ),
     "anchored": (
         anchored,
         {"rules": 18_962, "a": 6, "b": 6, "gap": 3, "alphabet": 10, "seed": 40},
@@ -143,6 +159,7 @@ FOUND = [
     ("stars", {"seg": 1, "stars": 16_000, "fail": 1, "rules": 7}, "rfc9309"),
     ("anchored", {"rules": 18_965, "a": 6, "b": 5, "gap": 4, "alphabet": 10, "seed": 36},
      "rfc9309"),
+    ("literals", {"rules": 6_550, "allows": 4, "length": 10, "distinct": 0}, "rfc9309"),
     ("nested", {"depth": 1_400, "step": 1, "period": 1, "end": "z", "anchored": 0, "tail": 0,
                 "seed": 1}, "rfc9309"),
 ]
