@@ -96,11 +96,13 @@ DNS_ANSWER_BYTES = 1280
 def memory_needed(config):
     """The memory limit robotsd needs with these settings (docs/deploy.md, "Memory"): 32 MiB
     to run, twice --cache-capacity (a full cache levels off there: allocator and map overhead,
-    BENCHMARKS.md), --pace-capacity, the request bodies in flight (--max-body-bytes-in-flight),
+    BENCHMARKS.md) and at least 64 MiB more than it (the fetches and parses in flight, and what
+    the allocator keeps of them, which a small cache does not hide), --pace-capacity, the request bodies in flight (--max-body-bytes-in-flight),
     four times each document cache that is on (an RSL document is charged a quarter to a third
     of what it holds resident), 1,280 bytes for each DNS answer kept (--dns-cache-entries,
     none with --system-resolver), and a quarter more as headroom."""
-    used = (32 * MIB + 2 * size(config.get("cacheCapacity") or "256MiB")
+    cache = size(config.get("cacheCapacity") or "256MiB")
+    used = (32 * MIB + max(2 * cache, cache + 64 * MIB)
             + size(config.get("paceCapacity") or "32MiB")
             + size(config.get("maxBodyBytesInFlight") or "32MiB"))
     if not config.get("systemResolver"):

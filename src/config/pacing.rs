@@ -76,7 +76,7 @@ pub struct PacingArgs {
     #[arg(long, env = "ROBOTSD_PACE_KEY", default_value = "host", value_enum)]
     pub pace_key: PaceKey,
 
-    /// Memory bound of the pacing state this replica holds (about 460 bytes an origin).
+    /// Memory bound of the pacing state this replica holds (about 450 bytes an origin).
     #[arg(long, env = "ROBOTSD_PACE_CAPACITY", default_value = "32MiB")]
     #[arg(value_parser = parse_size, value_name = "BYTES")]
     pub pace_capacity: u64,

@@ -305,13 +305,19 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// The robotsd binary the tests start: the one this test build made, or `ROBOTSD_TEST_BIN`
+/// when it names another (CI measures memory with the release binary, as deployed).
+pub fn robotsd_binary() -> std::ffi::OsString {
+    std::env::var_os("ROBOTSD_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_robotsd").into())
+}
+
 impl Robotsd {
     /// Starts the binary with `args` (plus `--listen`, and `--admin-listen` if `admin`), its
     /// stderr as given, and waits until it answers `/livez`.
     pub async fn start_with(args: &[&str], admin: bool, stderr: std::process::Stdio) -> Robotsd {
         let port = free_port();
         let admin_port = admin.then(free_port);
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_robotsd"));
+        let mut command = std::process::Command::new(robotsd_binary());
         command.args(["--listen", &format!("127.0.0.1:{port}")]);
         if let Some(admin) = admin_port {
             command.args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
