@@ -240,6 +240,12 @@ impl OriginCache {
         self.slots.usage()
     }
 
+    /// Origin states kept apart from the copies (bounded by count, not weighed against the
+    /// capacity), and the bytes charged for them.
+    pub fn resting(&self) -> (u64, u64) {
+        self.slots.resting()
+    }
+
     /// Whether the shared store answered its last call; `None` without one.
     pub fn store_up(&self) -> Option<bool> {
         self.fleet.as_ref().map(|fleet| fleet.store.is_up())

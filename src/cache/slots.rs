@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use super::policy::{OriginState, PolicyConfig};
 use super::wtinylfu::{Capacity, Fate, WTinyLfu, entry_bytes};
-use super::{CacheStats, Remembered};
+use super::{CacheStats, Remembered, state_weight};
 use crate::clock::Clock;
 use crate::kept::allocation;
 use crate::origin::Origin;
@@ -68,6 +68,18 @@ fn slot_bytes(origin: &Origin) -> usize {
 /// kind within 15 %, and BENCHMARKS.md "Memory charged and memory held").
 fn with_allocator_share(bytes: usize) -> usize {
     bytes.saturating_add(bytes / 16)
+}
+
+/// An empty slot for `origin`, and what it holds.
+fn new_slot(origin: &Origin) -> (Arc<Slot>, u32) {
+    (Arc::new(Slot::new(origin.clone())), weight(origin, 0))
+}
+
+/// The weight of `origin`'s entry whose state holds `held_bytes`: the slot and the state, with
+/// the allocator's share.
+fn weight(origin: &Origin, held_bytes: usize) -> u32 {
+    let bytes = with_allocator_share(slot_bytes(origin).saturating_add(held_bytes));
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 /// The window's share of the capacity. Caffeine starts at 1 % and adapts; crawls are bursts on
@@ -132,7 +144,7 @@ impl Slots {
             let mut state = slot.lock();
             state.drop_copy();
             if fetching || state.restrains_fetching(clock.now(), &policy) {
-                Fate::Rest
+                Fate::Rest(weight(&slot.origin, state_weight(&state)))
             } else {
                 Fate::Forget
             }
@@ -156,7 +168,7 @@ impl Slots {
     /// The origin's slot, created empty if there is none.
     pub(crate) fn get_or_insert(&self, origin: &Origin) -> Arc<Slot> {
         self.entries
-            .get_or_rest(origin.key(), true, || Arc::new(Slot::new(origin.clone())))
+            .get_or_rest(origin.key(), true, || new_slot(origin))
     }
 
     /// The slot of an origin [`Slots::get`] just found none for, created empty (or the one a
@@ -164,16 +176,14 @@ impl Slots {
     /// origin's admission.
     pub(crate) fn new_state(&self, origin: &Origin) -> Arc<Slot> {
         self.entries
-            .get_or_rest(origin.key(), false, || Arc::new(Slot::new(origin.clone())))
+            .get_or_rest(origin.key(), false, || new_slot(origin))
     }
 
     /// After a fetch: the slot holds a copy now (or a backoff or refusal), charged at
     /// `held_bytes` (what its state holds: the parsed file, kept body, final URLs and reasons)
     /// beside the slot itself ([`slot_bytes`]). A slot without a copy enters the window.
     pub(crate) fn settle(&self, slot: &Arc<Slot>, held_bytes: usize) {
-        let weight = with_allocator_share(slot_bytes(&slot.origin).saturating_add(held_bytes));
-        self.entries
-            .weigh(slot, u32::try_from(weight).unwrap_or(u32::MAX));
+        self.entries.weigh(slot, weight(&slot.origin, held_bytes));
     }
 
     /// The capacity in bytes that copies are weighed against (window and main together).
@@ -182,9 +192,15 @@ impl Slots {
     }
 
     /// Origins held with a copy, and the bytes they hold. (The resting states are bounded by
-    /// count and hold no file.)
+    /// count and hold no file: [`Slots::resting`].)
     pub(crate) fn usage(&self) -> (u64, u64) {
         self.entries.weighed()
+    }
+
+    /// Origin states kept apart from the copies (evicted while their state still restrains
+    /// fetching, or made by a first check and not yet fetched), and the bytes they hold.
+    pub(crate) fn resting(&self) -> (u64, u64) {
+        self.entries.resting()
     }
 
     /// How many slots satisfy `predicate`.

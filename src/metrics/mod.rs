@@ -30,6 +30,7 @@ use crate::store::{StoreOp, StoreOutcome};
 mod connections;
 mod documents;
 mod pacing;
+mod resting;
 mod rsl;
 mod store;
 mod tdmrep;
@@ -95,6 +96,7 @@ struct Inner {
     rsl: rsl::RslMetrics,
     tdmrep: documents::DocumentCacheMetrics,
     pacing: pacing::PaceMetrics,
+    resting: resting::RestingMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -250,13 +252,16 @@ impl Metrics {
         let rsl = rsl::RslMetrics::new();
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 44] = [
+        let resting = resting::RestingMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 46] = [
             Box::new(http_requests.clone()),
             Box::new(http_duration.clone()),
             Box::new(checks.clone()),
             Box::new(cache_lookups.clone()),
             Box::new(cache_entries.clone()),
             Box::new(cache_weight_bytes.clone()),
+            Box::new(resting.entries.clone()),
+            Box::new(resting.bytes.clone()),
             Box::new(cache_capacity_bytes.clone()),
             Box::new(cache_evictions.clone()),
             Box::new(cache_refusals.clone()),
@@ -342,6 +347,7 @@ impl Metrics {
                 rsl,
                 tdmrep,
                 pacing,
+                resting,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -516,6 +522,7 @@ impl Metrics {
         let (entries, bytes) = cache.usage().await;
         inner.cache_entries.set(saturating_i64(entries));
         inner.cache_weight_bytes.set(saturating_i64(bytes));
+        inner.resting.refresh(cache);
         inner
             .cache_capacity_bytes
             .set(saturating_i64(cache.capacity_bytes()));

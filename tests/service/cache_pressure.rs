@@ -223,6 +223,31 @@ async fn no_origin_is_fetched_twice_within_the_shortest_lifetime() {
 }
 
 #[tokio::test]
+async fn states_kept_apart_from_the_copies_are_charged_without_them() {
+    let sites = Sites::start().await;
+    // Room for two large files: each new one evicts an older one, fetched under a minute ago,
+    // whose state is kept apart (it still restrains fetching) while its copy is dropped.
+    let checker = sites.checker(400 * 1024);
+    sites.churn(&checker, 0, 10).await;
+    let (weighed, weight) = checker.cache().usage().await;
+    let (resting, resting_bytes) = checker.cache().resting();
+    assert_eq!(
+        weighed + resting,
+        10,
+        "{weighed} weighed, {resting} resting"
+    );
+    assert!(resting >= 7, "{resting} resting");
+    // Each is charged its slot and state, as a backoff's entry is: a kilobyte or two, not the
+    // copy it was weighed with before (a large file's, over a hundred).
+    let each = resting_bytes / resting;
+    assert!((700..4_096).contains(&each), "{each} bytes a resting state");
+    assert!(
+        weight / weighed > 50 * each,
+        "{weight} bytes for {weighed} copies"
+    );
+}
+
+#[tokio::test]
 async fn evictions_are_counted_exactly() {
     let sites = Sites::start().await;
     let checker = sites.checker(SMALL_CACHE);

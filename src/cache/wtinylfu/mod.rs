@@ -155,8 +155,9 @@ impl<V: Clone> WTinyLfu<V> {
         shard.find(hash, |value| (self.key)(value) == key).is_some()
     }
 
-    /// The value of `key`, or `make()` put on the resting list, counting the use when `count`.
-    pub fn get_or_rest(&self, key: &str, count: bool, make: impl FnOnce() -> V) -> V {
+    /// The value of `key`, or the value `make()` gives put on the resting list, holding the
+    /// bytes it gives beside it; counting the use when `count`.
+    pub fn get_or_rest(&self, key: &str, count: bool, make: impl FnOnce() -> (V, u32)) -> V {
         let (hash, mut shard) = self.shard(key);
         if count {
             shard.sketch.increment(hash);
@@ -165,8 +166,8 @@ impl<V: Clone> WTinyLfu<V> {
             shard.touch(i);
             return shard.value(i).clone();
         }
-        let value = make();
-        shard.insert(hash, value.clone(), 0, Region::Resting);
+        let (value, weight) = make();
+        shard.insert(hash, value.clone(), weight, Region::Resting);
         shard.enforce(&self.fate);
         value
     }
@@ -194,6 +195,12 @@ impl<V: Clone> WTinyLfu<V> {
     /// Entries and bytes weighed (the window and main lists).
     pub fn weighed(&self) -> (u64, u64) {
         self.each_shard(|shard| shard.weighed())
+            .fold((0, 0), |(len, bytes), (l, b)| (len + l, bytes + b))
+    }
+
+    /// Entries and bytes resting.
+    pub fn resting(&self) -> (u64, u64) {
+        self.each_shard(|shard| shard.resting())
             .fold((0, 0), |(len, bytes), (l, b)| (len + l, bytes + b))
     }
 

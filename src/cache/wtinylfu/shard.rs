@@ -15,7 +15,8 @@ pub(super) enum Region {
     Window,
     /// Weighed; entered from the window by admission.
     Main,
-    /// Bounded by count, not weighed: entries without a value to weigh.
+    /// Bounded by count, not weighed against the capacity: entries without a value to weigh,
+    /// each with what it still holds as its weight.
     Resting,
 }
 
@@ -28,8 +29,8 @@ impl Region {
 /// What becomes of an entry evicted to make room.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fate {
-    /// It moves to the resting list.
-    Rest,
+    /// It moves to the resting list, holding this many bytes there.
+    Rest(u32),
     /// It is forgotten.
     Forget,
 }
@@ -134,6 +135,15 @@ impl<V> Shard<V> {
         let [window, main, _] = self.lists;
         let len = u64::try_from(window.len + main.len).unwrap_or(u64::MAX);
         (len, window.bytes + main.bytes)
+    }
+
+    /// Entries and bytes held on the resting list.
+    pub(super) fn resting(&self) -> (u64, u64) {
+        let resting = self.lists[Region::Resting.index()];
+        (
+            u64::try_from(resting.len).unwrap_or(u64::MAX),
+            resting.bytes,
+        )
     }
 
     /// Moves the entry to the most recent end of its list.
@@ -255,7 +265,13 @@ impl<V> Shard<V> {
     /// Takes a weighed entry off its list: to the resting list, or forgotten.
     fn evict(&mut self, i: u32, fate: &impl Fn(&V) -> Fate) {
         match fate(self.value(i)) {
-            Fate::Rest => self.move_to(i, Region::Resting),
+            Fate::Rest(weight) => {
+                self.unlink(i);
+                let node = &mut self.nodes[index(i)];
+                node.weight = weight;
+                node.region = Region::Resting;
+                self.push(Region::Resting, i);
+            }
             Fate::Forget => self.remove(i),
         }
     }

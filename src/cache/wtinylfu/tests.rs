@@ -9,7 +9,7 @@ fn key(value: &Value) -> &str {
 }
 
 /// One shard of `bytes`, a 10 % window, room for `resting` resting entries; values whose key
-/// starts with `keep` rest when evicted.
+/// starts with `keep` rest when evicted, holding their key's length in bytes.
 fn cache(bytes: u64, resting: u64) -> WTinyLfu<Value> {
     let capacity = Capacity {
         bytes,
@@ -18,7 +18,7 @@ fn cache(bytes: u64, resting: u64) -> WTinyLfu<Value> {
     };
     WTinyLfu::with_shards(capacity, 1, key, |value: &Value| {
         if value.starts_with("keep") {
-            Fate::Rest
+            Fate::Rest(u32::try_from(value.len()).unwrap())
         } else {
             Fate::Forget
         }
@@ -35,7 +35,7 @@ fn a_value_is_found_by_its_key_once_weighed_or_resting() {
     assert_eq!(cache.get("a"), None);
     cache.weigh(&value("a"), 100);
     assert_eq!(cache.get("a").as_deref(), Some("a"));
-    let made = cache.get_or_rest("b", true, || value("b"));
+    let made = cache.get_or_rest("b", true, || (value("b"), 7));
     assert_eq!(&*made, "b");
     assert!(cache.contains("b"));
     // Resting entries are not weighed.
@@ -121,6 +121,8 @@ fn an_evicted_entry_rests_when_its_fate_says_so_and_the_resting_list_is_bounded(
     }
     let resting = cache.count(|_| true) - usize::try_from(cache.weighed().0).unwrap();
     assert_eq!(resting, 3);
+    // Each holds what its fate said, not the weight it had: "keepN" is five bytes.
+    assert_eq!(cache.resting(), (3, 15));
     // Resting entries are still found.
     let kept = (0..10)
         .map(|n| format!("keep{n}"))
@@ -133,7 +135,7 @@ fn an_evicted_entry_rests_when_its_fate_says_so_and_the_resting_list_is_bounded(
 fn weighing_a_new_value_of_a_key_replaces_the_old_one() {
     let cache = cache(10_000, 10);
     let first = value("a");
-    cache.get_or_rest("a", false, || Arc::clone(&first));
+    cache.get_or_rest("a", false, || (Arc::clone(&first), 7));
     let second = value("a");
     cache.weigh(&second, 10);
     assert!(Arc::ptr_eq(&cache.get("a").unwrap(), &second));
@@ -223,7 +225,7 @@ mod properties {
                         }
                     }
                     Op::Rest(k, count) => {
-                        let found = cache.get_or_rest(&name(k), count, || value(&name(k)));
+                        let found = cache.get_or_rest(&name(k), count, || (value(&name(k)), 7));
                         prop_assert_eq!(found.to_string(), name(k));
                     }
                     Op::Weigh(k, weight) => {
@@ -251,7 +253,7 @@ fn threads_at_once_leave_every_shard_consistent() {
     };
     let cache = Arc::new(WTinyLfu::with_shards(capacity, 4, key, |v: &Value| {
         if v.len().is_multiple_of(2) {
-            Fate::Rest
+            Fate::Rest(u32::try_from(v.len()).unwrap())
         } else {
             Fate::Forget
         }
@@ -267,7 +269,7 @@ fn threads_at_once_leave_every_shard_consistent() {
                             cache.get(&key);
                         }
                         1 => {
-                            cache.get_or_rest(&key, true, || value(&key));
+                            cache.get_or_rest(&key, true, || (value(&key), 7));
                         }
                         _ => cache.weigh(&value(&key), u32::try_from(n % 2_000).unwrap()),
                     }
