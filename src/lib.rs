@@ -27,6 +27,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod bot_auth;
 pub mod bounds;
 pub mod cache;
 pub mod checker;

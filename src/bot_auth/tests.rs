@@ -1,0 +1,237 @@
+//! The draft's test vectors (the key is RFC 9421's `test-key-ed25519`, Appendix B.1.4; Ed25519 is
+//! deterministic, so a signature is reproduced byte for byte or not at all).
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use super::keys::{KeySet, KeyStatus, thumbprint};
+use super::message::{
+    Component, Param, SignatureParams, sf_string, signature_base, signature_params,
+};
+use super::signer::{self, sign, sign_request};
+
+const X: &str = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs";
+const D: &str = "n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU";
+const KID: &str = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";
+
+fn vector_keys() -> KeySet {
+    KeySet::from_json(&format!(
+        r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"active"}}]}}"#
+    ))
+    .expect("the vector's key")
+}
+
+fn plain(name: &'static str, value: &str) -> Component {
+    Component {
+        name,
+        params: Vec::new(),
+        value: value.to_owned(),
+    }
+}
+
+#[test]
+fn the_key_id_is_the_jwk_thumbprint() {
+    let keys = vector_keys();
+    assert_eq!(keys.active().kid(), KID);
+    assert_eq!(keys.active().x(), X);
+    // RFC 8037 Appendix A.3's own example.
+    let x = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")
+        .unwrap();
+    let public = ed25519_dalek::VerifyingKey::from_bytes(&x.try_into().unwrap()).unwrap();
+    assert_eq!(
+        thumbprint(&public),
+        "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+    );
+}
+
+#[test]
+fn the_drafts_request_vector_is_reproduced() {
+    // The dictionary form of Signature-Agent: member `agent2`, covered with `;key="agent2"`.
+    let keys = vector_keys();
+    let components = [
+        plain("@authority", "example.com"),
+        Component {
+            name: "signature-agent",
+            params: vec![("key", Param::String("agent2".into()))],
+            value: sf_string("https://signature-agent.test").unwrap(),
+        },
+    ];
+    let params = SignatureParams {
+        created: 1_735_689_600,
+        keyid: KID.into(),
+        alg: Some("ed25519"),
+        expires: 4_889_289_600,
+        nonce: Some(
+            "n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA=="
+                .into(),
+        ),
+        tag: "web-bot-auth",
+    };
+    let (input, signature) = sign(keys.active(), &components, &params).unwrap();
+    assert_eq!(
+        input,
+        r#"("@authority" "signature-agent";key="agent2");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;nonce="n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1YsauiA==";tag="web-bot-auth""#
+    );
+    assert_eq!(
+        signature,
+        "RdNFx5Bj6au3YgAMQL/RzmUlZE8QZLIaXGRpw985hWnwPfMxT228NMk6ehRS1PSl4e8PhbNZACSanGdhEwYCCg=="
+    );
+    assert_eq!(
+        signature_base(&components, &input).unwrap(),
+        format!(
+            "\"@authority\": example.com\n\"signature-agent\";key=\"agent2\": \"https://signature-agent.test\"\n\"@signature-params\": {input}"
+        )
+    );
+}
+
+#[test]
+fn the_drafts_directory_vector_is_reproduced() {
+    let keys = vector_keys();
+    let components = [
+        Component {
+            name: "@authority",
+            params: vec![("req", Param::Flag)],
+            value: "signature-agent.test".into(),
+        },
+        plain(
+            "content-digest",
+            "sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:",
+        ),
+    ];
+    let params = SignatureParams {
+        created: 1_735_689_600,
+        keyid: KID.into(),
+        alg: Some("ed25519"),
+        expires: 4_889_289_600,
+        nonce: None,
+        tag: "http-message-signatures-directory",
+    };
+    let (input, signature) = sign(keys.active(), &components, &params).unwrap();
+    assert_eq!(
+        input,
+        r#"("@authority";req "content-digest");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;tag="http-message-signatures-directory""#
+    );
+    assert_eq!(
+        signature,
+        "yiHq0TXrbpzbmlttAQMpYoAufitFJUWuNsakB7QQMoN0EHbo5o51bZRVR8az/ptTWCwllix9clrKXfGKwdPzBg=="
+    );
+}
+
+#[test]
+fn a_request_is_signed_for_its_method_authority_path_and_query() {
+    let keys = vector_keys();
+    let url = url::Url::parse("https://Example.COM:443/a%20b/c?x=1&y").unwrap();
+    let nonce = [7u8; signer::NONCE_BYTES];
+    let signed = sign_request(
+        keys.active(),
+        "https://bot.example/",
+        "GET",
+        &url,
+        1_800_000_000,
+        1_800_000_060,
+        &nonce,
+    )
+    .unwrap();
+    assert_eq!(signed.signature_agent, r#"sig1="https://bot.example/""#);
+    let nonce_b64 = STANDARD.encode(nonce);
+    assert_eq!(
+        signed.signature_input,
+        format!(
+            r#"sig1=("@method" "@authority" "@path" "@query" "signature-agent";key="sig1");created=1800000000;keyid="{KID}";alg="ed25519";expires=1800000060;nonce="{nonce_b64}";tag="web-bot-auth""#
+        )
+    );
+    // The signature verifies over the base a site builds from the request it receives.
+    let base = format!(
+        "\"@method\": GET\n\"@authority\": example.com\n\"@path\": /a%20b/c\n\"@query\": ?x=1&y\n\"signature-agent\";key=\"sig1\": \"https://bot.example/\"\n\"@signature-params\": {}",
+        &signed.signature_input["sig1=".len()..]
+    );
+    let bytes = STANDARD
+        .decode(
+            signed
+                .signature
+                .trim_start_matches("sig1=:")
+                .trim_end_matches(':'),
+        )
+        .unwrap();
+    let signature = ed25519_dalek::Signature::from_slice(&bytes).unwrap();
+    let public = ed25519_dalek::VerifyingKey::from_bytes(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(X)
+            .unwrap()
+            .try_into()
+            .unwrap(),
+    )
+    .unwrap();
+    public.verify_strict(base.as_bytes(), &signature).unwrap();
+    // Another path, another port, no query: another base, so this signature fails there.
+    for other in [
+        "https://example.com/a%20b/d?x=1&y",
+        "https://example.com:8443/a%20b/c?x=1&y",
+        "https://example.com/a%20b/c",
+    ] {
+        let url = url::Url::parse(other).unwrap();
+        let components = signer::request_components("GET", &url, "https://bot.example/").unwrap();
+        let params = signature_params(
+            &components,
+            &SignatureParams {
+                created: 1_800_000_000,
+                keyid: KID.into(),
+                alg: Some("ed25519"),
+                expires: 1_800_000_060,
+                nonce: Some(nonce_b64.clone()),
+                tag: "web-bot-auth",
+            },
+        )
+        .unwrap();
+        let base = signature_base(&components, &params).unwrap();
+        assert!(
+            public.verify_strict(base.as_bytes(), &signature).is_err(),
+            "{other}"
+        );
+    }
+    // An empty query is `?`.
+    let bare = url::Url::parse("http://127.0.0.1:8080").unwrap();
+    let components = signer::request_components("GET", &bare, "https://bot.example/").unwrap();
+    assert_eq!(components[1].value, "127.0.0.1:8080");
+    assert_eq!(components[2].value, "/");
+    assert_eq!(components[3].value, "?");
+}
+
+#[test]
+fn key_files_are_checked_and_never_echoed() {
+    let one = |status: &str, d: bool| {
+        let d = if d {
+            format!(r#","d":"{D}""#)
+        } else {
+            String::new()
+        };
+        format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{X}"{d},"status":"{status}"}}"#)
+    };
+    // No active key, or two; an active key without its private half.
+    for bad in [
+        format!(r#"{{"keys":[{}]}}"#, one("published", false)),
+        format!(
+            r#"{{"keys":[{},{}]}}"#,
+            one("active", true),
+            one("active", true)
+        ),
+        format!(r#"{{"keys":[{}]}}"#, one("active", false)),
+        r#"{"keys":[{"kty":"RSA","crv":"Ed25519","x":"","status":"active"}]}"#.to_owned(),
+        format!(
+            r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{X}","status":"active"}}]}}"#
+        ),
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"AAAA","status":"active"}]}"#.to_owned(),
+        format!(
+            r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"sometimes"}}]}}"#
+        ),
+    ] {
+        let error = KeySet::from_json(&bad).unwrap_err().to_string();
+        assert!(!error.contains(D), "{error}");
+    }
+    // A published key beside the active one: in the set, signing nothing.
+    let set = KeySet::from_json(&format!(r#"{{"keys":[{}]}}"#, one("active", true))).unwrap();
+    assert_eq!(set.keys().len(), 1);
+    assert_eq!(set.active().status(), KeyStatus::Active);
+    assert!(!format!("{set:?}").contains(D));
+}
