@@ -44,7 +44,8 @@ struct JwkSetFile {
     keys: Vec<JwkEntry>,
 }
 
-/// A public key and, for the active one, its private half.
+/// A public key and, for the active one (and a published one whose file has it), its private
+/// half.
 pub struct Key {
     public: VerifyingKey,
     signing: Option<SigningKey>,
@@ -77,7 +78,13 @@ impl Key {
         URL_SAFE_NO_PAD.encode(self.public.as_bytes())
     }
 
-    /// The private half, for the active key.
+    /// Whether robotsd holds the private half (the active key, and a published one whose file
+    /// has it): such a key signs the directory.
+    pub fn can_sign(&self) -> bool {
+        self.signing.is_some()
+    }
+
+    /// The private half: the active key's, and a published key's when the file has it.
     pub(super) fn signing(&self) -> Option<&SigningKey> {
         self.signing.as_ref()
     }
@@ -169,8 +176,10 @@ impl KeySet {
             }
             keys.push(Key {
                 public,
-                // A published key's private half, if the file has it, is not kept: it signs nothing.
-                signing: signing.filter(|_| entry.status == KeyStatus::Active),
+                // A published key's private half, when the file has it, signs only the
+                // directory: proof that whoever publishes the key holds it (a key published
+                // ahead of a rotation), never a request.
+                signing,
                 kid,
                 status: entry.status,
             });

@@ -1,8 +1,9 @@
 //! Web Bot Auth: the fleet's identity, as signatures of the requests robots.txt allows
 //! (draft-ietf-webbotauth-httpsig-protocol, on RFC 9421 HTTP Message Signatures, Ed25519).
 //!
-//! robotsd holds the keys ([`keys`]), builds each signature base itself ([`message`]) and signs
-//! one request at a time ([`signer`]) at a time and with a nonce its caller gives, so every
+//! robotsd holds the keys ([`keys`]), builds each signature base itself ([`message`]), signs one
+//! request ([`signer`]) and its key directory ([`directory`]) at a time and with a nonce its
+//! caller gives, so every
 //! output here is a function of its inputs: the tests reproduce the draft's test vector byte for
 //! byte. Why not the `web-bot-auth` crate (Cloudflare's, 0.7): its signer reads the clock itself
 //! (no injected clock, so no fixed-output tests and no pacing slot's `not_before` as `created`),
@@ -11,6 +12,7 @@
 //! specified (a signature base is a few lines of Structured Field serialization, which `sfv`
 //! does), and the cryptography is `ed25519-dalek`'s.
 
+pub mod directory;
 pub mod keys;
 pub mod message;
 pub mod signer;

@@ -7,7 +7,7 @@ use base64::engine::general_purpose::STANDARD;
 use ed25519_dalek::Signer as _;
 
 use super::BotAuthError;
-use super::keys::Key;
+use super::keys::{Key, KeyStatus};
 use super::message::{
     Component, Param, SignatureParams, sf_string, signature_base, signature_params,
 };
@@ -104,6 +104,12 @@ pub fn sign_request(
     expires: u64,
     nonce: &[u8; NONCE_BYTES],
 ) -> Result<SignedRequest, BotAuthError> {
+    if key.status() != KeyStatus::Active {
+        return Err(BotAuthError::BadKey(format!(
+            "{} is published, not active: it signs no request",
+            key.kid()
+        )));
+    }
     let components = request_components(method, url, agent)?;
     let params = SignatureParams {
         created,

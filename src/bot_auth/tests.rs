@@ -86,39 +86,6 @@ fn the_drafts_request_vector_is_reproduced() {
 }
 
 #[test]
-fn the_drafts_directory_vector_is_reproduced() {
-    let keys = vector_keys();
-    let components = [
-        Component {
-            name: "@authority",
-            params: vec![("req", Param::Flag)],
-            value: "signature-agent.test".into(),
-        },
-        plain(
-            "content-digest",
-            "sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:",
-        ),
-    ];
-    let params = SignatureParams {
-        created: 1_735_689_600,
-        keyid: KID.into(),
-        alg: Some("ed25519"),
-        expires: 4_889_289_600,
-        nonce: None,
-        tag: "http-message-signatures-directory",
-    };
-    let (input, signature) = sign(keys.active(), &components, &params).unwrap();
-    assert_eq!(
-        input,
-        r#"("@authority";req "content-digest");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;tag="http-message-signatures-directory""#
-    );
-    assert_eq!(
-        signature,
-        "yiHq0TXrbpzbmlttAQMpYoAufitFJUWuNsakB7QQMoN0EHbo5o51bZRVR8az/ptTWCwllix9clrKXfGKwdPzBg=="
-    );
-}
-
-#[test]
 fn a_request_is_signed_for_its_method_authority_path_and_query() {
     let keys = vector_keys();
     let url = url::Url::parse("https://Example.COM:443/a%20b/c?x=1&y").unwrap();
@@ -229,9 +196,80 @@ fn key_files_are_checked_and_never_echoed() {
         let error = KeySet::from_json(&bad).unwrap_err().to_string();
         assert!(!error.contains(D), "{error}");
     }
-    // A published key beside the active one: in the set, signing nothing.
+    // The active key alone.
     let set = KeySet::from_json(&format!(r#"{{"keys":[{}]}}"#, one("active", true))).unwrap();
     assert_eq!(set.keys().len(), 1);
     assert_eq!(set.active().status(), KeyStatus::Active);
     assert!(!format!("{set:?}").contains(D));
+}
+
+#[test]
+fn the_drafts_directory_response_is_reproduced() {
+    let keys = vector_keys();
+    let body = super::directory::body(&keys);
+    assert_eq!(
+        body,
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","use":"sig"}]}"#
+    );
+    let headers = super::directory::sign_directory(
+        &keys,
+        &body,
+        "Signature-Agent.test",
+        1_735_689_600,
+        4_889_289_600,
+    )
+    .unwrap();
+    assert_eq!(
+        headers.content_digest,
+        "sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:"
+    );
+    assert_eq!(
+        headers.signature_input,
+        r#"binding0=("@authority";req "content-digest");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600;tag="http-message-signatures-directory""#
+    );
+    assert_eq!(
+        headers.signature,
+        "binding0=:yiHq0TXrbpzbmlttAQMpYoAufitFJUWuNsakB7QQMoN0EHbo5o51bZRVR8az/ptTWCwllix9clrKXfGKwdPzBg==:"
+    );
+}
+
+#[test]
+fn a_published_key_is_listed_and_signs_the_directory_but_no_request() {
+    // A second key, published ahead of a rotation, with its private half.
+    let next = ed25519_dalek::SigningKey::from_bytes(&[42u8; 32]);
+    let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let file = format!(
+        r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"active"}},{{"kty":"OKP","crv":"Ed25519","x":"{}","d":"{}","status":"published"}},{{"kty":"OKP","crv":"Ed25519","x":"{}","status":"published"}}]}}"#,
+        url_safe.encode(next.verifying_key().as_bytes()),
+        url_safe.encode(next.to_bytes()),
+        url_safe.encode(
+            ed25519_dalek::SigningKey::from_bytes(&[43u8; 32])
+                .verifying_key()
+                .as_bytes()
+        ),
+    );
+    let keys = KeySet::from_json(&file).unwrap();
+    let body = super::directory::body(&keys);
+    assert_eq!(body.matches("\"kid\"").count(), 3);
+    let headers = super::directory::sign_directory(&keys, &body, "bot.example", 1, 2).unwrap();
+    // The two keys robotsd holds sign; the third is only listed.
+    assert!(
+        headers.signature.starts_with("binding0=:") && headers.signature.contains(", binding1=:")
+    );
+    assert!(!headers.signature.contains("binding2"));
+    let url = url::Url::parse("https://example.com/").unwrap();
+    let published = &keys.keys()[1];
+    assert!(
+        sign_request(
+            published,
+            "https://bot.example/",
+            "GET",
+            &url,
+            1,
+            2,
+            &[0; 64]
+        )
+        .is_err()
+    );
+    assert_eq!(keys.active().kid(), KID);
 }
