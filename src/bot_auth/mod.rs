@@ -2,7 +2,8 @@
 //! (draft-ietf-webbotauth-httpsig-protocol, on RFC 9421 HTTP Message Signatures, Ed25519).
 //!
 //! robotsd holds the keys ([`keys`]), builds each signature base itself ([`message`]), signs one
-//! request ([`signer`]) and its key directory ([`directory`]) at a time and with a nonce its
+//! request ([`signer`]) and its key directory ([`directory`]), for the service through
+//! [`signing::Signing`], at a time and with a nonce its
 //! caller gives, so every
 //! output here is a function of its inputs: the tests reproduce the draft's test vector byte for
 //! byte. Why not the `web-bot-auth` crate (Cloudflare's, 0.7): its signer reads the clock itself
@@ -16,6 +17,7 @@ pub mod directory;
 pub mod keys;
 pub mod message;
 pub mod signer;
+pub mod signing;
 
 /// What can go wrong with a key or a signature.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +40,12 @@ pub enum BotAuthError {
     /// The request cannot be signed.
     #[error("cannot sign {0}")]
     NotSignable(String),
+    /// The agent's URI cannot be a `Signature-Agent` member.
+    #[error("the Web Bot Auth agent {0}")]
+    BadAgent(String),
+    /// A signature lifetime outside 1 s to 5 min.
+    #[error("a signature lifetime of {0:?}: it must be from 1s to 5m")]
+    BadTtl(std::time::Duration),
 }
 
 #[cfg(test)]

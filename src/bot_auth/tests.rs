@@ -273,3 +273,149 @@ fn a_published_key_is_listed_and_signs_the_directory_but_no_request() {
     );
     assert_eq!(keys.active().kid(), KID);
 }
+
+/// A clock the test sets.
+#[derive(Debug)]
+struct SetClock(std::sync::Mutex<crate::clock::Timestamp>);
+
+impl crate::clock::Clock for SetClock {
+    fn now(&self) -> crate::clock::Timestamp {
+        *self.0.lock().unwrap()
+    }
+}
+
+fn at(secs: u64) -> crate::clock::Timestamp {
+    crate::clock::Timestamp::from_unix_millis(secs * 1000)
+}
+
+#[test]
+fn the_signer_signs_now_for_its_lifetime_or_from_a_later_slot() {
+    use super::signing::Signing;
+    use std::time::Duration;
+    let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1_800_000_000))));
+    let signing = Signing::new(
+        vector_keys(),
+        None,
+        "https://bot.example/",
+        Duration::from_secs(60),
+        clock.clone(),
+    )
+    .unwrap();
+    let url = url::Url::parse("https://example.com/page").unwrap();
+    let first = signing.sign("GET", &url, None).unwrap();
+    assert_eq!(
+        (first.created, first.expires),
+        (1_800_000_000, 1_800_000_060)
+    );
+    // A slot 30 s ahead: made now, good until a minute after the slot.
+    let paced = signing.sign("GET", &url, Some(at(1_800_000_030))).unwrap();
+    assert_eq!(
+        (paced.created, paced.expires),
+        (1_800_000_000, 1_800_000_090)
+    );
+    // A slot already past does not shorten it.
+    let late = signing.sign("HEAD", &url, Some(at(1_799_999_000))).unwrap();
+    assert_eq!(late.expires, 1_800_000_060);
+    // A fresh nonce each time.
+    let nonce = |s: &super::signer::SignedRequest| {
+        s.signature_input.split("nonce=").nth(1).unwrap().to_owned()
+    };
+    assert_ne!(nonce(&first), nonce(&paced));
+    assert!(signing.sign("POST", &url, None).is_err());
+    *clock.0.lock().unwrap() = at(1_800_000_100);
+    assert_eq!(
+        signing.sign("GET", &url, None).unwrap().created,
+        1_800_000_100
+    );
+    let (body, headers) = signing.directory("bot.example").unwrap();
+    assert!(body.contains(KID));
+    assert!(headers.signature_input.contains("expires=1800086500"));
+}
+
+#[test]
+fn the_agent_and_lifetime_are_checked() {
+    use super::signing::{Signing, check_agent};
+    use std::time::Duration;
+    for bad in [
+        "http://bot.example/",
+        "https://",
+        "bot.example",
+        "https://user:pw@bot.example/",
+        "https://bot.example/#x",
+        "https://bot.example/é",
+    ] {
+        assert!(check_agent(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        check_agent("https://bot.example/agent").unwrap(),
+        "https://bot.example/agent"
+    );
+    let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1))));
+    for ttl in [0, 301] {
+        let made = Signing::new(
+            vector_keys(),
+            None,
+            "https://bot.example/",
+            Duration::from_secs(ttl),
+            clock.clone(),
+        );
+        assert!(made.is_err(), "{ttl}");
+    }
+}
+
+#[test]
+fn a_reload_rotates_the_active_key_and_a_bad_file_keeps_the_old_one() {
+    use super::signing::Signing;
+    use std::time::Duration;
+    let dir = std::env::temp_dir().join(format!("robotsd-wba-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keys.json");
+    let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let next = ed25519_dalek::SigningKey::from_bytes(&[42u8; 32]);
+    let next_x = url_safe.encode(next.verifying_key().as_bytes());
+    let next_d = url_safe.encode(next.to_bytes());
+    let write = |active_first: bool| {
+        let (a, b) = if active_first {
+            ("active", "published")
+        } else {
+            ("published", "active")
+        };
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"{a}"}},{{"kty":"OKP","crv":"Ed25519","x":"{next_x}","d":"{next_d}","status":"{b}"}}]}}"#
+            ),
+        )
+        .unwrap();
+    };
+    write(true);
+    let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1_800_000_000))));
+    let keys = KeySet::load(&file).unwrap();
+    let signing = Signing::new(
+        keys,
+        Some(file.clone()),
+        "https://bot.example/",
+        Duration::from_secs(60),
+        clock,
+    )
+    .unwrap();
+    assert_eq!(signing.active_kid(), KID);
+    write(false);
+    let reloaded = signing.reload().unwrap();
+    assert_eq!(reloaded.was, KID);
+    assert_eq!(reloaded.now, thumbprint(&next.verifying_key()));
+    assert_eq!(reloaded.keys, 2);
+    let url = url::Url::parse("https://example.com/").unwrap();
+    assert!(
+        signing
+            .sign("GET", &url, None)
+            .unwrap()
+            .signature_input
+            .contains(&reloaded.now)
+    );
+    // A file that cannot be used: the keys in force stay.
+    std::fs::write(&file, "{").unwrap();
+    assert!(signing.reload().is_err());
+    assert_eq!(signing.active_kid(), reloaded.now);
+    let _ = std::fs::remove_dir_all(&dir);
+}

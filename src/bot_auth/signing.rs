@@ -1,0 +1,170 @@
+//! The signer the service holds: the key set (read again on SIGHUP), the agent's URI, the
+//! signature lifetime and the clock. Each signature's `created` is the clock's now and its nonce
+//! fresh; `expires` is the lifetime later, or the lifetime after a pacing slot's `not_before`
+//! when the request may be sent only then.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use rand::Rng as _;
+
+use super::BotAuthError;
+use super::directory::{self, DirectoryHeaders};
+use super::keys::KeySet;
+use super::signer::{NONCE_BYTES, SignedRequest, sign_request};
+use crate::clock::{Clock, Timestamp};
+
+/// A signature's lifetime unless set: the draft asks for a short one.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(60);
+/// The longest lifetime allowed: a signature is not a credential to keep.
+pub const MAX_TTL: Duration = Duration::from_secs(300);
+/// How long the directory's signatures last: it is cached (an hour, `Cache-Control`) and must
+/// verify for as long as a copy is served.
+pub const DIRECTORY_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// The methods a signature is made for: those a crawler fetches with.
+pub const METHODS: [&str; 2] = ["GET", "HEAD"];
+
+/// What a reload of the key file changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reloaded {
+    /// The active key's id before.
+    pub was: String,
+    /// The active key's id now.
+    pub now: String,
+    /// Keys in the set now.
+    pub keys: usize,
+}
+
+/// The service's signer.
+#[derive(Debug)]
+pub struct Signing {
+    keys: RwLock<Arc<KeySet>>,
+    file: Option<PathBuf>,
+    agent: String,
+    ttl: Duration,
+    clock: Arc<dyn Clock>,
+}
+
+/// `agent` if it can be the `Signature-Agent` member: an `https` URI with a host and no
+/// credentials or fragment, written as a Structured Field string can carry it.
+pub fn check_agent(agent: &str) -> Result<String, BotAuthError> {
+    let refuse = |why: &str| BotAuthError::BadAgent(format!("{agent:?}: {why}"));
+    let url = url::Url::parse(agent).map_err(|e| refuse(&e.to_string()))?;
+    if url.scheme() != "https" || url.host_str().is_none() {
+        return Err(refuse("not an https URI with a host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
+        return Err(refuse("credentials or a fragment"));
+    }
+    // The URI as given, once it is known to be printable ASCII (a Structured Field string).
+    super::message::sf_string(agent).map_err(|_| refuse("not printable ASCII"))?;
+    Ok(agent.to_owned())
+}
+
+impl Signing {
+    /// A signer of `keys` (read from `file`, if any, which a reload reads again) for `agent`,
+    /// each signature lasting `ttl`.
+    pub fn new(
+        keys: KeySet,
+        file: Option<PathBuf>,
+        agent: &str,
+        ttl: Duration,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Signing, BotAuthError> {
+        if ttl < Duration::from_secs(1) || ttl > MAX_TTL {
+            return Err(BotAuthError::BadTtl(ttl));
+        }
+        Ok(Signing {
+            keys: RwLock::new(Arc::new(keys)),
+            file,
+            agent: check_agent(agent)?,
+            ttl,
+            clock,
+        })
+    }
+
+    fn keys(&self) -> Arc<KeySet> {
+        // A panic while swapping an Arc leaves the old set whole.
+        Arc::clone(&self.keys.read().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// The agent's URI.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The signature lifetime.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The active key's id.
+    pub fn active_kid(&self) -> String {
+        self.keys().active().kid().to_owned()
+    }
+
+    /// The headers for `method` of `url`, made now; good for the lifetime from now, or from
+    /// `not_before` when that is later (a pacing slot: the request waits until then).
+    pub fn sign(
+        &self,
+        method: &str,
+        url: &url::Url,
+        not_before: Option<Timestamp>,
+    ) -> Result<SignedRequest, BotAuthError> {
+        if !METHODS.contains(&method) {
+            return Err(BotAuthError::NotSignable(format!("a {method} request")));
+        }
+        let now = self.clock.now();
+        let from = not_before.map_or(now, |at| at.max(now));
+        let mut nonce = [0u8; NONCE_BYTES];
+        rand::rng().fill(&mut nonce[..]);
+        let keys = self.keys();
+        sign_request(
+            keys.active(),
+            &self.agent,
+            method,
+            url,
+            now.since_epoch().as_secs(),
+            (from + self.ttl).since_epoch().as_secs(),
+            &nonce,
+        )
+    }
+
+    /// The directory's body and headers for a request to `authority`, signed now.
+    pub fn directory(&self, authority: &str) -> Result<(String, DirectoryHeaders), BotAuthError> {
+        let keys = self.keys();
+        let body = directory::body(&keys);
+        let now = self.clock.now();
+        let headers = directory::sign_directory(
+            &keys,
+            &body,
+            authority,
+            now.since_epoch().as_secs(),
+            (now + DIRECTORY_TTL).since_epoch().as_secs(),
+        )?;
+        Ok((body, headers))
+    }
+
+    /// Reads the key file again; a file that cannot be used leaves the keys in force as they
+    /// were.
+    pub fn reload(&self) -> Result<Reloaded, BotAuthError> {
+        let Some(file) = &self.file else {
+            return Err(BotAuthError::KeyFile(
+                "(none)".into(),
+                "no file to read again".into(),
+            ));
+        };
+        let fresh = Arc::new(KeySet::load(file)?);
+        let mut keys = self.keys.write().unwrap_or_else(|p| p.into_inner());
+        let was = keys.active().kid().to_owned();
+        let reloaded = Reloaded {
+            was,
+            now: fresh.active().kid().to_owned(),
+            keys: fresh.keys().len(),
+        };
+        *keys = fresh;
+        Ok(reloaded)
+    }
+}
