@@ -27,6 +27,7 @@ use crate::destination::{
 use crate::origin::MAX_URL_BYTES;
 use robotsd_engine::RobotsTxt;
 
+pub mod challenge;
 mod config;
 mod outcome;
 
