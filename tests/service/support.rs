@@ -314,38 +314,58 @@ pub fn robotsd_binary() -> std::ffi::OsString {
 impl Robotsd {
     /// Starts the binary with `args` (plus `--listen`, and `--admin-listen` if `admin`), its
     /// stderr as given, and waits until it answers `/livez`.
+    ///
+    /// A port from [`free_port`] is free when it is chosen, not when robotsd binds it: an origin
+    /// this test starts meanwhile may take it, robotsd then exits, and that origin answers the
+    /// probe. So an answer counts only when it is robotsd's own (`ok` with a request id), and a
+    /// robotsd that exited is started again on other ports.
     pub async fn start_with(args: &[&str], admin: bool, stderr: std::process::Stdio) -> Robotsd {
-        let port = free_port();
-        let admin_port = admin.then(free_port);
-        let mut command = std::process::Command::new(robotsd_binary());
-        command.args(["--listen", &format!("127.0.0.1:{port}")]);
-        if let Some(admin) = admin_port {
-            command.args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
+        let mut stderr = Some(stderr);
+        for _ in 0..5 {
+            let port = free_port();
+            let admin_port = admin.then(free_port);
+            let mut command = std::process::Command::new(robotsd_binary());
+            command.args(["--listen", &format!("127.0.0.1:{port}")]);
+            if let Some(admin) = admin_port {
+                command.args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
+            }
+            // A retry's stderr is discarded: a `Stdio` can be given once.
+            let child = command
+                .args(args)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(stderr.take().unwrap_or_else(std::process::Stdio::null))
+                .spawn()
+                .expect("robotsd starts");
+            let mut robotsd = Robotsd {
+                child,
+                port,
+                admin_port,
+            };
+            if robotsd.answers_livez().await {
+                return robotsd;
+            }
         }
-        let child = command
-            .args(args)
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .expect("robotsd starts");
-        let robotsd = Robotsd {
-            child,
-            port,
-            admin_port,
-        };
-        let livez = robotsd.admin_url("/livez");
+        panic!("robotsd did not start");
+    }
+
+    /// Whether this process comes to answer `/livez` itself; false once it has exited.
+    async fn answers_livez(&mut self) -> bool {
+        let livez = self.admin_url("/livez");
         let client = reqwest::Client::new();
-        let mut up = false;
         for _ in 0..400 {
-            if client.get(&livez).send().await.is_ok() {
-                up = true;
-                break;
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return false;
+            }
+            if let Ok(answer) = client.get(&livez).send().await {
+                let own = answer.headers().contains_key("x-request-id");
+                if own && answer.text().await.is_ok_and(|body| body.trim() == "ok") {
+                    return true;
+                }
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
-        assert!(up, "robotsd did not start");
-        robotsd
+        panic!("robotsd did not answer /livez");
     }
 
     /// Starts the binary with `args`, its log lines discarded.
