@@ -11,12 +11,12 @@ from .manifests import by_kind
 
 # A tripwire: a new setting must reach the chart (values, schema, the full values here; the
 # fleet settings through fleet.py). Raise it with the setting's value.
-SETTINGS = 76
+SETTINGS = 79
 SENTINEL_ENVS = ("ROBOTSD_REDIS_SENTINEL", "ROBOTSD_REDIS_SENTINEL_MASTER",
                  "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE", "ROBOTSD_REDIS_TLS")
 # The values a Secret stands in for: the setting is reached when either is set.
 FROM_SECRET = {"proxy": "proxyFromSecret", "redisUrl": "redisUrlFromSecret",
-               "apiTokenFile": "apiTokenFromSecret"}
+               "apiTokenFile": "apiTokenFromSecret", "wbaKeys": "wbaKeysFromSecret"}
 
 
 def settings_problems(label, config, env, envs):

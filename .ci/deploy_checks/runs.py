@@ -16,6 +16,9 @@ from . import fleet
 from .common import fail, step
 
 STAND_IN_TOKEN = "deploy-check-token-0123456789"
+STAND_IN_WBA_KEYS = (
+    '{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs",'
+    '"d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","status":"active"}]}\n')
 # Loopback, a port nothing listens on: robotsd starts and answers with its store down.
 NO_STORE = "127.0.0.1:9"
 
@@ -88,6 +91,11 @@ def stand_in_env(run, scratch, make_cert=self_signed):
             # The mounted Secret's file, stood in for by one written here.
             env[name] = scratch + "." + name.lower()
             write(env[name], "not-a-real-password\n")
+    if "ROBOTSD_WBA_KEYS" in env:
+        # The mounted Secret's key file, stood in for by a key set written here: RFC 9421's
+        # published test key (Appendix B.1.4), which signs nothing anyone trusts.
+        env["ROBOTSD_WBA_KEYS"] = scratch + ".wba-keys.json"
+        write(env["ROBOTSD_WBA_KEYS"], STAND_IN_WBA_KEYS)
     test_env = dict(run["test_env"])
     if "ROBOTSD_API_TOKEN_FILE" in env:
         # The mounted Secret's file, stood in for by one written here, read by robotsd and the

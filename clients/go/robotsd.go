@@ -234,6 +234,20 @@ type Answer struct {
 	// the time, the copy's SHA-256, the deciding rule and its preferences for the URL;
 	// docs/page.md). Empty otherwise.
 	Record json.RawMessage `json:"record,omitempty"`
+	// Sign is, when the check asked for a signature (sign=GET) and the URL is allowed, the
+	// Web Bot Auth headers for exactly that request; nil otherwise.
+	Sign *Signed `json:"sign,omitempty"`
+}
+
+// Signed is a request signed for the fleet (Web Bot Auth): send Method to URL as it is, with
+// Headers, before Expires.
+type Signed struct {
+	Method  string            `json:"method"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	KeyID   string            `json:"keyid"`
+	Created string            `json:"created"`
+	Expires string            `json:"expires"`
 }
 
 // Full reports whether the answer is in full, rather than the verdict alone (Allowed, Reason

@@ -126,6 +126,7 @@ mod tests {
             reason: a.reason,
             pace: crate::fast::answer_json::pace_member(&Paced::NotAsked),
             record: None,
+            sign: None,
         })
     }
 

@@ -25,6 +25,8 @@ pub(super) struct CheckQuery<'p, 'q> {
     pub options: CheckOptions,
     /// `record=true`.
     pub record: bool,
+    /// `sign=GET` (or `HEAD`): the method a signature is asked for.
+    pub sign: Option<&'static str>,
 }
 
 /// The parameters taken once, by their place in [`CheckQuery::read`]'s table; `ua` repeats.
@@ -33,16 +35,17 @@ const VIEW: usize = 1;
 const PERCENT_DECODING: usize = 2;
 const PACE: usize = 3;
 const RECORD: usize = 4;
+const SIGN: usize = 5;
 
 impl<'p, 'q> CheckQuery<'p, 'q> {
     /// Reads `pairs`, refusing what `params::check_params` refuses (the first unknown or
     /// repeated name, in order), then each value as its helper does, in the order the handler
-    /// always read them: `view`, `percent_decoding`, `pace`, `record`, `url`.
+    /// always read them: `view`, `percent_decoding`, `pace`, `record`, `sign`, `url`.
     pub(super) fn read(
         pairs: &'p mut Pairs<'q>,
         default_decoding: PercentDecoding,
     ) -> Result<CheckQuery<'p, 'q>, ApiError> {
-        let mut at: [Option<usize>; 5] = [None; 5];
+        let mut at: [Option<usize>; 6] = [None; 6];
         for (i, (name, _)) in pairs.iter().enumerate() {
             let slot = match name.as_ref() {
                 "url" => URL,
@@ -51,13 +54,14 @@ impl<'p, 'q> CheckQuery<'p, 'q> {
                 "percent_decoding" => PERCENT_DECODING,
                 "pace" => PACE,
                 "record" => RECORD,
+                "sign" => SIGN,
                 _ => return Err(refused(name, ParameterProblem::Unknown)),
             };
             if at[slot].replace(i).is_some() {
                 return Err(refused(name, ParameterProblem::Repeated));
             }
         }
-        let (view, options, record) = {
+        let (view, options, record, sign) = {
             let one = |slot: usize| at[slot].map_or(&[][..], |i| std::slice::from_ref(&pairs[i]));
             let view = params::view(one(VIEW))?;
             let options = CheckOptions {
@@ -67,7 +71,8 @@ impl<'p, 'q> CheckQuery<'p, 'q> {
                 // The caller is the request's, not the query's: the handler sets it.
                 caller: crate::compute::Caller::Unknown,
             };
-            (view, options, params::flag(one(RECORD), "record")?)
+            let record = params::flag(one(RECORD), "record")?;
+            (view, options, record, params::sign_method(one(SIGN))?)
         };
         let url = at[URL]
             .map(|i| std::mem::take(&mut pairs[i].1))
@@ -85,6 +90,7 @@ impl<'p, 'q> CheckQuery<'p, 'q> {
             view,
             options,
             record,
+            sign,
         })
     }
 }
@@ -114,12 +120,14 @@ mod tests {
                     ("percent_decoding", false),
                     ("pace", false),
                     ("record", false),
+                    ("sign", false),
                 ],
             )?;
             let view = params::view(pairs)?;
             let decoding = params::percent_decoding(pairs, default)?;
             let pace = super::super::pace::pace_param(pairs)?;
             let record = params::flag(pairs, "record")?;
+            let sign = params::sign_method(pairs)?;
             let url = params::required_url(pairs)?.into_owned();
             let agents: Vec<String> = pairs
                 .iter()
@@ -127,7 +135,7 @@ mod tests {
                 .map(|(_, v)| v.to_string())
                 .collect();
             Ok::<_, ApiError>(format!(
-                "{url} {agents:?} {view:?} {decoding:?} {pace} {record} {}",
+                "{url} {agents:?} {view:?} {decoding:?} {pace} {record} {sign:?} {}",
                 view == View::Full
             ))
         })();
@@ -137,13 +145,14 @@ mod tests {
     fn ours(pairs: &mut Pairs<'_>, default: PercentDecoding) -> String {
         match CheckQuery::read(pairs, default) {
             Ok(q) => format!(
-                "{} {:?} {:?} {:?} {} {} {}",
+                "{} {:?} {:?} {:?} {} {} {:?} {}",
                 q.url,
                 q.agents.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
                 q.view,
                 q.options.decoding,
                 q.options.pace,
                 q.record,
+                q.sign,
                 q.options.licenses
             ),
             Err(error) => format!("{:?}", error.problem()),
@@ -175,6 +184,11 @@ mod tests {
             "url=http://a.test/&ua=A&pace=maybe&record=maybe",
             "url=http://a.test/&ua=A&percent_decoding=x&view=verdict",
             "view=verdict&view=full&unknown=1",
+            "url=http://a.test/&ua=A&sign=GET",
+            "url=http://a.test/&ua=A&sign=HEAD&record=true",
+            "url=http://a.test/&ua=A&sign=get",
+            "url=http://a.test/&ua=A&sign=GET&sign=HEAD",
+            "url=http://a.test/&ua=A&sign=POST&record=maybe",
         ] {
             let (reference, ours) = both(query);
             assert_eq!(ours, reference, "{query}");
@@ -189,6 +203,7 @@ mod tests {
             "percent_decoding",
             "pace",
             "record",
+            "sign",
             "other",
             "",
         ]);
@@ -202,6 +217,7 @@ mod tests {
             "rfc9309",
             "true",
             "false",
+            "GET",
             "x",
         ]);
         (names, values).prop_map(|(name, value)| format!("{name}={value}"))

@@ -18,6 +18,7 @@ pub mod problem;
 pub mod record;
 mod robots;
 mod rsl;
+pub mod sign;
 pub mod types;
 pub mod values;
 
@@ -77,6 +78,8 @@ pub struct Shared {
     pub ui: bool,
     /// TDMRep's well-known files, with `--tdmrep`.
     pub tdmrep: Option<crate::tdmrep::TdmRepFiles>,
+    /// The fleet's signer, with `--wba-keys`.
+    pub signing: Option<Arc<crate::bot_auth::signing::Signing>>,
 }
 
 impl AppState {
@@ -253,9 +256,10 @@ async fn check_one(
         ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
         ("pace" = Option<bool>, Query, description = pace::PACE_PARAM, example = true),
         ("record" = Option<bool>, Query, description = RECORD_PARAM, example = true),
+        ("sign" = Option<String>, Query, description = SIGN_PARAM, example = "GET"),
     ),
     responses(
-        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, and with `record=true` the record.", body = CheckAnswer),
+        (status = 200, description = "The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, with `record=true` the record, and with `sign=GET` and an allowed URL the Web Bot Auth headers.", body = CheckAnswer),
         (status = 400, description = "Missing or invalid url or ua, or more agents than --max-agents (a check's names) and --max-agent-names (one value's) allow.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "robotsd will not contact this destination.", body = Problem, content_type = "application/problem+json"),
         EdgeProblems,
@@ -303,13 +307,23 @@ async fn check_answer(
         view,
         mut options,
         record,
+        sign,
     } = CheckQuery::read(&mut pairs, state.checker.percent_decoding())?;
     options.caller = caller;
+    // Asked to sign where nothing signs: said before anything is fetched.
+    let signing = match (sign, &state.signing) {
+        (Some(method), Some(signing)) => Some((method, signing, url.clone().into_owned())),
+        (Some(_), None) => return Err(ApiError::SigningOff),
+        (None, _) => None,
+    };
     let answer = check_one(state, url, &agents, options, view, None).await?;
     let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
     match view {
         View::Full => crate::fast::answer_json::write_answer(&mut body, &answer),
         View::Verdict => write_verdict(&mut body, &answer),
+    }
+    if let Some((method, signing, url)) = signing {
+        sign::append(&mut body, signing, &answer, method, &url)?;
     }
     if record {
         append_record(&mut body, state, &answer);
@@ -320,6 +334,9 @@ async fn check_answer(
         .map(|source| CacheResult(source.cache));
     Ok((json::response(body), cache))
 }
+
+/// The OpenAPI description of the `sign` parameter.
+const SIGN_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): also sign that request if the URL is allowed, answering `sign`: the `Signature-Agent`, `Signature-Input` and `Signature` headers (Web Bot Auth, RFC 9421, Ed25519) that prove the fleet's identity for exactly this method and URL, until `expires`. A robotsd without keys answers 400 `signing-off`.";
 
 /// The OpenAPI description of the `record` parameter.
 const RECORD_PARAM: &str = "`true`: the answer also carries `record`, what robots.txt said of the URL (its SHA-256, the deciding rule, its preferences for the URL, the time and robotsd's version), compact, to store beside the fetched page (docs/page.md). Default `false`.";

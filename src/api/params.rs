@@ -54,6 +54,23 @@ pub(super) fn flag(pairs: &Pairs<'_>, name: &'static str) -> Result<bool, ApiErr
     }
 }
 
+/// The `sign` parameter: the method a signature is asked for (Web Bot Auth), if any.
+pub(super) fn sign_method(pairs: &Pairs<'_>) -> Result<Option<&'static str>, ApiError> {
+    match pairs
+        .iter()
+        .find(|(k, _)| k == "sign")
+        .map(|(_, v)| v.as_ref())
+    {
+        None => Ok(None),
+        Some("GET") => Ok(Some("GET")),
+        Some("HEAD") => Ok(Some("HEAD")),
+        Some(_) => Err(ApiError::Parameter {
+            name: "sign".into(),
+            problem: ParameterProblem::Value("GET, HEAD"),
+        }),
+    }
+}
+
 /// How much of an answer to send: all of it, or only the verdict (`?view=verdict`), for fleets
 /// that check every URL and need nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

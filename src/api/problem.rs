@@ -263,6 +263,9 @@ pub enum ApiError {
     /// The route exists but not with this method.
     #[error("method {0} is not allowed here")]
     MethodNotAllowed(String),
+    /// `sign=` asked of a robotsd that holds no key.
+    #[error("this robotsd signs nothing: it was started without --wba-keys")]
+    SigningOff,
     /// A bug: logged in full, shown only as this.
     #[error("internal error")]
     Internal,
@@ -396,6 +399,7 @@ impl ApiError {
                 "Method not allowed",
                 S::METHOD_NOT_ALLOWED,
             ),
+            ApiError::SigningOff => ("signing-off", "Signing is off", S::BAD_REQUEST),
             ApiError::Internal => ("internal", "Internal error", S::INTERNAL_SERVER_ERROR),
         }
     }

@@ -231,6 +231,10 @@ pub struct CheckResponse {
     /// store beside the page (docs/page.md). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<Box<super::record::RecordJson>>,
+    /// With `sign=GET` (`GET /v1/check`) and an allowed URL: the Web Bot Auth headers for that
+    /// request. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign: Option<Box<super::sign::SignJson>>,
 }
 
 impl From<Answer> for CheckResponse {
@@ -253,6 +257,7 @@ impl From<Answer> for CheckResponse {
             robots: a.source.map(Into::into),
             pace: crate::fast::answer_json::pace_member(&a.pace),
             record: None,
+            sign: None,
         }
     }
 }
@@ -343,6 +348,9 @@ pub struct VerdictResponse {
     /// With `record=true` (`GET /v1/check`), as in the full answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record: Option<Box<super::record::RecordJson>>,
+    /// With `sign=GET` (`GET /v1/check`), as in the full answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sign: Option<Box<super::sign::SignJson>>,
 }
 
 /// The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`).

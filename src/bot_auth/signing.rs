@@ -67,7 +67,7 @@ impl Signing {
     /// A signer of `keys` (read from `file`, if any, which a reload reads again) for `agent`,
     /// each signature lasting `ttl`.
     pub fn new(
-        keys: KeySet,
+        keys: Arc<KeySet>,
         file: Option<PathBuf>,
         agent: &str,
         ttl: Duration,
@@ -77,7 +77,7 @@ impl Signing {
             return Err(BotAuthError::BadTtl(ttl));
         }
         Ok(Signing {
-            keys: RwLock::new(Arc::new(keys)),
+            keys: RwLock::new(keys),
             file,
             agent: check_agent(agent)?,
             ttl,

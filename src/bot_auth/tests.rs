@@ -294,7 +294,7 @@ fn the_signer_signs_now_for_its_lifetime_or_from_a_later_slot() {
     use std::time::Duration;
     let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1_800_000_000))));
     let signing = Signing::new(
-        vector_keys(),
+        std::sync::Arc::new(vector_keys()),
         None,
         "https://bot.example/",
         Duration::from_secs(60),
@@ -353,7 +353,7 @@ fn the_agent_and_lifetime_are_checked() {
     let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1))));
     for ttl in [0, 301] {
         let made = Signing::new(
-            vector_keys(),
+            std::sync::Arc::new(vector_keys()),
             None,
             "https://bot.example/",
             Duration::from_secs(ttl),
@@ -390,7 +390,7 @@ fn a_reload_rotates_the_active_key_and_a_bad_file_keeps_the_old_one() {
     };
     write(true);
     let clock = std::sync::Arc::new(SetClock(std::sync::Mutex::new(at(1_800_000_000))));
-    let keys = KeySet::load(&file).unwrap();
+    let keys = std::sync::Arc::new(KeySet::load(&file).unwrap());
     let signing = Signing::new(
         keys,
         Some(file.clone()),

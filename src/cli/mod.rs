@@ -205,7 +205,10 @@ fn serve(args: &ServeArgs, stderr: &mut dyn Write) -> u8 {
                  they run at the API's priority, and a storm of new origins slows cached checks"
             ),
         }
-        tokio::spawn(crate::server::reload_on_hangup(state.api_tokens.clone()));
+        tokio::spawn(crate::server::reload_on_hangup(
+            state.api_tokens.clone(),
+            state.signing.clone(),
+        ));
         state
             .metrics
             .count_dropped_log_lines(Arc::new(move || dropped.dropped_lines() as u64));

@@ -8,7 +8,7 @@
 //!
 //! The flags come in one group per concern, each a clap struct flattened into [`ServeArgs`] under
 //! its own help heading and kept in its own submodule: `network` (listeners and destinations),
-//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching`, `pacing`, `rsl` and `tdmrep`; `values` holds the parsers every group shares
+//! `fetch`, `cache`, `limits`, `connections`, `logging`, `store`, `access`, `matching`, `pacing`, `rsl`, `tdmrep` and `bot_auth`; `values` holds the parsers every group shares
 //! ([`parse_duration`], [`parse_size`], [`parse_cidr`]) and describes the value formats.
 //!
 //! A value that does not parse is refused by clap. What shows only in values together (zero time
@@ -22,6 +22,7 @@
 //! [`PolicyConfig::try_new`]: crate::cache::policy::PolicyConfig::try_new
 
 mod access;
+mod bot_auth;
 mod cache;
 mod connections;
 mod fetch;
@@ -43,6 +44,7 @@ use crate::destination::DestinationPolicy;
 use crate::fetch::FetchConfig;
 
 pub use access::AccessArgs;
+pub use bot_auth::{BotAuthArgs, BotAuthSettings};
 pub use cache::CacheArgs;
 pub use connections::{ConnectionArgs, ConnectionLimits, MIN_HEADER_BYTES};
 pub use fetch::FetchArgs;
@@ -98,6 +100,9 @@ pub struct ServeArgs {
     /// TDMRep's well-known files.
     #[command(flatten)]
     pub tdmrep: TdmRepArgs,
+    /// Web Bot Auth signatures.
+    #[command(flatten)]
+    pub bot_auth: BotAuthArgs,
 }
 
 impl ServeArgs {
@@ -124,6 +129,7 @@ impl ServeArgs {
             pacing: self.pacing.pacing_settings()?,
             rsl: self.rsl.rsl_settings()?,
             tdmrep: self.tdmrep.tdmrep_settings()?,
+            bot_auth: self.bot_auth.bot_auth_settings()?,
             fetch_nice: self.fetch.fetch_nice,
         })
     }
@@ -169,6 +175,8 @@ pub struct Settings {
     pub rsl: RslSettings,
     /// TDMRep's well-known files.
     pub tdmrep: TdmRepSettings,
+    /// Web Bot Auth signatures, when on (`--wba-keys`).
+    pub bot_auth: Option<BotAuthSettings>,
     /// The nice value of the threads fetches run on (`crate::fetch_runtime`).
     pub fetch_nice: u8,
 }
@@ -193,6 +201,7 @@ impl Default for Settings {
             pacing: PacingSettings::default(),
             rsl: RslSettings::default(),
             tdmrep: TdmRepSettings::default(),
+            bot_auth: None,
             fetch_nice: crate::fetch_runtime::DEFAULT_NICE,
         }
     }
@@ -201,7 +210,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 76] = [
+const FLAGS: [(&str, &str); 79] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -284,6 +293,9 @@ const FLAGS: [(&str, &str); 76] = [
     ("rsl.capacity_bytes", "--rsl-capacity"),
     ("tdmrep.enabled", "--tdmrep"),
     ("tdmrep.capacity_bytes", "--tdmrep-capacity"),
+    ("bot_auth.keys", "--wba-keys"),
+    ("bot_auth.agent", "--wba-agent"),
+    ("bot_auth.ttl", "--wba-ttl"),
 ];
 
 /// ` plus --fleet-index-offset (N)`, when there is one.
@@ -428,6 +440,15 @@ pub enum ConfigError {
         /// The flag.
         flag: &'static str,
         /// The file and what is wrong with it.
+        detail: String,
+    },
+    /// A Web Bot Auth setting is unusable (a key file that cannot be read or holds no usable
+    /// key set, an agent that is not an https URI, a lifetime out of range). Never quotes a key.
+    #[error("{flag} {detail}")]
+    BotAuth {
+        /// The flag.
+        flag: &'static str,
+        /// What is wrong.
         detail: String,
     },
     /// The log filter does not parse.

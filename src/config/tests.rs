@@ -293,6 +293,7 @@ fn help_groups_the_flags_by_concern() {
                 "Fleet-wide politeness (pace=true)",
                 "RSL licenses",
                 "TDMRep",
+                "Web Bot Auth",
             ]
         ]
         .concat()

@@ -386,6 +386,24 @@ fn every_documented_field_is_written() {
     } = &answer;
     let mut out = Vec::new();
     write_answer(&mut out, &answer);
+    // With `sign=GET` and an allowed URL, the handler adds the signature (this answer is a
+    // disallowed one's, so the signature is made as if it were allowed).
+    let mut allowed = answer.clone();
+    allowed.allowed = true;
+    let keys = crate::bot_auth::keys::KeySet::from_json(
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","status":"active"}]}"#,
+    )
+    .expect("RFC 9421's test key");
+    let signing = crate::bot_auth::signing::Signing::new(
+        std::sync::Arc::new(keys),
+        None,
+        "https://bot.example/",
+        std::time::Duration::from_secs(60),
+        std::sync::Arc::new(crate::clock::TokioClock::new()),
+    )
+    .expect("a signer");
+    crate::api::sign::append(&mut out, &signing, &allowed, "GET", "https://a.test/x")
+        .expect("signed");
     // With `record=true`, the handler adds the record after the answer.
     crate::api::record::append(&mut out, &answer, "2026-11-28T00:00:00Z".into());
     let written: serde_json::Value = serde_json::from_slice(&out).expect("JSON");

@@ -60,6 +60,9 @@ pub enum ServeError {
     /// The DNS resolver could not be set up from the settings.
     #[error(transparent)]
     Dns(#[from] crate::dns::DnsError),
+    /// The Web Bot Auth signer could not be set up from the settings.
+    #[error(transparent)]
+    BotAuth(#[from] crate::bot_auth::BotAuthError),
     /// Serving failed.
     #[error("server error: {0}")]
     Io(#[from] std::io::Error),
@@ -183,6 +186,7 @@ fn build_state(
     if let Some(licenses) = licenses {
         checker = checker.with_licenses(licenses);
     }
+    let signing = signing(settings, Arc::clone(checker.cache().clock()))?;
     Ok(AppState::new(Shared {
         checker,
         metrics,
@@ -193,7 +197,39 @@ fn build_state(
         ready: Arc::new(AtomicBool::new(true)),
         ui: settings.ui,
         tdmrep,
+        signing,
     }))
+}
+
+/// The fleet's signer, with `--wba-keys`; said once at start, with a warning when anyone who
+/// reaches the API could have requests signed.
+fn signing(
+    settings: &Settings,
+    clock: Arc<dyn Clock>,
+) -> Result<Option<Arc<crate::bot_auth::signing::Signing>>, ServeError> {
+    let Some(bot_auth) = &settings.bot_auth else {
+        return Ok(None);
+    };
+    let signing = crate::bot_auth::signing::Signing::new(
+        Arc::clone(&bot_auth.keys),
+        Some(bot_auth.file.clone()),
+        &bot_auth.agent,
+        bot_auth.ttl,
+        clock,
+    )?;
+    tracing::info!(
+        agent = signing.agent(),
+        key = %signing.active_kid(),
+        keys = bot_auth.keys.keys().len(),
+        ttl_s = bot_auth.ttl.as_secs(),
+        "Web Bot Auth: signing allowed requests on request (sign=GET)"
+    );
+    if settings.api_tokens.is_none() {
+        tracing::warn!(
+            "Web Bot Auth without --api-token-file: anyone who reaches the API can have requests              signed with the fleet's key"
+        );
+    }
+    Ok(Some(Arc::new(signing)))
 }
 
 /// Says once at start who decides the fetch slots and what this replica keeps when it decides
@@ -476,6 +512,7 @@ pub async fn run(
 /// future first runs: without one, a SIGHUP would end the process without a log line.
 pub fn reload_on_hangup(
     tokens: Option<crate::auth::TokenGate>,
+    signing: Option<Arc<crate::bot_auth::signing::Signing>>,
 ) -> impl std::future::Future<Output = ()> + Send {
     #[cfg(unix)]
     let hangups = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup()).ok();
@@ -484,10 +521,13 @@ pub fn reload_on_hangup(
         if let Some(mut hangups) = hangups {
             while hangups.recv().await.is_some() {
                 reload(tokens.as_ref());
+                if let Some(signing) = &signing {
+                    reload_keys(signing);
+                }
             }
         }
         #[cfg(not(unix))]
-        let _ = tokens;
+        let _ = (tokens, signing);
     }
 }
 
@@ -508,6 +548,28 @@ fn reload(tokens: Option<&crate::auth::TokenGate>) {
             %error,
             file,
             "SIGHUP: the API token file cannot be used; the tokens in force are kept"
+        ),
+    }
+}
+
+/// The Web Bot Auth key file read again on SIGHUP, said in the log: a rotation names the key
+/// that signed and the one that signs now; a file that cannot be used keeps the keys in force.
+fn reload_keys(signing: &crate::bot_auth::signing::Signing) {
+    match signing.reload() {
+        Ok(reloaded) if reloaded.was != reloaded.now => tracing::warn!(
+            was = %reloaded.was,
+            now = %reloaded.now,
+            keys = reloaded.keys,
+            "SIGHUP: Web Bot Auth's active key rotated"
+        ),
+        Ok(reloaded) => tracing::info!(
+            key = %reloaded.now,
+            keys = reloaded.keys,
+            "SIGHUP: Web Bot Auth keys reloaded"
+        ),
+        Err(error) => tracing::error!(
+            %error,
+            "SIGHUP: the Web Bot Auth key file cannot be used; the keys in force are kept"
         ),
     }
 }

@@ -5,6 +5,7 @@
 //! `redis_tls::`, `request_bounds::`, `request_fuzz::`, `rsl::`, `ssrf::`, `store_refusals::`, `tester::`, `usage::`).
 
 mod api;
+mod bot_auth;
 mod bounds;
 mod cache_pressure;
 mod chaos;

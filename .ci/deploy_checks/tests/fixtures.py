@@ -16,6 +16,7 @@ MERGED = {
     "config": {"operatorContact": "mailto:crawl-ops@example.com", "adminListen": "0.0.0.0:9090",
                "allowCidr": [], "denyCidr": [], "redisSentinel": [],
                "apiTokenFromSecret": {"key": "tokens", "name": ""},
+               "wbaKeysFromSecret": {"key": "keys.json", "name": ""},
                "proxyFromSecret": {"key": "proxy-url", "name": ""},
                "redisUrlFromSecret": {"key": "redis-url", "name": ""}},
     "replicaCount": 2,

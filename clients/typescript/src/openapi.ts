@@ -332,6 +332,7 @@ export interface components {
             /** @description The robots.txt that applies. */
             robots_url: string;
             rule?: components["schemas"]["RuleJson"] | null;
+            sign?: components["schemas"]["SignJson"] | null;
             /** @description The URL as normalised for matching. */
             url: string;
             usage?: components["schemas"]["UsageJson"] | null;
@@ -1398,6 +1399,43 @@ export interface components {
          * @enum {string}
          */
         Scope: "fleet" | "local";
+        /** @description The headers a signed request carries, by name, to send as they are. */
+        SignHeaders: {
+            /** @description The Ed25519 signature. */
+            Signature: string;
+            /**
+             * @description The agent's URI, as the dictionary member the signature covers.
+             * @example sig1="https://bot.example/"
+             */
+            "Signature-Agent": string;
+            /**
+             * @description What the signature covers (method, authority, path, query and the agent), when it was
+             *     made and until when it holds, the key's id, a nonce and `tag="web-bot-auth"`.
+             */
+            "Signature-Input": string;
+        };
+        /**
+         * @description With `sign=GET` (or `HEAD`) and an allowed URL: the Web Bot Auth headers for exactly that
+         *     request (docs/bot-auth.md). Absent for a disallowed URL, a deferred pacing slot, or without
+         *     `sign`.
+         */
+        SignJson: {
+            /** @description When the signature was made (RFC 3339). */
+            created: string;
+            /**
+             * @description Until when it holds (RFC 3339): a lifetime from now, or from a reserved pacing slot's
+             *     `not_before`.
+             */
+            expires: string;
+            /** @description The headers to send with it. */
+            headers: components["schemas"]["SignHeaders"];
+            /** @description The signing key's id: its JWK SHA-256 thumbprint, listed in the key directory. */
+            keyid: string;
+            /** @description The method they were made for. */
+            method: string;
+            /** @description The URL they were made for, as the request must be sent (its path and query exactly). */
+            url: string;
+        };
         /** @description A `sitemap:` line. */
         SitemapJson: {
             /**
@@ -1574,6 +1612,7 @@ export interface components {
             /** @description Why, as in the full answer. */
             reason: components["schemas"]["Reason"];
             record?: components["schemas"]["RecordJson"] | null;
+            sign?: components["schemas"]["SignJson"] | null;
         };
         /** @description The origin's `/.well-known/tdmrep.json`, for the page's URL (`--tdmrep`). */
         WellKnownJson: {
@@ -1703,6 +1742,11 @@ export interface operations {
                  * @example true
                  */
                 record?: boolean;
+                /**
+                 * @description `GET` or `HEAD` (with `--wba-keys`): also sign that request if the URL is allowed, answering `sign`: the `Signature-Agent`, `Signature-Input` and `Signature` headers (Web Bot Auth, RFC 9421, Ed25519) that prove the fleet's identity for exactly this method and URL, until `expires`. A robotsd without keys answers 400 `signing-off`.
+                 * @example GET
+                 */
+                sign?: string;
             };
             header?: never;
             path?: never;
@@ -1710,7 +1754,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, and with `record=true` the record. */
+            /** @description The verdict, the rule and group that decided, and where the robots.txt came from (with `view=verdict`, only `allowed` and `reason`), with `pace=true` the fetch slot, with `record=true` the record, and with `sign=GET` and an allowed URL the Web Bot Auth headers. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -173,7 +173,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
   "pace-guard" "pace-key" "fleet-index-offset"
-  "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" }}
+  "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" "wba-keys" "wba-agent" "wba-ttl" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}
@@ -183,6 +183,12 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- end }}
 {{- if and $config.apiTokenFile $config.apiTokenFromSecret.name }}
 {{- fail "config.apiTokenFile and config.apiTokenFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and $config.wbaKeys $config.wbaKeysFromSecret.name }}
+{{- fail "config.wbaKeys and config.wbaKeysFromSecret.name are both set: choose one" }}
+{{- end }}
+{{- if and (or $config.wbaKeys $config.wbaKeysFromSecret.name) (not $config.wbaAgent) }}
+{{- fail "config.wbaAgent is required with Web Bot Auth keys: the https URI of the fleet's Signature Agent" }}
 {{- end }}
 {{- if and $config.systemResolver $config.dnsServer }}
 {{- fail "config.systemResolver and config.dnsServer are both set: choose one" }}
@@ -223,6 +229,10 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- with $config.apiTokenFromSecret.name }}
 - name: ROBOTSD_API_TOKEN_FILE
   value: {{ printf "/etc/robotsd/api-tokens/%s" $config.apiTokenFromSecret.key | quote }}
+{{- end }}
+{{- with $config.wbaKeysFromSecret.name }}
+- name: ROBOTSD_WBA_KEYS
+  value: {{ printf "/etc/robotsd/wba-keys/%s" $config.wbaKeysFromSecret.key | quote }}
 {{- end }}
 {{- with $config.redisUrlFromSecret.name }}
 - name: ROBOTSD_REDIS_URL

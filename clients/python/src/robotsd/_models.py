@@ -913,6 +913,85 @@ Where pacing state was kept for an answer.
 """
 
 
+class SignHeaders(Struct):
+    """
+    The headers a signed request carries, by name, to send as they are.
+    """
+
+    Signature: Annotated[str, Meta(description="The Ed25519 signature.")]
+    """
+    The Ed25519 signature.
+    """
+    Signature_Agent: Annotated[
+        str,
+        Meta(
+            description="The agent's URI, as the dictionary member the signature covers."
+        ),
+    ] = field(name="Signature-Agent")
+    """
+    The agent's URI, as the dictionary member the signature covers.
+    """
+    Signature_Input: Annotated[
+        str,
+        Meta(
+            description='What the signature covers (method, authority, path, query and the agent), when it was\nmade and until when it holds, the key\'s id, a nonce and `tag="web-bot-auth"`.'
+        ),
+    ] = field(name="Signature-Input")
+    """
+    What the signature covers (method, authority, path, query and the agent), when it was
+    made and until when it holds, the key's id, a nonce and `tag="web-bot-auth"`.
+    """
+
+
+class SignJson(Struct):
+    """
+    With `sign=GET` (or `HEAD`) and an allowed URL: the Web Bot Auth headers for exactly that
+    request (docs/bot-auth.md). Absent for a disallowed URL, a deferred pacing slot, or without
+    `sign`.
+    """
+
+    created: Annotated[str, Meta(description="When the signature was made (RFC 3339).")]
+    """
+    When the signature was made (RFC 3339).
+    """
+    expires: Annotated[
+        str,
+        Meta(
+            description="Until when it holds (RFC 3339): a lifetime from now, or from a reserved pacing slot's\n`not_before`."
+        ),
+    ]
+    """
+    Until when it holds (RFC 3339): a lifetime from now, or from a reserved pacing slot's
+    `not_before`.
+    """
+    headers: Annotated[SignHeaders, Meta(description="The headers to send with it.")]
+    """
+    The headers to send with it.
+    """
+    keyid: Annotated[
+        str,
+        Meta(
+            description="The signing key's id: its JWK SHA-256 thumbprint, listed in the key directory."
+        ),
+    ]
+    """
+    The signing key's id: its JWK SHA-256 thumbprint, listed in the key directory.
+    """
+    method: Annotated[str, Meta(description="The method they were made for.")]
+    """
+    The method they were made for.
+    """
+    url: Annotated[
+        str,
+        Meta(
+            description="The URL they were made for, as the request must be sent (its path and query exactly)."
+        ),
+    ]
+    """
+    The URL they were made for, as the request must be sent (its path and query exactly).
+    """
+
+
 class SitemapJson(Struct):
     """
     A `sitemap:` line.
@@ -2367,6 +2446,7 @@ class VerdictResponse(Struct):
     """
     pace: Union[PaceJson, None, UnsetType] = UNSET
     record: Union[RecordJson, None, UnsetType] = UNSET
+    sign: Union[SignJson, None, UnsetType] = UNSET
 
 
 class CheckResponse(Struct):
@@ -2419,6 +2499,7 @@ class CheckResponse(Struct):
     record: Union[RecordJson, None, UnsetType] = UNSET
     robots: Union[RobotsSourceJson, None, UnsetType] = UNSET
     rule: Union[RuleJson, None, UnsetType] = UNSET
+    sign: Union[SignJson, None, UnsetType] = UNSET
     usage: Union[UsageJson, None, UnsetType] = UNSET
 
 

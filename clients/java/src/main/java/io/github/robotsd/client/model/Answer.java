@@ -23,6 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param robots where the robots.txt came from
  * @param pace the fetch slot reserved (a paced check); null without pacing and when disallowed
  * @param record what robots.txt said of the URL, compact ({@code record=true}); null otherwise
+ * @param sign the Web Bot Auth headers for exactly this request, when a signature was asked
+ *     ({@code sign=GET}) and the URL is allowed; null otherwise
  */
 public record Answer(
     boolean allowed,
@@ -37,7 +39,8 @@ public record Answer(
     Usage usage,
     Source robots,
     Pace pace,
-    JsonNode record) {
+    JsonNode record,
+    JsonNode sign) {
 
   /**
    * Whether this is a full answer rather than the verdict alone: every full answer has a

@@ -1,0 +1,174 @@
+//! Web Bot Auth through the real binary: `sign=GET` on a check answers the three headers for an
+//! allowed URL and none for a disallowed one, and the signature verifies over the base a site
+//! builds from the request it receives (written here from RFC 9421, not with robotsd's code).
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::support::{Robotsd, json_of, ok, origin};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
+/// RFC 9421's `test-key-ed25519` (Appendix B.1.4).
+const X: &str = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs";
+const D: &str = "n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU";
+const KID: &str = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";
+const AGENT: &str = "https://bot.example/";
+
+fn key_file() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("robotsd-wba-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let file = dir.join("keys.json");
+    std::fs::write(
+        &file,
+        format!(
+            r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"active"}}]}}"#
+        ),
+    )
+    .expect("the key file");
+    file
+}
+
+async fn check(robotsd: &Robotsd, query: &[(&str, &str)]) -> (u16, Value) {
+    let url = url::Url::parse_with_params(&robotsd.url("/v1/check"), query).expect("a URL");
+    let response = reqwest::get(url).await.expect("robotsd answers");
+    (response.status().as_u16(), json_of(response).await)
+}
+
+/// Whether `sign`'s signature verifies over the base of `method` `url` with its agent.
+fn verifies(sign: &Value, method: &str, url: &str) -> bool {
+    let url = url::Url::parse(url).expect("a URL");
+    let authority = match url.port() {
+        Some(port) => format!("{}:{port}", url.host_str().unwrap()),
+        None => url.host_str().unwrap().to_owned(),
+    };
+    let input = sign["headers"]["Signature-Input"].as_str().unwrap();
+    let agent = sign["headers"]["Signature-Agent"].as_str().unwrap();
+    let params = input.strip_prefix("sig1=").expect("label sig1");
+    let agent_value = agent.strip_prefix("sig1=").expect("member sig1");
+    let base = format!(
+        "\"@method\": {method}\n\"@authority\": {authority}\n\"@path\": {}\n\"@query\": ?{}\n\"signature-agent\";key=\"sig1\": {agent_value}\n\"@signature-params\": {params}",
+        url.path(),
+        url.query().unwrap_or("")
+    );
+    let signature = sign["headers"]["Signature"].as_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(
+            signature
+                .strip_prefix("sig1=:")
+                .unwrap()
+                .strip_suffix(':')
+                .unwrap(),
+        )
+        .unwrap();
+    let public = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(X)
+        .unwrap();
+    let public = ed25519_dalek::VerifyingKey::from_bytes(&public.try_into().unwrap()).unwrap();
+    let signature = ed25519_dalek::Signature::from_slice(&bytes).unwrap();
+    public.verify_strict(base.as_bytes(), &signature).is_ok()
+}
+
+#[tokio::test]
+async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
+    let site = origin(|| ok(ROBOTS)).await;
+    let keys = key_file();
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--wba-keys",
+            keys.to_str().unwrap(),
+            "--wba-agent",
+            AGENT,
+        ],
+        false,
+    )
+    .await;
+    let url = site.url("/shop/item?id=7&ref=a%2Fb");
+    let (status, answer) = check(
+        &robotsd,
+        &[("url", &url), ("ua", "SomeBot"), ("sign", "GET")],
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], true);
+    let sign = &answer["sign"];
+    assert_eq!(sign["method"], "GET");
+    assert_eq!(sign["url"], url);
+    assert_eq!(sign["keyid"], KID);
+    assert_eq!(
+        sign["headers"]["Signature-Agent"],
+        format!("sig1=\"{AGENT}\"")
+    );
+    let input = sign["headers"]["Signature-Input"].as_str().unwrap();
+    assert!(
+        input.contains("tag=\"web-bot-auth\"") && input.contains(&format!("keyid=\"{KID}\"")),
+        "{input}"
+    );
+    // A minute, by default, from now.
+    let created = humantime::parse_rfc3339(sign["created"].as_str().unwrap()).unwrap();
+    let expires = humantime::parse_rfc3339(sign["expires"].as_str().unwrap()).unwrap();
+    assert_eq!(expires.duration_since(created).unwrap().as_secs(), 60);
+    assert!(verifies(sign, "GET", &url));
+    // The same headers on another request fail: another path, query or method.
+    assert!(!verifies(
+        sign,
+        "GET",
+        &site.url("/shop/item?id=8&ref=a%2Fb")
+    ));
+    assert!(!verifies(
+        sign,
+        "GET",
+        &site.url("/shop/other?id=7&ref=a%2Fb")
+    ));
+    assert!(!verifies(sign, "HEAD", &url));
+    // Disallowed: the verdict, and no signature.
+    let (status, answer) = check(
+        &robotsd,
+        &[
+            ("url", &site.url("/private/x")),
+            ("ua", "SomeBot"),
+            ("sign", "GET"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], false);
+    assert!(answer.get("sign").is_none(), "{answer}");
+    // Not asked: none; the verdict alone still carries it when asked.
+    let (_, answer) = check(&robotsd, &[("url", &url), ("ua", "SomeBot")]).await;
+    assert!(answer.get("sign").is_none(), "{answer}");
+    let (_, answer) = check(
+        &robotsd,
+        &[
+            ("url", &url),
+            ("ua", "SomeBot"),
+            ("sign", "HEAD"),
+            ("view", "verdict"),
+        ],
+    )
+    .await;
+    assert!(verifies(&answer["sign"], "HEAD", &url), "{answer}");
+    // Another method is refused as a parameter.
+    let (status, answer) = check(
+        &robotsd,
+        &[("url", &url), ("ua", "SomeBot"), ("sign", "POST")],
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["parameter"], "sign");
+}
+
+#[tokio::test]
+async fn a_robotsd_without_keys_says_it_signs_nothing() {
+    let site = origin(|| ok(ROBOTS)).await;
+    let robotsd = Robotsd::start(&["--allow-private-networks"], false).await;
+    let (status, answer) = check(
+        &robotsd,
+        &[("url", &site.url("/a")), ("ua", "SomeBot"), ("sign", "GET")],
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:signing-off");
+    // Nothing was fetched for it.
+    assert_eq!(site.hits(), 0);
+}
