@@ -68,8 +68,10 @@ pub(crate) fn append(
         Paced::Slot(_) | Paced::Disallowed => return Ok(()),
         Paced::NotAsked => None,
     };
-    // The check parsed this URL already; its parsed form is what the crawler must send.
-    let target = url::Url::parse(url).map_err(|_| ApiError::Internal)?;
+    // The check parsed this URL already; its parsed form, without a fragment (never sent), is
+    // what the crawler must send.
+    let mut target = url::Url::parse(url).map_err(|_| ApiError::Internal)?;
+    target.set_fragment(None);
     let signed = signing.sign(method, &target, not_before).map_err(|error| {
         tracing::error!(%error, "a signature could not be made for an allowed URL");
         ApiError::Internal

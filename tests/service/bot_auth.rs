@@ -134,6 +134,18 @@ async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["allowed"], false);
     assert!(answer.get("sign").is_none(), "{answer}");
+    // A fragment is never sent, so it is not in the URL signed.
+    let (_, answer) = check(
+        &robotsd,
+        &[
+            ("url", &format!("{url}#top")),
+            ("ua", "SomeBot"),
+            ("sign", "GET"),
+        ],
+    )
+    .await;
+    assert_eq!(answer["sign"]["url"], url, "{answer}");
+    assert!(verifies(&answer["sign"], "GET", &url));
     // Not asked: none; the verdict alone still carries it when asked.
     let (_, answer) = check(&robotsd, &[("url", &url), ("ua", "SomeBot")]).await;
     assert!(answer.get("sign").is_none(), "{answer}");
