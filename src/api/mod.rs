@@ -7,6 +7,7 @@ mod batch_body;
 mod caller;
 mod check_query;
 mod cost;
+pub mod directory;
 mod evaluate;
 mod json;
 mod ops;
@@ -113,7 +114,7 @@ pub const ADMIN_PATHS: [&str; 4] = ["/livez", "/healthz", "/readyz", "/metrics"]
         license(name = "Apache-2.0", identifier = "Apache-2.0"),
     ),
     components(schemas(Problem)),
-    tags((name = "check", description = "Verdicts"), (name = "robots", description = "Cached robots.txt"), (name = "operations", description = "Probes and metrics"))
+    tags((name = "check", description = "Verdicts"), (name = "robots", description = "Cached robots.txt"), (name = "operations", description = "Probes and metrics"), (name = "identity", description = "The fleet's Web Bot Auth key directory, with --wba-keys"))
 )]
 struct ApiDoc;
 
@@ -154,6 +155,16 @@ pub fn admin_router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The fleet's public identity (the key directory), served when robotsd holds keys, with its
+/// paths; public, as sites fetch it.
+pub fn identity_router(state: &AppState) -> Option<(Router, [&'static str; 1])> {
+    state.signing.as_ref()?;
+    let router = Router::new()
+        .route(directory::PATH, axum::routing::get(directory::directory))
+        .with_state(state.clone());
+    Some((router, [directory::PATH]))
+}
+
 /// The OpenAPI document of the whole service, as committed under `openapi/`.
 pub fn openapi() -> utoipa::openapi::OpenApi {
     let (_, mut api) = api_routes(Limits::default().max_page_bytes).split_for_parts();
@@ -161,6 +172,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .routes(routes!(ops::livez_doc))
         .routes(routes!(ops::readyz_doc))
         .routes(routes!(ops::metrics_doc))
+        .routes(routes!(directory::directory_doc))
         .split_for_parts();
     api.merge(ops);
     api

@@ -34,8 +34,9 @@ pub struct BotAuthArgs {
     #[arg(long, env = "ROBOTSD_WBA_KEYS", value_name = "PATH")]
     pub wba_keys: Option<PathBuf>,
 
-    /// The https URI of the fleet's Signature Agent (its key directory's origin, or its card),
-    /// sent as `Signature-Agent: sig1="<uri>"`. Required with --wba-keys.
+    /// The https URL of the fleet's key directory, sent as `Signature-Agent: sig1="<url>"`: a
+    /// site fetches the keys there (https://<bot domain>/.well-known/http-message-signatures-
+    /// directory, routed to robotsd, which serves it). Required with --wba-keys.
     #[arg(long, env = "ROBOTSD_WBA_AGENT", value_name = "URI")]
     pub wba_agent: Option<String>,
 

@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
 use tower_http::compression::CompressionLayer;
-use tower_http::compression::predicate::SizeAbove;
+use tower_http::compression::predicate::{NotForContentType, Predicate as _, SizeAbove};
 use tower_http::decompression::{DecompressionBody, RequestDecompressionLayer};
 
 /// The smallest answer worth compressing.
@@ -26,7 +26,15 @@ where
         .map_response(into_body)
         // An encoding it cannot decode passes through, to be refused as a problem by the API.
         .layer(RequestDecompressionLayer::new().pass_through_unaccepted(true))
-        .layer(CompressionLayer::new().compress_when(SizeAbove::new(MIN_COMPRESSED_BYTES)))
+        .layer(
+            CompressionLayer::new().compress_when(
+                SizeAbove::new(MIN_COMPRESSED_BYTES)
+                    // Its Content-Digest and signatures are over the bytes as written.
+                    .and(NotForContentType::const_new(
+                        crate::api::directory::CONTENT_TYPE,
+                    )),
+            ),
+        )
         .map_request(|request: Request<DecompressionBody<Body>>| request.map(Body::new))
         .service(inner)
 }

@@ -297,6 +297,10 @@ fn public_routes(state: &AppState, with_admin: bool) -> (Router, RouteLabels) {
         .exact([OPENAPI_JSON, DOCS, &docs_prefix], false)
         // SwaggerUi serves its assets under the prefix.
         .prefixed(&docs_prefix, &format!("{DOCS}/{{*rest}}"));
+    if let Some((identity, paths)) = api::identity_router(state) {
+        router = router.merge(identity);
+        labels = labels.exact(paths, false);
+    }
     if state.ui {
         router = router.merge(crate::ui::router());
         labels = labels.exact(crate::ui::PATHS, false);

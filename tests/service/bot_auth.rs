@@ -184,3 +184,119 @@ async fn a_robotsd_without_keys_says_it_signs_nothing() {
     // Nothing was fetched for it.
     assert_eq!(site.hits(), 0);
 }
+
+#[tokio::test]
+async fn the_key_directory_is_served_signed_for_the_host_asked() {
+    // Eight keys published beside the active one: a body over the 1 KiB from which robotsd
+    // compresses answers.
+    let published: Vec<String> = (1..=8u8)
+        .map(|i| {
+            let public = ed25519_dalek::SigningKey::from_bytes(&[i; 32]).verifying_key();
+            let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(public.as_bytes());
+            format!(r#"{{"kty":"OKP","crv":"Ed25519","x":"{x}","status":"published"}}"#)
+        })
+        .collect();
+    let keys = key_file().with_file_name("directory-keys.json");
+    std::fs::write(
+        &keys,
+        format!(
+            r#"{{"keys":[{{"kty":"OKP","crv":"Ed25519","x":"{X}","d":"{D}","status":"active"}},{}]}}"#,
+            published.join(",")
+        ),
+    )
+    .expect("the key file");
+    let keys = keys.to_str().unwrap();
+    let robotsd = Robotsd::start(&["--wba-keys", keys, "--wba-agent", AGENT], false).await;
+    // No decoding by the client: what is checked is the bytes as sent.
+    let client = reqwest::Client::builder()
+        .no_gzip()
+        .build()
+        .expect("a client");
+    // Asked as a site would, under the fleet's name, with gzip accepted: the body comes as
+    // written, or its digest would not hold.
+    let response = client
+        .get(robotsd.url("/.well-known/http-message-signatures-directory"))
+        .header("host", "Bot.Example")
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 200);
+    let header = |name: &str| {
+        response.headers()[name]
+            .to_str()
+            .expect("a header")
+            .to_owned()
+    };
+    assert_eq!(
+        header("content-type"),
+        "application/http-message-signatures-directory+json"
+    );
+    assert_eq!(header("cache-control"), "public, max-age=3600");
+    assert!(response.headers().get("content-encoding").is_none());
+    let (digest, input, signature) = (
+        header("content-digest"),
+        header("signature-input"),
+        header("signature"),
+    );
+    let body = response.text().await.expect("a body");
+    let jwks: Value = serde_json::from_str(&body).expect("JSON");
+    assert!(body.len() > 1024, "{body}");
+    assert_eq!(jwks["keys"].as_array().map(Vec::len), Some(9), "{body}");
+    assert_eq!(jwks["keys"][0]["kid"], KID, "{body}");
+    assert_eq!(jwks["keys"][0]["x"], X, "{body}");
+    assert!(!body.contains(D), "no private key: {body}");
+    use sha2::Digest as _;
+    let expected = format!(
+        "sha-256=:{}:",
+        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(body.as_bytes()))
+    );
+    assert_eq!(digest, expected);
+    // One signature: only the active key's private half is held.
+    let params = input.strip_prefix("binding0=").expect("one binding");
+    assert!(!params.contains("binding1"), "{params}");
+    assert!(
+        params.starts_with("(\"@authority\";req \"content-digest\");created="),
+        "{params}"
+    );
+    assert!(params.contains(&format!("keyid=\"{KID}\"")), "{params}");
+    assert!(
+        params.ends_with("tag=\"http-message-signatures-directory\""),
+        "{params}"
+    );
+    let base = |authority: &str| {
+        format!(
+            "\"@authority\";req: {authority}\n\"content-digest\": {digest}\n\"@signature-params\": {params}"
+        )
+    };
+    let signature = base64::engine::general_purpose::STANDARD
+        .decode(
+            signature
+                .strip_prefix("binding0=:")
+                .and_then(|s| s.strip_suffix(':'))
+                .expect("binding0"),
+        )
+        .unwrap();
+    let signature = ed25519_dalek::Signature::from_slice(&signature).unwrap();
+    let public = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(X)
+        .unwrap();
+    let public = ed25519_dalek::VerifyingKey::from_bytes(&public.try_into().unwrap()).unwrap();
+    assert!(
+        public
+            .verify_strict(base("bot.example").as_bytes(), &signature)
+            .is_ok()
+    );
+    // Served again under another host, the copy does not verify.
+    assert!(
+        public
+            .verify_strict(base("evil.example").as_bytes(), &signature)
+            .is_err()
+    );
+    // A robotsd without keys has no directory.
+    let plain = Robotsd::start(&[], false).await;
+    let response = reqwest::get(plain.url("/.well-known/http-message-signatures-directory"))
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 404);
+}

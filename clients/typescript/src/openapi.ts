@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/.well-known/http-message-signatures-directory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The directory's description in the OpenAPI document. */
+        get: operations["directory_doc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/livez": {
         parameters: {
             query?: never;
@@ -1638,6 +1655,35 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    directory_doc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fleet's Ed25519 public keys (a JWK Set), with `Content-Digest` and a signature per key over it and the authority asked of (draft-ietf-webbotauth-httpsig-protocol). Served only with `--wba-keys`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/http-message-signatures-directory+json": string;
+                };
+            };
+            /** @description No `Host`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     livez_doc: {
         parameters: {
             query?: never;

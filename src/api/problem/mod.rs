@@ -11,6 +11,9 @@ use utoipa::ToSchema;
 use crate::checker::{CheckError, OverBudget};
 use crate::destination::DestinationError;
 use crate::origin::TargetError;
+pub use responses::{BodyProblems, EdgeProblems};
+
+mod responses;
 
 /// The media type of problem details.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -36,68 +39,6 @@ pub struct Problem {
     /// For batch items and form fields: which input the problem is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parameter: Option<String>,
-}
-
-/// What the server's edge may answer on any API route before (or instead of) its handler; each
-/// route's OpenAPI responses include these.
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)] // Only its OpenAPI description is used.
-pub enum EdgeProblems {
-    /// 414 `uri-too-long`.
-    #[response(
-        status = 414,
-        description = "The request target is longer than 32 KiB.",
-        content_type = "application/problem+json"
-    )]
-    UriTooLong(Problem),
-    /// 431 `headers-too-large`.
-    #[response(
-        status = 431,
-        description = "The request head is larger than --max-header-bytes, or has more than 100 header fields.",
-        content_type = "application/problem+json"
-    )]
-    HeadTooLarge(Problem),
-    /// 503 `overloaded`, `bodies-in-flight` or `connection-limit`.
-    #[response(
-        status = 503,
-        description = "At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header.",
-        content_type = "application/problem+json"
-    )]
-    Unavailable(Problem),
-    /// 401 `unauthorized`.
-    #[response(
-        status = 401,
-        description = "With --api-token-file: no `Authorization: Bearer` header with one of its tokens.",
-        content_type = "application/problem+json"
-    )]
-    Unauthorized(Problem),
-    /// 504 `timeout`.
-    #[response(
-        status = 504,
-        description = "The request took longer than the request time limit.",
-        content_type = "application/problem+json"
-    )]
-    Timeout(Problem),
-}
-
-/// What the edge may answer on the API routes that take a body, besides [`EdgeProblems`].
-#[derive(utoipa::IntoResponses)]
-#[allow(dead_code)] // Only its OpenAPI description is used.
-pub enum BodyProblems {
-    /// 408 `body-timeout`.
-    #[response(
-        status = 408,
-        description = "The body did not arrive within the body-read time limit.",
-        content_type = "application/problem+json"
-    )]
-    BodyTimeout(Problem),
-    /// 413 `body-too-large`, `batch-too-large` or `too-much-work`.
-    #[response(
-        status = 413,
-        description = "Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work).",
-        content_type = "application/problem+json"
-    )]
-    TooLarge(Problem),
 }
 
 /// Every error the API can answer with.
@@ -266,6 +207,9 @@ pub enum ApiError {
     /// `sign=` asked of a robotsd that holds no key.
     #[error("this robotsd signs nothing: it was started without --wba-keys")]
     SigningOff,
+    /// A request that names no host (no `Host`, no `:authority`) where the answer depends on it.
+    #[error("the request names no host: send Host (or HTTP/2's :authority)")]
+    MissingHost,
     /// A bug: logged in full, shown only as this.
     #[error("internal error")]
     Internal,
@@ -400,6 +344,7 @@ impl ApiError {
                 S::METHOD_NOT_ALLOWED,
             ),
             ApiError::SigningOff => ("signing-off", "Signing is off", S::BAD_REQUEST),
+            ApiError::MissingHost => ("missing-host", "Missing host", S::BAD_REQUEST),
             ApiError::Internal => ("internal", "Internal error", S::INTERNAL_SERVER_ERROR),
         }
     }
@@ -593,6 +538,8 @@ mod tests {
             ApiError::BatchDeadline { fetching: true },
             ApiError::NotFound("/x".into()),
             ApiError::MethodNotAllowed("PUT".into()),
+            ApiError::SigningOff,
+            ApiError::MissingHost,
             ApiError::Internal,
         ];
         let mut kinds: Vec<_> = errors.iter().map(|e| e.problem().kind).collect();

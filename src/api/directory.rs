@@ -1,0 +1,109 @@
+//! The fleet's key directory, served at `/.well-known/http-message-signatures-directory` when
+//! robotsd holds keys (`--wba-keys`), so that a site can fetch the public keys that verify the
+//! fleet's signatures from the origin its `Signature-Agent` names (docs/bot-auth.md says how to
+//! route the bot domain's path here). Public, as the draft has it: no token is asked for.
+//!
+//! Each answer is signed for the authority it was asked of (`"@authority";req`), so a copy
+//! served under another host does not verify; it is cached for an hour, within the signatures'
+//! day (`bot_auth::signing::DIRECTORY_TTL`), so a key rotated in is seen within the hour.
+
+use axum::extract::State;
+use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use axum::http::uri::{Authority, Uri};
+use axum::response::{IntoResponse as _, Response};
+
+use super::AppState;
+use super::problem::ApiError;
+pub use crate::bot_auth::directory::{CONTENT_TYPE, PATH};
+
+/// How long a site or a proxy may keep the directory: rotating a key in is seen within this.
+pub const CACHE_CONTROL: &str = "public, max-age=3600";
+
+/// The directory for the authority the request was made to; 400 when it names none.
+pub(super) async fn directory(
+    State(state): State<AppState>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Some(signing) = &state.signing else {
+        // Only routed with keys; kept total for a router built otherwise.
+        return Err(ApiError::NotFound(PATH.to_owned()));
+    };
+    let authority = authority(&uri, &headers).ok_or(ApiError::MissingHost)?;
+    let (body, signed) = signing.directory(authority.as_str()).map_err(|error| {
+        tracing::error!(%error, "the key directory could not be signed");
+        ApiError::Internal
+    })?;
+    let header = |value: String| HeaderValue::try_from(value).map_err(|_| ApiError::Internal);
+    Ok((
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE)),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(CACHE_CONTROL),
+            ),
+            (
+                HeaderName::from_static("content-digest"),
+                header(signed.content_digest)?,
+            ),
+            (
+                HeaderName::from_static("signature-input"),
+                header(signed.signature_input)?,
+            ),
+            (
+                HeaderName::from_static("signature"),
+                header(signed.signature)?,
+            ),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// The request's authority: HTTP/2's `:authority` (in the URI), else HTTP/1.1's `Host`, if it
+/// is one.
+fn authority(uri: &Uri, headers: &HeaderMap) -> Option<Authority> {
+    if let Some(authority) = uri.authority() {
+        return Some(authority.clone());
+    }
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let authority: Authority = host.parse().ok()?;
+    // A Host is a host and a port, nothing more (RFC 9110, 7.2).
+    (authority.as_str().find('@').is_none() && !authority.host().is_empty()).then_some(authority)
+}
+
+/// The directory's description in the OpenAPI document.
+#[utoipa::path(get, path = "/.well-known/http-message-signatures-directory", tag = "identity",
+    responses(
+        (status = 200, description = "The fleet's Ed25519 public keys (a JWK Set), with \
+            `Content-Digest` and a signature per key over it and the authority asked of \
+            (draft-ietf-webbotauth-httpsig-protocol). Served only with `--wba-keys`.",
+            content_type = "application/http-message-signatures-directory+json", body = String),
+        (status = 400, description = "No `Host`.", body = super::problem::Problem,
+            content_type = "application/problem+json")))]
+#[allow(dead_code)]
+pub(super) async fn directory_doc() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_authority_is_the_uris_then_the_hosts() {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::HOST, HeaderValue::from_static("bot.example:8443"));
+        let from_host = authority(&Uri::from_static("/x"), &headers).expect("host");
+        assert_eq!(from_host.as_str(), "bot.example:8443");
+        let h2 = Uri::from_static("https://Bot.Example/x");
+        assert_eq!(
+            authority(&h2, &headers).expect("uri").as_str(),
+            "Bot.Example"
+        );
+        for bad in ["user@bot.example", "", ":80"] {
+            headers.insert(header::HOST, HeaderValue::from_static(bad));
+            assert_eq!(authority(&Uri::from_static("/x"), &headers), None, "{bad}");
+        }
+        headers.remove(header::HOST);
+        assert_eq!(authority(&Uri::from_static("/x"), &headers), None);
+    }
+}
