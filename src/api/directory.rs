@@ -15,6 +15,7 @@ use axum::response::{IntoResponse as _, Response};
 use super::AppState;
 use super::problem::ApiError;
 pub use crate::bot_auth::directory::{CONTENT_TYPE, PATH};
+use crate::metrics::SignatureOf;
 
 /// How long a site or a proxy may keep the directory: rotating a key in is seen within this.
 pub const CACHE_CONTROL: &str = "public, max-age=3600";
@@ -34,6 +35,9 @@ pub(super) async fn directory(
         tracing::error!(%error, "the key directory could not be signed");
         ApiError::Internal
     })?;
+    for kid in &signed.keyids {
+        state.metrics.observe_signature(kid, SignatureOf::Directory);
+    }
     let header = |value: String| HeaderValue::try_from(value).map_err(|_| ApiError::Internal);
     Ok((
         [

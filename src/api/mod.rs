@@ -335,7 +335,7 @@ async fn check_answer(
         View::Verdict => write_verdict(&mut body, &answer),
     }
     if let Some((method, signing, url)) = signing {
-        sign::append(&mut body, signing, &answer, method, &url)?;
+        sign::append(&mut body, signing, &state.metrics, &answer, method, &url)?;
     }
     if record {
         append_record(&mut body, state, &answer);

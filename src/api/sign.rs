@@ -9,6 +9,7 @@ use utoipa::ToSchema;
 use super::problem::ApiError;
 use crate::bot_auth::signing::Signing;
 use crate::checker::{Answer, Paced};
+use crate::metrics::{Metrics, SignatureOf};
 
 /// The headers a signed request carries, by name, to send as they are.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
@@ -55,6 +56,7 @@ fn rfc3339(seconds: u64) -> String {
 pub(crate) fn append(
     body: &mut Vec<u8>,
     signing: &Signing,
+    metrics: &Metrics,
     answer: &Answer,
     method: &str,
     url: &str,
@@ -76,6 +78,7 @@ pub(crate) fn append(
         tracing::error!(%error, "a signature could not be made for an allowed URL");
         ApiError::Internal
     })?;
+    metrics.observe_signature(&signed.keyid, SignatureOf::Request);
     let member = SignJson {
         method: method.to_owned(),
         url: target.as_str().to_owned(),

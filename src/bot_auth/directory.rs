@@ -56,6 +56,8 @@ pub struct DirectoryHeaders {
     pub signature_input: String,
     /// `Signature`: the same members.
     pub signature: String,
+    /// The ids of the keys that signed, in the members' order.
+    pub keyids: Vec<String>,
 }
 
 /// The headers of the directory served for `authority` (the request's `@authority`), made at
@@ -81,7 +83,7 @@ pub fn sign_directory(
             value: content_digest.clone(),
         },
     ];
-    let (mut inputs, mut signatures) = (Vec::new(), Vec::new());
+    let (mut inputs, mut signatures, mut keyids) = (Vec::new(), Vec::new(), Vec::new());
     for key in keys.keys().iter().filter(|key| key.can_sign()) {
         let label = format!("binding{}", inputs.len());
         let params = SignatureParams {
@@ -95,10 +97,12 @@ pub fn sign_directory(
         let (input, signature) = sign(key, &components, &params)?;
         inputs.push(format!("{label}={input}"));
         signatures.push(format!("{label}=:{signature}:"));
+        keyids.push(key.kid().to_owned());
     }
     Ok(DirectoryHeaders {
         content_digest,
         signature_input: inputs.join(", "),
         signature: signatures.join(", "),
+        keyids,
     })
 }

@@ -402,8 +402,16 @@ fn every_documented_field_is_written() {
         std::sync::Arc::new(crate::clock::TokioClock::new()),
     )
     .expect("a signer");
-    crate::api::sign::append(&mut out, &signing, &allowed, "GET", "https://a.test/x")
-        .expect("signed");
+    let metrics = crate::metrics::Metrics::new();
+    crate::api::sign::append(
+        &mut out,
+        &signing,
+        &metrics,
+        &allowed,
+        "GET",
+        "https://a.test/x",
+    )
+    .expect("signed");
     // With `record=true`, the handler adds the record after the answer.
     crate::api::record::append(&mut out, &answer, "2026-11-28T00:00:00Z".into());
     let written: serde_json::Value = serde_json::from_slice(&out).expect("JSON");

@@ -16,10 +16,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::http::StatusCode;
 use prometheus::{
-    HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry,
-    TextEncoder,
+    HistogramOpts, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 use crate::cache::{Lookup, OriginCache};
@@ -27,16 +25,20 @@ use crate::checker::Reason;
 use crate::fetch::FetchKind;
 use crate::store::{StoreOp, StoreOutcome};
 
+mod bot_auth;
 mod connections;
 mod documents;
+mod http;
 mod pacing;
 mod resting;
+pub use bot_auth::SignatureOf;
 mod rsl;
 mod store;
 mod tdmrep;
 mod usage;
 
 pub use connections::{ConnectionMetrics, LISTENERS};
+pub use http::RouteSeries;
 
 /// The route label of requests no route matched (404s from the fallback): the raw path would let
 /// any client mint new series.
@@ -49,12 +51,6 @@ pub const OTHER_LABEL: &str = "other";
 /// The `result` label values of `robotsd_cache_lookups_total`, as `cache::Lookup` serialises.
 const LOOKUP_RESULTS: [&str; 5] = ["hit", "miss", "stale", "coalesced", "shared"];
 
-/// Methods kept as their own label value; anything else (extension methods are legal HTTP and
-/// client-chosen) becomes [`OTHER_LABEL`].
-const METHODS: [&str; 9] = [
-    "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH",
-];
-
 /// The service's metrics. Cheap to clone; clones share the same series.
 #[derive(Clone)]
 pub struct Metrics {
@@ -66,8 +62,7 @@ struct Inner {
     /// Every family name the registry can export, kept from registration because `gather()`
     /// leaves out labelled families that have no series yet.
     family_names: Vec<String>,
-    http_requests: IntCounterVec,
-    http_duration: HistogramVec,
+    http: http::HttpMetrics,
     checks: IntCounterVec,
     /// `checks` by `[allowed][reason]`, resolved on first use: a label lookup hashes the values
     /// and takes a lock, once per check otherwise.
@@ -97,6 +92,7 @@ struct Inner {
     tdmrep: documents::DocumentCacheMetrics,
     pacing: pacing::PaceMetrics,
     resting: resting::RestingMetrics,
+    signatures: bot_auth::SignatureMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -125,22 +121,7 @@ impl Metrics {
     pub fn new() -> Metrics {
         let registry = Registry::new();
 
-        let http_requests = IntCounterVec::new(
-            Opts::new("robotsd_http_requests_total", "HTTP requests served."),
-            &["route", "method", "status"],
-        )
-        .expect("valid metric");
-        // 50 µs to ~13 s doubling: a cached check answers in microseconds, one that waits for a
-        // fetch can take up to the fetch timeout (10 s by default).
-        let http_duration = HistogramVec::new(
-            HistogramOpts::new(
-                "robotsd_http_request_duration_seconds",
-                "Time to produce an HTTP response (until headers), by route.",
-            )
-            .buckets(prometheus::exponential_buckets(0.000_05, 2.0, 19).expect("valid buckets")),
-            &["route"],
-        )
-        .expect("valid metric");
+        let http = http::HttpMetrics::new();
         let checks = IntCounterVec::new(
             Opts::new(
                 "robotsd_checks_total",
@@ -253,15 +234,17 @@ impl Metrics {
         let tdmrep = tdmrep::metrics();
         let pacing = pacing::PaceMetrics::new();
         let resting = resting::RestingMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 46] = [
-            Box::new(http_requests.clone()),
-            Box::new(http_duration.clone()),
+        let signatures = bot_auth::SignatureMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 47] = [
+            Box::new(http.requests.clone()),
+            Box::new(http.duration.clone()),
             Box::new(checks.clone()),
             Box::new(cache_lookups.clone()),
             Box::new(cache_entries.clone()),
             Box::new(cache_weight_bytes.clone()),
             Box::new(resting.entries.clone()),
             Box::new(resting.bytes.clone()),
+            Box::new(signatures.family.clone()),
             Box::new(cache_capacity_bytes.clone()),
             Box::new(cache_evictions.clone()),
             Box::new(cache_refusals.clone()),
@@ -324,8 +307,7 @@ impl Metrics {
             inner: Arc::new(Inner {
                 registry,
                 family_names,
-                http_requests,
-                http_duration,
+                http,
                 checks,
                 check_series: Default::default(),
                 lookup_series,
@@ -348,6 +330,7 @@ impl Metrics {
                 tdmrep,
                 pacing,
                 resting,
+                signatures,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -380,11 +363,7 @@ impl Metrics {
     /// path; the server's edge service takes care of that. Non-standard methods are recorded as
     /// [`OTHER_LABEL`].
     pub fn observe_http(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
-        self.count_http(route, method, status);
-        self.inner
-            .http_duration
-            .with_label_values(&[route])
-            .observe(elapsed.as_secs_f64());
+        self.inner.http.observe(route, method, status, elapsed);
     }
 
     /// [`Metrics::observe_http`] for one of the app's routes, with its [`RouteSeries`]: the
@@ -398,34 +377,9 @@ impl Metrics {
         status: u16,
         elapsed: Duration,
     ) {
-        let ok = match (status, method) {
-            (200, "GET") => Some(&series.ok[0]),
-            (200, "POST") => Some(&series.ok[1]),
-            _ => None,
-        };
-        match ok {
-            Some(counter) => counter
-                .get_or_init(|| {
-                    self.inner
-                        .http_requests
-                        .with_label_values(&[route, method, "200"])
-                })
-                .inc(),
-            None => self.count_http(route, method, status),
-        }
-        series
-            .duration
-            .get_or_init(|| self.inner.http_duration.with_label_values(&[route]))
-            .observe(elapsed.as_secs_f64());
-    }
-
-    fn count_http(&self, route: &str, method: &str, status: u16) {
-        let status = StatusCode::from_u16(status);
-        let status = status.as_ref().map_or(OTHER_LABEL, StatusCode::as_str);
         self.inner
-            .http_requests
-            .with_label_values(&[route, method_label(method), status])
-            .inc();
+            .http
+            .observe_route(series, route, method, status, elapsed);
     }
 
     /// Records one answered check: `robotsd_checks_total{verdict,reason}` and
@@ -505,6 +459,12 @@ impl Metrics {
         self.inner.pacing.refresh(pacer);
     }
 
+    /// Records one Web Bot Auth signature made with the key `kid`:
+    /// `robotsd_wba_signatures_total{kid,of}`.
+    pub fn observe_signature(&self, kid: &str, of: SignatureOf) {
+        self.inner.signatures.observe(kid, of);
+    }
+
     /// Records one call to the shared store: `robotsd_store_operations_total{op,outcome}` and
     /// `robotsd_store_operation_duration_seconds{op}`.
     pub fn observe_store(&self, op: StoreOp, outcome: StoreOutcome, took: Duration) {
@@ -573,30 +533,6 @@ fn sync_counter(counter: &IntCounter, seen: &AtomicU64, total: u64) {
     if total > previous {
         counter.inc_by(total - previous);
     }
-}
-
-/// `value` if it is one of `known`, else [`OTHER_LABEL`]; the result is always `'static`, so no
-/// caller-supplied text can reach a label.
-/// One route's most used HTTP series, resolved on first use by [`Metrics::observe_route`]: its
-/// latency histogram, and its `GET` and `POST` `200` counters. Resolving a labelled series
-/// hashes its labels and takes a lock each time: half of a cached check's metric cost.
-#[derive(Debug, Clone, Default)]
-pub struct RouteSeries {
-    duration: std::sync::OnceLock<prometheus::Histogram>,
-    /// `GET 200`, `POST 200`.
-    ok: [std::sync::OnceLock<IntCounter>; 2],
-}
-
-fn known_or_other(known: &[&'static str], value: &str) -> &'static str {
-    known
-        .iter()
-        .copied()
-        .find(|k| *k == value)
-        .unwrap_or(OTHER_LABEL)
-}
-
-fn method_label(method: &str) -> &'static str {
-    known_or_other(&METHODS, method)
 }
 
 fn saturating_i64(value: u64) -> i64 {

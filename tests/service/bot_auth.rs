@@ -168,6 +168,9 @@ async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
     .await;
     assert_eq!(status, 400, "{answer}");
     assert_eq!(answer["parameter"], "sign");
+    // Three signatures made (GET, with a fragment, HEAD), counted by key; none for the rest.
+    let series = format!("robotsd_wba_signatures_total{{kid=\"{KID}\",of=\"request\"}}");
+    assert_eq!(robotsd.metric(&series).await, 3.0);
 }
 
 #[tokio::test]
@@ -293,6 +296,8 @@ async fn the_key_directory_is_served_signed_for_the_host_asked() {
             .verify_strict(base("evil.example").as_bytes(), &signature)
             .is_err()
     );
+    let series = format!("robotsd_wba_signatures_total{{kid=\"{KID}\",of=\"directory\"}}");
+    assert_eq!(robotsd.metric(&series).await, 1.0);
     // A robotsd without keys has no directory.
     let plain = Robotsd::start(&[], false).await;
     let response = reqwest::get(plain.url("/.well-known/http-message-signatures-directory"))
