@@ -25,6 +25,10 @@ pub(super) struct BatchWriter {
     expected: usize,
     max_bytes: usize,
     truncated: bool,
+    /// Bytes of members added to items after their answers (`sign`): bounded by their own
+    /// size per item, not counted against `max_bytes`, so that a batch signed is cut where the
+    /// same batch unsigned is.
+    added: usize,
 }
 
 /// Room kept for each item still to come, so that answering them as verdicts keeps the batch
@@ -47,6 +51,7 @@ impl BatchWriter {
             expected: items,
             max_bytes,
             truncated: false,
+            added: 0,
         }
     }
 
@@ -64,13 +69,25 @@ impl BatchWriter {
             let start = self.out.len();
             write_answer(&mut self.out, answer);
             let to_come = self.expected.saturating_sub(self.items) * VERDICT_ROOM;
-            if self.out.len() + to_come <= self.max_bytes {
+            if self.out.len() - self.added + to_come <= self.max_bytes {
                 return;
             }
             self.out.truncate(start);
             self.truncated = true;
         }
         super::write_verdict(&mut self.out, answer);
+    }
+
+    /// Lets `add` write members into the item just written (its JSON ends the buffer, `}`
+    /// last, and must end it again).
+    pub(super) fn add_to_last<E>(
+        &mut self,
+        add: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let before = self.out.len();
+        let added = add(&mut self.out);
+        self.added += self.out.len().saturating_sub(before);
+        added
     }
 
     /// Appends an item's problem.
@@ -184,5 +201,33 @@ mod tests {
             String::from_utf8(writer.finish()).unwrap(),
             serde_json::to_string(&expected).unwrap()
         );
+    }
+
+    #[test]
+    fn members_added_to_items_do_not_count_against_the_bound() {
+        let a = answer(&format!("https://a.test/{}", "x".repeat(VERDICT_ROOM)));
+        let one = {
+            let mut out = Vec::new();
+            write_answer(&mut out, &a);
+            out.len()
+        };
+        // Room for all four full answers, and not a byte more.
+        let mut writer = BatchWriter::with_bound(4, 12 + 4 * one + 3);
+        for _ in 0..4 {
+            writer.answer(&a, false);
+            // A member as large as the answer itself, added to each.
+            writer
+                .add_to_last(|out| {
+                    out.pop();
+                    out.extend_from_slice(format!(r#","sign":"{}"}}"#, "s".repeat(one)).as_bytes());
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+        }
+        let written: serde_json::Value = serde_json::from_slice(&writer.finish()).unwrap();
+        assert!(written.get("truncated").is_none(), "{written}");
+        for item in written["results"].as_array().unwrap() {
+            assert!(item.get("agent").is_some() && item.get("sign").is_some());
+        }
     }
 }

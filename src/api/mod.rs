@@ -350,6 +350,9 @@ async fn check_answer(
 /// The OpenAPI description of the `sign` parameter.
 const SIGN_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): also sign that request if the URL is allowed, answering `sign`: the `Signature-Agent`, `Signature-Input` and `Signature` headers (Web Bot Auth, RFC 9421, Ed25519) that prove the fleet's identity for exactly this method and URL, until `expires`. A robotsd without keys answers 400 `signing-off`.";
 
+/// The OpenAPI description of the batch's `sign` parameter.
+const SIGN_BATCH_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before reading the body.";
+
 /// The OpenAPI description of the `record` parameter.
 const RECORD_PARAM: &str = "`true`: the answer also carries `record`, what robots.txt said of the URL (its SHA-256, the deciding rule, its preferences for the URL, the time and robotsd's version), compact, to store beside the fetched page (docs/page.md). Default `false`.";
 
@@ -427,6 +430,7 @@ const PERCENT_DECODING_PARAM: &str = "How the URL and the rules compare: `google
         ("view" = Option<String>, Query, description = "`full` (the default) or `verdict`: each answer only `allowed` and `reason`.", example = "verdict"),
         ("percent_decoding" = Option<String>, Query, description = PERCENT_DECODING_PARAM, example = "rfc9309"),
         ("pace" = Option<bool>, Query, description = "`true`: also reserve each allowed URL's fetch slot (`pace` in each answer); URLs of one origin get staggered slots. Default `false`.", example = true),
+        ("sign" = Option<String>, Query, description = SIGN_BATCH_PARAM, example = "GET"),
     ),
     request_body(content = BatchRequest, description = "`{\"ua\", \"urls\"}` or `{\"checks\": [{\"url\", \"ua\"}]}`, at most 1,000 items."),
     responses(
@@ -450,9 +454,16 @@ async fn check_post(
             ("view", false),
             ("percent_decoding", false),
             ("pace", false),
+            ("sign", false),
         ],
     )?;
     let view = view(&pairs)?;
+    // Asked to sign where nothing signs: said before the body is read.
+    let signing = match (params::sign_method(&pairs)?, &state.signing) {
+        (Some(method), Some(signing)) => Some((method, Arc::clone(signing))),
+        (Some(_), None) => return Err(ApiError::SigningOff),
+        (None, _) => None,
+    };
     let options = CheckOptions {
         decoding: params::percent_decoding(&pairs, state.checker.percent_decoding())?,
         pace: pace::pace_param(&pairs)?,
@@ -512,7 +523,7 @@ async fn check_post(
                         }),
                     }
                 };
-                checked.map_err(|error| error.problem())
+                (checked.map_err(|error| error.problem()), url)
             }
         })
         .buffered(state.limits.batch_concurrency.max(1));
@@ -520,9 +531,16 @@ async fn check_post(
     let mut writer = BatchWriter::new(len);
     futures_util::pin_mut!(results);
     let mut worked = 0;
-    while let Some(checked) = results.next().await {
+    while let Some((checked, url)) = results.next().await {
         match checked {
-            Ok(answer) => writer.answer(&answer, view == View::Verdict),
+            Ok(answer) => {
+                writer.answer(&answer, view == View::Verdict);
+                if let Some((method, signing)) = &signing {
+                    writer.add_to_last(|out| {
+                        sign::append(out, signing, &state.metrics, &answer, method, &url)
+                    })?;
+                }
+            }
             Err(problem) => writer.error(&problem),
         }
         // Matches within the inline bound run here, and answers ready at once never give the

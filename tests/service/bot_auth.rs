@@ -2,10 +2,12 @@
 //! allowed URL and none for a disallowed one, and the signature verifies over the base a site
 //! builds from the request it receives (written here from RFC 9421, not with robotsd's code).
 
+use std::time::Duration;
+
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::support::{Robotsd, json_of, ok, origin};
+use crate::support::{Robotsd, json_of, ok, origin, post_value};
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
 /// RFC 9421's `test-key-ed25519` (Appendix B.1.4).
@@ -171,6 +173,69 @@ async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
     // Three signatures made (GET, with a fragment, HEAD), counted by key; none for the rest.
     let series = format!("robotsd_wba_signatures_total{{kid=\"{KID}\",of=\"request\"}}");
     assert_eq!(robotsd.metric(&series).await, 3.0);
+}
+
+#[tokio::test]
+async fn a_batch_signs_each_allowed_item() {
+    let site = origin(|| ok("User-agent: *\nDisallow: /private\nCrawl-delay: 30\n")).await;
+    let keys = key_file();
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--wba-keys",
+            keys.to_str().unwrap(),
+            "--wba-agent",
+            AGENT,
+        ],
+        false,
+    )
+    .await;
+    let (first, second) = (site.url("/a?x=1"), site.url("/b"));
+    let request = serde_json::json!({
+        "ua": "SomeBot",
+        "urls": [first, site.url("/private/c"), "not a url", second],
+    });
+    // Paced, then as verdicts without pacing: the origin's next slots would be a minute away,
+    // past what robotsd reserves, and a deferred slot is not signed.
+    for (view, query) in [("full", "pace=true"), ("verdict", "view=verdict")] {
+        let endpoint = robotsd.url(&format!("/v1/check?sign=GET&{query}"));
+        let (status, answer) = post_value(&endpoint, &request).await;
+        assert_eq!(status, 200, "{answer}");
+        let results = answer["results"].as_array().expect("results");
+        // Allowed: signed for exactly its URL, lasting a minute from its slot (the origin's
+        // slots are a Crawl-delay, 30 s, apart: a signature lasting from when it was made
+        // would be 30 s off for one of them).
+        for (item, url) in [(&results[0], &first), (&results[3], &second)] {
+            assert_eq!(item["sign"]["url"], *url, "{item}");
+            assert!(verifies(&item["sign"], "GET", url), "{item}");
+        }
+        let time = |value: &Value| humantime::parse_rfc3339(value.as_str().unwrap()).unwrap();
+        for item in [&results[0], &results[3]] {
+            if view == "full" {
+                // From the slot, or from when it was signed if the slot had begun: within
+                // seconds, on a busy machine too.
+                let (from_slot, expires) = (
+                    time(&item["pace"]["not_before"]) + Duration::from_secs(60),
+                    time(&item["sign"]["expires"]),
+                );
+                let off = from_slot
+                    .duration_since(expires)
+                    .or_else(|_| expires.duration_since(from_slot));
+                assert!(off.is_ok_and(|d| d < Duration::from_secs(5)), "{item}");
+            }
+        }
+        // Disallowed, and a problem: no signature.
+        assert_eq!(results[1]["allowed"], false, "{answer}");
+        assert!(results[1].get("sign").is_none(), "{answer}");
+        assert!(results[2].get("error").is_some(), "{answer}");
+        assert!(results[2].get("sign").is_none(), "{answer}");
+    }
+    // Without keys, the batch is refused before its body is read.
+    let plain = Robotsd::start(&["--allow-private-networks"], false).await;
+    let (status, answer) = post_value(&plain.url("/v1/check?sign=GET"), &request).await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:signing-off");
+    assert_eq!(site.hits(), 1, "one fetch, by the robotsd with keys");
 }
 
 #[tokio::test]

@@ -1892,6 +1892,11 @@ export interface operations {
                  * @example true
                  */
                 pace?: boolean;
+                /**
+                 * @description `GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before reading the body.
+                 * @example GET
+                 */
+                sign?: string;
             };
             header?: never;
             path?: never;
