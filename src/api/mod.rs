@@ -141,6 +141,7 @@ fn api_routes(max_page_bytes: usize) -> OpenApiRouter<AppState> {
         .routes(routes!(robots::robots_refresh))
         .routes(routes!(evaluate::evaluate_post))
         .routes(routes!(pace::feedback_post))
+        .routes(routes!(sign::sign_post))
         .merge(page)
 }
 
@@ -351,7 +352,7 @@ async fn check_answer(
 const SIGN_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): also sign that request if the URL is allowed, answering `sign`: the `Signature-Agent`, `Signature-Input` and `Signature` headers (Web Bot Auth, RFC 9421, Ed25519) that prove the fleet's identity for exactly this method and URL, until `expires`. A robotsd without keys answers 400 `signing-off`.";
 
 /// The OpenAPI description of the batch's `sign` parameter.
-const SIGN_BATCH_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before reading the body.";
+const SIGN_BATCH_PARAM: &str = "`GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before checking or fetching anything.";
 
 /// The OpenAPI description of the `record` parameter.
 const RECORD_PARAM: &str = "`true`: the answer also carries `record`, what robots.txt said of the URL (its SHA-256, the deciding rule, its preferences for the URL, the time and robotsd's version), compact, to store beside the fetched page (docs/page.md). Default `false`.";
@@ -458,7 +459,7 @@ async fn check_post(
         ],
     )?;
     let view = view(&pairs)?;
-    // Asked to sign where nothing signs: said before the body is read.
+    // Asked to sign where nothing signs: said before the body is parsed or anything fetched.
     let signing = match (params::sign_method(&pairs)?, &state.signing) {
         (Some(method), Some(signing)) => Some((method, Arc::clone(signing))),
         (Some(_), None) => return Err(ApiError::SigningOff),

@@ -230,12 +230,98 @@ async fn a_batch_signs_each_allowed_item() {
         assert!(results[2].get("error").is_some(), "{answer}");
         assert!(results[2].get("sign").is_none(), "{answer}");
     }
-    // Without keys, the batch is refused before its body is read.
+    // Without keys, the batch is refused before anything is fetched.
     let plain = Robotsd::start(&["--allow-private-networks"], false).await;
     let (status, answer) = post_value(&plain.url("/v1/check?sign=GET"), &request).await;
     assert_eq!(status, 400, "{answer}");
     assert_eq!(answer["type"], "urn:robotsd:problem:signing-off");
     assert_eq!(site.hits(), 1, "one fetch, by the robotsd with keys");
+}
+
+#[tokio::test]
+async fn a_redirects_next_hop_is_checked_and_signed() {
+    let site = origin(|| ok(ROBOTS)).await;
+    let keys = key_file();
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--wba-keys",
+            keys.to_str().unwrap(),
+            "--wba-agent",
+            AGENT,
+            "--api-token-file",
+            tokens_file().to_str().unwrap(),
+        ],
+        false,
+    )
+    .await;
+    let sign = |body: Value| {
+        let endpoint = robotsd.url("/v1/sign");
+        async move {
+            let response = reqwest::Client::new()
+                .post(endpoint)
+                .bearer_auth("t0ken-for-signing")
+                .header("content-type", "application/json")
+                .body(body.to_string())
+                .send()
+                .await
+                .expect("robotsd answers");
+            (response.status().as_u16(), json_of(response).await)
+        }
+    };
+    let next = site.url("/moved/here?id=7");
+    let (status, answer) = sign(serde_json::json!({"url": next, "ua": "SomeBot"})).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], true, "{answer}");
+    assert_eq!(answer["sign"]["url"], next);
+    assert!(verifies(&answer["sign"], "GET", &next), "{answer}");
+    let (_, answer) =
+        sign(serde_json::json!({"url": next, "ua": ["SomeBot"], "method": "HEAD"})).await;
+    assert!(verifies(&answer["sign"], "HEAD", &next), "{answer}");
+    // Disallowed: the verdict, no signature.
+    let (status, answer) =
+        sign(serde_json::json!({"url": site.url("/private/x"), "ua": "SomeBot"})).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["allowed"], false);
+    assert!(answer.get("sign").is_none(), "{answer}");
+    // Another method, or a body that is not a request to sign.
+    for body in [
+        serde_json::json!({"url": next, "ua": "SomeBot", "method": "POST"}),
+        serde_json::json!({"url": next}),
+        serde_json::json!({"url": next, "ua": "SomeBot", "headers": {}}),
+    ] {
+        let (status, answer) = sign(body).await;
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(
+            answer["type"], "urn:robotsd:problem:invalid-body",
+            "{answer}"
+        );
+    }
+    // Only a caller with a token may have requests signed.
+    let response = reqwest::Client::new()
+        .post(robotsd.url("/v1/sign"))
+        .header("content-type", "application/json")
+        .body(serde_json::json!({"url": next, "ua": "SomeBot"}).to_string())
+        .send()
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 401);
+    // Without keys: refused before anything is fetched.
+    let plain = Robotsd::start(&["--allow-private-networks"], false).await;
+    let (status, answer) = post_value(
+        &plain.url("/v1/sign"),
+        &serde_json::json!({"url": next, "ua": "SomeBot"}),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:signing-off");
+    assert_eq!(site.hits(), 1, "one fetch, by the robotsd with keys");
+}
+
+fn tokens_file() -> std::path::PathBuf {
+    let file = key_file().with_file_name("tokens");
+    std::fs::write(&file, "t0ken-for-signing\n").expect("the token file");
+    file
 }
 
 #[tokio::test]

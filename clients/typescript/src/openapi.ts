@@ -185,6 +185,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sign": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks one URL and signs its request if allowed: for a redirect's next hop, or any URL a
+         *     crawler would rather send in a body than a query. The answer is `GET /v1/check`'s, with
+         *     `sign` when allowed.
+         */
+        post: operations["sign_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1453,6 +1474,30 @@ export interface components {
             /** @description The URL they were made for, as the request must be sent (its path and query exactly). */
             url: string;
         };
+        /**
+         * @description The body of `POST /v1/sign`.
+         * @example {
+         *       "method": "GET",
+         *       "ua": "ExampleBot",
+         *       "url": "https://www.example.com/shop?id=7"
+         *     }
+         */
+        SignRequest: {
+            /** @description `GET` (the default) or `HEAD`. */
+            method?: string | null;
+            /**
+             * @description Also reserve the URL's fetch slot (its origin may not be the first hop's); the
+             *     signature then lasts from the slot. Default `false`.
+             */
+            pace?: boolean;
+            /** @description The agent(s) the crawler fetches as. */
+            ua: components["schemas"]["UserAgents"];
+            /**
+             * @description The URL the crawler is about to fetch (a redirect's next hop): checked as `GET
+             *     /v1/check` checks it, and signed only if allowed.
+             */
+            url: string;
+        };
         /** @description A `sitemap:` line. */
         SitemapJson: {
             /**
@@ -1893,7 +1938,7 @@ export interface operations {
                  */
                 pace?: boolean;
                 /**
-                 * @description `GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before reading the body.
+                 * @description `GET` or `HEAD` (with `--wba-keys`): each allowed item's answer also carries `sign`, the Web Bot Auth headers for exactly that request (as on `GET /v1/check`); a disallowed item, a deferred pacing slot or an item's problem carries none. Signatures are not counted against the batch's 8 MiB answer bound (each is under 1 KiB beside its URL). A robotsd without keys answers 400 `signing-off` before checking or fetching anything.
                  * @example GET
                  */
                 sign?: string;
@@ -2490,6 +2535,111 @@ export interface operations {
             };
             /** @description Fetched less than the shortest lifetime ago, or in backoff: see Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request head is larger than --max-header-bytes, or has more than 100 header fields. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description At the concurrency limit (overloaded), the bytes of request bodies in flight (bodies-in-flight: --max-body-bytes-in-flight) or the connection limit, or (on checks) the origin's robots.txt was dropped from a full cache right after its fetch (cache-full); retry after the Retry-After header. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took longer than the request time limit. */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sign_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignRequest"];
+            };
+        };
+        responses: {
+            /** @description The check's answer, with `sign` (the Web Bot Auth headers for exactly this request) when the URL is allowed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckResponse"];
+                };
+            };
+            /** @description The body is not a request to sign (a method other than GET or HEAD, among others), its URL or agent is invalid, or this robotsd holds no key (`signing-off`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description With --api-token-file: no `Authorization: Bearer` header with one of its tokens. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive within the body-read time limit. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many items, too large a body, or more work than one request may ask (items × agents × rules, --max-request-work). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request target is longer than 32 KiB. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not declared as JSON (Content-Type: application/json). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1785,6 +1785,48 @@ class RslLicenseJson(Struct):
     payment: Union[RslPaymentJson, None, UnsetType] = UNSET
 
 
+class SignRequest(Struct):
+    """
+    The body of `POST /v1/sign`.
+    """
+
+    ua: Annotated[UserAgents, Meta(description="The agent(s) the crawler fetches as.")]
+    """
+    The agent(s) the crawler fetches as.
+    """
+    url: Annotated[
+        str,
+        Meta(
+            description="The URL the crawler is about to fetch (a redirect's next hop): checked as `GET\n/v1/check` checks it, and signed only if allowed."
+        ),
+    ]
+    """
+    The URL the crawler is about to fetch (a redirect's next hop): checked as `GET
+    /v1/check` checks it, and signed only if allowed.
+    """
+    method: Union[
+        Annotated[str, Meta(description="`GET` (the default) or `HEAD`.")],
+        None,
+        UnsetType,
+    ] = UNSET
+    """
+    `GET` (the default) or `HEAD`.
+    """
+    pace: Union[
+        Annotated[
+            bool,
+            Meta(
+                description="Also reserve the URL's fetch slot (its origin may not be the first hop's); the\nsignature then lasts from the slot. Default `false`."
+            ),
+        ],
+        UnsetType,
+    ] = UNSET
+    """
+    Also reserve the URL's fetch slot (its origin may not be the first hop's); the
+    signature then lasts from the slot. Default `false`.
+    """
+
+
 class TdmJson(Struct):
     """
     TDMRep (W3C): whether text and data mining rights are reserved.
