@@ -76,15 +76,49 @@ fn authority(uri: &Uri, headers: &HeaderMap) -> Option<Authority> {
     (authority.as_str().find('@').is_none() && !authority.host().is_empty()).then_some(authority)
 }
 
+/// The directory's body, for the OpenAPI document: robotsd writes its bytes itself
+/// (`bot_auth::directory::body`), as its digest covers them.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // Only its OpenAPI description is used.
+pub struct KeyDirectoryJson {
+    /// Every key, active and published.
+    keys: Vec<PublicJwk>,
+}
+
+/// A public Ed25519 key (RFC 8037), as the directory lists it.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // Only its OpenAPI description is used.
+pub struct PublicJwk {
+    /// `OKP`.
+    #[schema(example = "OKP")]
+    kty: String,
+    /// `Ed25519`.
+    #[schema(example = "Ed25519")]
+    crv: String,
+    /// The key's JWK SHA-256 thumbprint (RFC 7638), the `keyid` of its signatures.
+    #[schema(example = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U")]
+    kid: String,
+    /// The public key, base64url.
+    #[schema(example = "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs")]
+    x: String,
+    /// `sig`.
+    #[serde(rename = "use")]
+    #[schema(example = "sig")]
+    usage: String,
+}
+
 /// The directory's description in the OpenAPI document.
 #[utoipa::path(get, path = "/.well-known/http-message-signatures-directory", tag = "identity",
     responses(
         (status = 200, description = "The fleet's Ed25519 public keys (a JWK Set), with \
             `Content-Digest` and a signature per key over it and the authority asked of \
             (draft-ietf-webbotauth-httpsig-protocol). Served only with `--wba-keys`.",
-            content_type = "application/http-message-signatures-directory+json", body = String),
+            content_type = "application/http-message-signatures-directory+json",
+            body = KeyDirectoryJson),
         (status = 400, description = "No `Host`.", body = super::problem::Problem,
-            content_type = "application/problem+json")))]
+            content_type = "application/problem+json"),
+        (status = 404, description = "This robotsd holds no key (no `--wba-keys`).",
+            body = super::problem::Problem, content_type = "application/problem+json")))]
 #[allow(dead_code)]
 pub(super) async fn directory_doc() {}
 

@@ -574,6 +574,14 @@ export interface components {
          */
         IntervalSource: "crawl_delay" | "default" | "pushback";
         /**
+         * @description The directory's body, for the OpenAPI document: robotsd writes its bytes itself
+         *     (`bot_auth::directory::body`), as its digest covers them.
+         */
+        KeyDirectoryJson: {
+            /** @description Every key, active and published. */
+            keys: components["schemas"]["PublicJwk"][];
+        };
+        /**
          * @description A `License:` line (RSL 1.0): the URL of a license document that states on what terms the
          *     site's content may be used. Reported only: it changes no verdict and no group.
          */
@@ -980,6 +988,34 @@ export interface components {
             title: string;
             /** @description Identifies the class of problem; stable, see README.md. */
             type: string;
+        };
+        /** @description A public Ed25519 key (RFC 8037), as the directory lists it. */
+        PublicJwk: {
+            /**
+             * @description `Ed25519`.
+             * @example Ed25519
+             */
+            crv: string;
+            /**
+             * @description The key's JWK SHA-256 thumbprint (RFC 7638), the `keyid` of its signatures.
+             * @example poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U
+             */
+            kid: string;
+            /**
+             * @description `OKP`.
+             * @example OKP
+             */
+            kty: string;
+            /**
+             * @description `sig`.
+             * @example sig
+             */
+            use: string;
+            /**
+             * @description The public key, base64url.
+             * @example JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs
+             */
+            x: string;
         };
         /**
          * @description Why the verdict is what it is: a closed set, documented in README.md.
@@ -1715,11 +1751,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/http-message-signatures-directory+json": string;
+                    "application/http-message-signatures-directory+json": components["schemas"]["KeyDirectoryJson"];
                 };
             };
             /** @description No `Host`. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This robotsd holds no key (no `--wba-keys`). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -442,6 +442,38 @@ class Problem(Struct):
     """
 
 
+class PublicJwk(Struct):
+    """
+    A public Ed25519 key (RFC 8037), as the directory lists it.
+    """
+
+    crv: Annotated[str, Meta(description="`Ed25519`.")]
+    """
+    `Ed25519`.
+    """
+    kid: Annotated[
+        str,
+        Meta(
+            description="The key's JWK SHA-256 thumbprint (RFC 7638), the `keyid` of its signatures."
+        ),
+    ]
+    """
+    The key's JWK SHA-256 thumbprint (RFC 7638), the `keyid` of its signatures.
+    """
+    kty: Annotated[str, Meta(description="`OKP`.")]
+    """
+    `OKP`.
+    """
+    use: Annotated[str, Meta(description="`sig`.")]
+    """
+    `sig`.
+    """
+    x: Annotated[str, Meta(description="The public key, base64url.")]
+    """
+    The public key, base64url.
+    """
+
+
 Reason: TypeAlias = Annotated[
     str,
     Meta(
@@ -1255,6 +1287,20 @@ class FeedbackRequest(Struct):
     ]
     """
     At most `--max-batch` reports.
+    """
+
+
+class KeyDirectoryJson(Struct):
+    """
+    The directory's body, for the OpenAPI document: robotsd writes its bytes itself
+    (`bot_auth::directory::body`), as its digest covers them.
+    """
+
+    keys: Annotated[
+        list[PublicJwk], Meta(description="Every key, active and published.")
+    ]
+    """
+    Every key, active and published.
     """
 
 
