@@ -125,6 +125,7 @@ def optional_object_problems(merged, kinds, monitor_api, workload):
         "HorizontalPodAutoscaler": merged["autoscaling"]["enabled"],
         "PodDisruptionBudget": merged["podDisruptionBudget"]["enabled"],
         "NetworkPolicy": merged["networkPolicy"]["enabled"],
+        "Ingress": merged["identityIngress"]["enabled"],
         "ServiceAccount": merged["serviceAccount"]["create"],
         "ServiceMonitor": merged["metrics"]["serviceMonitor"]["enabled"] and monitor_api,
         "PrometheusRule": merged["metrics"]["prometheusRule"]["enabled"] and monitor_api,
@@ -137,9 +138,31 @@ def optional_object_problems(merged, kinds, monitor_api, workload):
         for doc in kinds.get(kind, []):
             if not wanted.items() <= doc["metadata"].get("labels", {}).items():
                 problems.append(f"{kind} lacks metrics.{key}.labels {wanted}")
+    for ingress in kinds.get("Ingress", []):
+        problems += identity_ingress_problems(merged, ingress, kinds.get("Service", []))
     if merged["autoscaling"]["enabled"] == ("replicas" in workload["spec"]):
         problems.append(f"{workload['kind']} replicas must be set exactly when autoscaling "
                         "is off")
+    return problems
+
+
+def identity_ingress_problems(merged, ingress, services):
+    """The identity Ingress routes the key directory's path alone, exactly, on the agent's host,
+    to the API port of robotsd's Service."""
+    problems = []
+    directory = "/.well-known/http-message-signatures-directory"
+    agent = urllib.parse.urlsplit(merged["config"]["wbaAgent"])
+    rules = ingress["spec"]["rules"]
+    paths = [(r.get("host"), p["path"], p["pathType"]) for r in rules for p in r["http"]["paths"]]
+    if paths != [(agent.hostname, directory, "Exact")]:
+        problems.append(f"the identity Ingress routes {paths}, expected only the directory on "
+                        f"{agent.hostname}")
+    names = {s["metadata"]["name"] for s in services}
+    for rule in rules:
+        for path in rule["http"]["paths"]:
+            service = path["backend"]["service"]
+            if service["name"] not in names or service["port"] != {"name": "http"}:
+                problems.append(f"the identity Ingress sends to {service}, not the API port")
     return problems
 
 

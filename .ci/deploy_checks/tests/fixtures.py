@@ -25,6 +25,7 @@ MERGED = {
     "autoscaling": {"enabled": False, "minReplicas": 2, "maxReplicas": 10},
     "podDisruptionBudget": {"enabled": True, "maxUnavailable": 1},
     "networkPolicy": {"enabled": True, "egress": {"extra": [], "storePorts": []}},
+    "identityIngress": {"enabled": False},
     "serviceAccount": {"create": False, "name": ""},
     "metrics": {"serviceMonitor": {"enabled": True, "labels": {}},
                 "prometheusRule": {"enabled": False, "labels": {}}},

@@ -245,3 +245,36 @@ class NetworkPolicy(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class IdentityIngress(unittest.TestCase):
+    AGENT = "https://bot.example.com/.well-known/http-message-signatures-directory"
+
+    def ingress(self, paths):
+        return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                "metadata": {"name": "robotsd-identity"},
+                "spec": {"rules": [{"host": "bot.example.com", "http": {"paths": [
+                    {"path": path, "pathType": "Exact",
+                     "backend": {"service": {"name": "robotsd", "port": {"name": port}}}}
+                    for path, port in paths]}}]}}
+
+    def rendered(self, paths):
+        merged = fx.merged()
+        merged["identityIngress"]["enabled"] = True
+        merged["config"]["wbaAgent"] = self.AGENT
+        docs = fx.rendering() + [("robotsd/templates/identity-ingress.yaml", self.ingress(paths))]
+        return problems(merged=merged, docs=docs)
+
+    def test_the_directory_alone_to_the_api_port(self):
+        directory = "/.well-known/http-message-signatures-directory"
+        self.assertEqual(self.rendered([(directory, "http")]), [])
+        self.assertTrue(any("routes" in p for p in self.rendered(
+            [(directory, "http"), ("/v1/check", "http")])))
+        self.assertTrue(any("not the API port" in p for p in self.rendered(
+            [(directory, "admin")])))
+
+    def test_rendered_exactly_when_enabled(self):
+        merged = fx.merged()
+        merged["identityIngress"]["enabled"] = True
+        self.assertIn("Ingress rendered=False, expected True", problems(merged=merged))
+

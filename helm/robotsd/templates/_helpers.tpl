@@ -188,7 +188,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
 {{- fail "config.wbaKeys and config.wbaKeysFromSecret.name are both set: choose one" }}
 {{- end }}
 {{- if and (or $config.wbaKeys $config.wbaKeysFromSecret.name) (not $config.wbaAgent) }}
-{{- fail "config.wbaAgent is required with Web Bot Auth keys: the https URI of the fleet's Signature Agent" }}
+{{- fail "config.wbaAgent is required with Web Bot Auth keys: the https URL of the fleet's key directory" }}
 {{- end }}
 {{- if and $config.systemResolver $config.dnsServer }}
 {{- fail "config.systemResolver and config.dnsServer are both set: choose one" }}
