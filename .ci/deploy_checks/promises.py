@@ -11,7 +11,7 @@ from .manifests import by_kind
 
 # A tripwire: a new setting must reach the chart (values, schema, the full values here; the
 # fleet settings through fleet.py). Raise it with the setting's value.
-SETTINGS = 79
+SETTINGS = 80
 SENTINEL_ENVS = ("ROBOTSD_REDIS_SENTINEL", "ROBOTSD_REDIS_SENTINEL_MASTER",
                  "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE", "ROBOTSD_REDIS_TLS")
 # The values a Secret stands in for: the setting is reached when either is set.
@@ -147,15 +147,17 @@ def optional_object_problems(merged, kinds, monitor_api, workload):
 
 
 def identity_ingress_problems(merged, ingress, services):
-    """The identity Ingress routes the key directory's path alone, exactly, on the agent's host,
-    to the API port of robotsd's Service."""
+    """The identity Ingress routes the key directory's path alone (and the card's, with a
+    product token), exactly, on the agent's host, to the API port of robotsd's Service."""
     problems = []
-    directory = "/.well-known/http-message-signatures-directory"
     agent = urllib.parse.urlsplit(merged["config"]["wbaAgent"])
+    wanted = ["/.well-known/http-message-signatures-directory"]
+    if merged["config"].get("wbaProductToken"):
+        wanted.append("/.well-known/signature-agent-card")
     rules = ingress["spec"]["rules"]
     paths = [(r.get("host"), p["path"], p["pathType"]) for r in rules for p in r["http"]["paths"]]
-    if paths != [(agent.hostname, directory, "Exact")]:
-        problems.append(f"the identity Ingress routes {paths}, expected only the directory on "
+    if paths != [(agent.hostname, path, "Exact") for path in wanted]:
+        problems.append(f"the identity Ingress routes {paths}, expected {wanted} on "
                         f"{agent.hostname}")
     names = {s["metadata"]["name"] for s in services}
     for rule in rules:

@@ -1,5 +1,7 @@
-//! The fleet's key directory, served at `/.well-known/http-message-signatures-directory` when
-//! robotsd holds keys (`--wba-keys`), so that a site can fetch the public keys that verify the
+//! The fleet's public identity: its key directory, served at
+//! `/.well-known/http-message-signatures-directory` when robotsd holds keys (`--wba-keys`), and
+//! its Signature Agent Card at `/.well-known/signature-agent-card` when its product token is set
+//! (`--wba-product-token`). The directory is served so that a site can fetch the public keys that verify the
 //! fleet's signatures from the origin its `Signature-Agent` names (docs/bot-auth.md says how to
 //! route the bot domain's path here). Public, as the draft has it: no token is asked for.
 //!
@@ -14,6 +16,7 @@ use axum::response::{IntoResponse as _, Response};
 
 use super::AppState;
 use super::problem::ApiError;
+pub use crate::bot_auth::card::PATH as CARD_PATH;
 pub use crate::bot_auth::directory::{CONTENT_TYPE, PATH};
 use crate::metrics::SignatureOf;
 
@@ -64,6 +67,37 @@ pub(super) async fn directory(
         .into_response())
 }
 
+/// The Signature Agent Card, for the authority the request was made to.
+pub(super) async fn card(
+    State(state): State<AppState>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let authority = authority(&uri, &headers).ok_or(ApiError::MissingHost)?;
+    let Some(card) = state
+        .signing
+        .as_ref()
+        .and_then(|s| s.card(authority.as_str()))
+    else {
+        // Only routed with a product token; kept total for a router built otherwise.
+        return Err(ApiError::NotFound(CARD_PATH.to_owned()));
+    };
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static(CACHE_CONTROL),
+            ),
+        ],
+        card,
+    )
+        .into_response())
+}
+
 /// The request's authority: HTTP/2's `:authority` (in the URI), else HTTP/1.1's `Host`, if it
 /// is one.
 fn authority(uri: &Uri, headers: &HeaderMap) -> Option<Authority> {
@@ -75,6 +109,22 @@ fn authority(uri: &Uri, headers: &HeaderMap) -> Option<Authority> {
     // A Host is a host and a port, nothing more (RFC 9110, 7.2).
     (authority.as_str().find('@').is_none() && !authority.host().is_empty()).then_some(authority)
 }
+
+/// The card's description in the OpenAPI document.
+#[utoipa::path(get, path = "/.well-known/signature-agent-card", tag = "identity",
+    responses(
+        (status = 200, description = "The fleet's Signature Agent Card \
+            (draft-meunier-webbotauth-registry-04): `client_id` (its own URL), `client_name`, \
+            `jwks_uri` (the key directory, --wba-agent), `contacts` (--operator-contact) and \
+            `web_bot_auth` with the `rfc9309-product-token` robotsd checks for before it signs \
+            and `rfc9309-compliance: true`. Served only with --wba-product-token.",
+            content_type = "application/json", body = Object),
+        (status = 400, description = "No `Host`.", body = super::problem::Problem,
+            content_type = "application/problem+json"),
+        (status = 404, description = "No product token (no `--wba-product-token`).",
+            body = super::problem::Problem, content_type = "application/problem+json")))]
+#[allow(dead_code)]
+pub(super) async fn card_doc() {}
 
 /// The directory's body, for the OpenAPI document: robotsd writes its bytes itself
 /// (`bot_auth::directory::body`), as its digest covers them.

@@ -20,6 +20,7 @@ pub mod record;
 mod robots;
 mod rsl;
 pub mod sign;
+mod sign_request;
 pub mod types;
 pub mod values;
 
@@ -141,7 +142,7 @@ fn api_routes(max_page_bytes: usize) -> OpenApiRouter<AppState> {
         .routes(routes!(robots::robots_refresh))
         .routes(routes!(evaluate::evaluate_post))
         .routes(routes!(pace::feedback_post))
-        .routes(routes!(sign::sign_post))
+        .routes(routes!(sign_request::sign_post))
         .merge(page)
 }
 
@@ -156,14 +157,17 @@ pub fn admin_router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// The fleet's public identity (the key directory), served when robotsd holds keys, with its
-/// paths; public, as sites fetch it.
-pub fn identity_router(state: &AppState) -> Option<(Router, [&'static str; 1])> {
-    state.signing.as_ref()?;
-    let router = Router::new()
-        .route(directory::PATH, axum::routing::get(directory::directory))
-        .with_state(state.clone());
-    Some((router, [directory::PATH]))
+/// The fleet's public identity (the key directory, and the card with a product token), served
+/// when robotsd holds keys, with its paths; public, as sites fetch them.
+pub fn identity_router(state: &AppState) -> Option<(Router, Vec<&'static str>)> {
+    let signing = state.signing.as_ref()?;
+    let mut router = Router::new().route(directory::PATH, axum::routing::get(directory::directory));
+    let mut paths = vec![directory::PATH];
+    if signing.product_token().is_some() {
+        router = router.route(directory::CARD_PATH, axum::routing::get(directory::card));
+        paths.push(directory::CARD_PATH);
+    }
+    Some((router.with_state(state.clone()), paths))
 }
 
 /// The OpenAPI document of the whole service, as committed under `openapi/`.
@@ -174,6 +178,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
         .routes(routes!(ops::readyz_doc))
         .routes(routes!(ops::metrics_doc))
         .routes(routes!(directory::directory_doc))
+        .routes(routes!(directory::card_doc))
         .split_for_parts();
     api.merge(ops);
     api
@@ -325,7 +330,10 @@ async fn check_answer(
     options.caller = caller;
     // Asked to sign where nothing signs: said before anything is fetched.
     let signing = match (sign, &state.signing) {
-        (Some(method), Some(signing)) => Some((method, signing, url.clone().into_owned())),
+        (Some(method), Some(signing)) => {
+            sign::signs_for(signing, &agents)?;
+            Some((method, signing, url.clone().into_owned()))
+        }
         (Some(_), None) => return Err(ApiError::SigningOff),
         (None, _) => None,
     };
@@ -487,6 +495,11 @@ async fn check_post(
     };
     let len = items.len();
     check_batch_len(len, &state.limits)?;
+    if let Some((_, signing)) = &signing {
+        for (_, agents) in &items {
+            sign::signs_for(signing, agents)?;
+        }
+    }
     cost::check_batch(&state, &items).await?;
     let meter = WorkMeter::new(state.limits.max_request_work);
     let meter = &meter;

@@ -1,25 +1,14 @@
 //! The `sign` member of a check's answer (`sign=GET`, Web Bot Auth): the three headers that
 //! prove the fleet's identity for exactly the request robots.txt allowed, and the URL they were
 //! made for. A disallowed URL gets none, and neither does a pacing slot deferred (the worker asks
-//! again then); a reserved slot's signature lasts from its `not_before`.
-//!
-//! And `POST /v1/sign`: one URL checked and signed, for a redirect's next hop (a crawler that
-//! follows a redirect must not send the first hop's signature to the second: it covers the
-//! first's authority, path and query).
+//! again then); a reserved slot's signature lasts from its `not_before`. `POST /v1/sign`, which
+//! answers the same member, is `sign_request`.
 
-use std::borrow::Cow;
-
-use axum::extract::State;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::caller::CallerOf;
-use super::params::View;
-use super::problem::{ApiError, BodyProblems, EdgeProblems, Problem};
-use super::types::{CheckResponse, UserAgents};
-use super::{AppState, JsonRequest, json, read_json};
+use super::problem::ApiError;
 use crate::bot_auth::signing::Signing;
-use crate::checker::CheckOptions;
 use crate::checker::{Answer, Paced};
 use crate::metrics::{Metrics, SignatureOf};
 
@@ -112,80 +101,12 @@ pub(crate) fn append(
     Ok(())
 }
 
-/// The body of `POST /v1/sign`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"url": "https://www.example.com/shop?id=7", "ua": "ExampleBot", "method": "GET"}))]
-pub struct SignRequest {
-    /// The URL the crawler is about to fetch (a redirect's next hop): checked as `GET
-    /// /v1/check` checks it, and signed only if allowed.
-    pub url: String,
-    /// The agent(s) the crawler fetches as.
-    pub ua: UserAgents,
-    /// `GET` (the default) or `HEAD`.
-    #[serde(default)]
-    pub method: Option<String>,
-    /// Also reserve the URL's fetch slot (its origin may not be the first hop's); the
-    /// signature then lasts from the slot. Default `false`.
-    #[serde(default)]
-    pub pace: bool,
-}
-
-/// Checks one URL and signs its request if allowed: for a redirect's next hop, or any URL a
-/// crawler would rather send in a body than a query. The answer is `GET /v1/check`'s, with
-/// `sign` when allowed.
-#[utoipa::path(
-    post,
-    path = "/v1/sign",
-    tag = "check",
-    request_body = SignRequest,
-    responses(
-        (status = 200, description = "The check's answer, with `sign` (the Web Bot Auth headers for exactly this request) when the URL is allowed.", body = CheckResponse),
-        (status = 400, description = "The body is not a request to sign (a method other than GET or HEAD, among others), its URL or agent is invalid, or this robotsd holds no key (`signing-off`).", body = Problem, content_type = "application/problem+json"),
-        (status = 415, description = "The body is not declared as JSON (Content-Type: application/json).", body = Problem, content_type = "application/problem+json"),
-        BodyProblems,
-        EdgeProblems,
-    )
-)]
-pub(super) async fn sign_post(
-    State(state): State<AppState>,
-    CallerOf(caller): CallerOf,
-    body: JsonRequest,
-) -> Result<axum::response::Response, ApiError> {
-    // Said before the body is parsed or anything fetched, as for `sign=` on a check.
-    let Some(signing) = state.signing.clone() else {
-        return Err(ApiError::SigningOff);
-    };
-    let request: SignRequest = read_json(body, &state.limits)?;
-    let method = match request.method.as_deref() {
-        None | Some("GET") => "GET",
-        Some("HEAD") => "HEAD",
-        Some(other) => {
-            return Err(ApiError::InvalidBody(format!(
-                "method {:?}: robotsd signs GET and HEAD requests",
-                other.chars().take(32).collect::<String>()
-            )));
-        }
-    };
-    let agents = request.ua.into_vec();
-    let options = CheckOptions {
-        decoding: state.checker.percent_decoding(),
-        pace: request.pace,
-        licenses: true,
-        caller,
-    };
-    let url = request.url;
-    let answer = super::check_one(
-        &state,
-        Cow::Borrowed(&url),
-        &agents,
-        options,
-        View::Full,
-        None,
-    )
-    .await?;
-    let mut body = Vec::with_capacity(json::INITIAL_CAPACITY);
-    crate::fast::answer_json::write_answer(&mut body, &answer);
-    append(&mut body, &signing, &state.metrics, &answer, method, &url)?;
-    Ok(json::response(body))
+/// Refuses a check to sign that is not made for the fleet's product token, when one is set:
+/// the card says the fleet obeys that token's rules, and a signature vouches for it.
+pub(crate) fn signs_for<S: AsRef<str>>(signing: &Signing, agents: &[S]) -> Result<(), ApiError> {
+    if signing.signs_for(agents) {
+        return Ok(());
+    }
+    let token = signing.product_token().unwrap_or_default().to_owned();
+    Err(ApiError::SignsAnotherAgent(token))
 }

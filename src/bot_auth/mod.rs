@@ -13,6 +13,7 @@
 //! specified (a signature base is a few lines of Structured Field serialization, which `sfv`
 //! does), and the cryptography is `ed25519-dalek`'s.
 
+pub mod card;
 pub mod directory;
 pub mod keys;
 pub mod message;

@@ -45,6 +45,9 @@ pub struct Signing {
     agent: String,
     ttl: Duration,
     clock: Arc<dyn Clock>,
+    /// The fleet's product token, and the operator's contact, for the card.
+    product_token: Option<String>,
+    contact: Option<String>,
 }
 
 /// `agent` if it can be the `Signature-Agent` member: an `https` URI with a host and no
@@ -82,7 +85,41 @@ impl Signing {
             agent: check_agent(agent)?,
             ttl,
             clock,
+            product_token: None,
+            contact: None,
         })
+    }
+
+    /// The same signer, signing only checks made for `product_token` (when given) and serving
+    /// the card that names it, with `contact`.
+    pub fn with_card(mut self, product_token: Option<String>, contact: Option<String>) -> Signing {
+        self.product_token = product_token;
+        self.contact = contact;
+        self
+    }
+
+    /// The fleet's product token, if set.
+    pub fn product_token(&self) -> Option<&str> {
+        self.product_token.as_deref()
+    }
+
+    /// Whether a check of `agents` may be signed: any, unless a product token is set; then
+    /// only one made for it.
+    pub fn signs_for<S: AsRef<str>>(&self, agents: &[S]) -> bool {
+        self.product_token
+            .as_deref()
+            .is_none_or(|token| super::card::names_token(agents, token))
+    }
+
+    /// The Signature Agent Card for a request to `authority`, when a product token is set.
+    pub fn card(&self, authority: &str) -> Option<String> {
+        let token = self.product_token.as_deref()?;
+        Some(super::card::card(
+            authority,
+            token,
+            &self.agent,
+            self.contact.as_deref(),
+        ))
     }
 
     fn keys(&self) -> Arc<KeySet> {

@@ -21,6 +21,18 @@ pub struct BotAuthSettings {
     pub agent: String,
     /// How long a signature lasts.
     pub ttl: Duration,
+    /// The fleet's RFC 9309 product token, with `--wba-product-token`: signatures only for
+    /// checks made for it, and the Signature Agent Card that names it.
+    pub product_token: Option<String>,
+    /// The operator's contact (`--operator-contact`), which the card names.
+    pub contact: Option<String>,
+}
+
+impl BotAuthSettings {
+    /// The same settings, with the operator's `contact`.
+    pub(super) fn with_contact(self, contact: Option<String>) -> BotAuthSettings {
+        BotAuthSettings { contact, ..self }
+    }
 }
 
 /// The flags of Web Bot Auth.
@@ -44,6 +56,13 @@ pub struct BotAuthArgs {
     #[arg(long, env = "ROBOTSD_WBA_TTL", default_value = "60s")]
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
     pub wba_ttl: Duration,
+
+    /// The fleet's robots.txt product token (RFC 9309: letters, `_` and `-`), e.g. ExampleBot:
+    /// robotsd then signs only checks made for it (their `ua` names it) and serves the
+    /// Signature Agent Card that names it, at /.well-known/signature-agent-card. Needs
+    /// --wba-keys.
+    #[arg(long, env = "ROBOTSD_WBA_PRODUCT_TOKEN", value_name = "TOKEN")]
+    pub wba_product_token: Option<String>,
 }
 
 impl BotAuthArgs {
@@ -59,7 +78,18 @@ impl BotAuthArgs {
                 format!("{:?} is outside 1s to {}s", self.wba_ttl, MAX_TTL.as_secs()),
             ));
         }
+        if let Some(token) = &self.wba_product_token
+            && !is_product_token(token)
+        {
+            return Err(refuse(
+                "product_token",
+                format!("{token:?} is not a product token: 1 to 64 letters, `_` or `-`"),
+            ));
+        }
         let (file, agent) = match (&self.wba_keys, &self.wba_agent) {
+            (None, None) if self.wba_product_token.is_some() => {
+                return Err(refuse("product_token", "is set without --wba-keys".into()));
+            }
             (None, None) => return Ok(None),
             (None, Some(_)) => {
                 return Err(refuse("agent", "is set without --wba-keys".into()));
@@ -79,8 +109,18 @@ impl BotAuthArgs {
             file: file.clone(),
             agent,
             ttl: self.wba_ttl,
+            product_token: self.wba_product_token.clone(),
+            contact: None,
         }))
     }
+}
+
+/// RFC 9309's product token: `[a-zA-Z_-]+`, within what a card and a log line show whole.
+fn is_product_token(token: &str) -> bool {
+    (1..=64).contains(&token.len())
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
 }
 
 /// The default lifetime, as the flag's default says it.
@@ -108,6 +148,19 @@ mod tests {
             .unwrap();
         assert_eq!(on.agent, "https://bot.example/");
         assert_eq!(on.ttl, std::time::Duration::from_secs(60));
+        assert_eq!(on.product_token, None);
+        let named = settings(&[
+            "--wba-keys",
+            path,
+            "--wba-agent",
+            "https://bot.example/",
+            "--wba-product-token",
+            "Example_Bot-News",
+        ])
+        .unwrap()
+        .bot_auth
+        .unwrap();
+        assert_eq!(named.product_token.as_deref(), Some("Example_Bot-News"));
         assert_eq!(
             on.keys.active().kid(),
             "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"
@@ -129,6 +182,21 @@ mod tests {
                     "6m",
                 ],
                 "--wba-ttl",
+            ),
+            (
+                vec!["--wba-product-token", "ExampleBot"],
+                "--wba-product-token",
+            ),
+            (
+                vec![
+                    "--wba-keys",
+                    path,
+                    "--wba-agent",
+                    "https://bot.example/",
+                    "--wba-product-token",
+                    "ExampleBot/1.0",
+                ],
+                "--wba-product-token",
             ),
             (
                 vec![

@@ -129,7 +129,11 @@ impl ServeArgs {
             pacing: self.pacing.pacing_settings()?,
             rsl: self.rsl.rsl_settings()?,
             tdmrep: self.tdmrep.tdmrep_settings()?,
-            bot_auth: self.bot_auth.bot_auth_settings()?,
+            // The card names the operator's contact, checked with the fetch settings.
+            bot_auth: self
+                .bot_auth
+                .bot_auth_settings()?
+                .map(|bot_auth| bot_auth.with_contact(self.fetch.operator_contact.clone())),
             fetch_nice: self.fetch.fetch_nice,
         })
     }
@@ -210,7 +214,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 79] = [
+const FLAGS: [(&str, &str); 80] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -296,6 +300,7 @@ const FLAGS: [(&str, &str); 79] = [
     ("bot_auth.keys", "--wba-keys"),
     ("bot_auth.agent", "--wba-agent"),
     ("bot_auth.ttl", "--wba-ttl"),
+    ("bot_auth.product_token", "--wba-product-token"),
 ];
 
 /// ` plus --fleet-index-offset (N)`, when there is one.

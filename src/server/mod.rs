@@ -216,17 +216,20 @@ fn signing(
         &bot_auth.agent,
         bot_auth.ttl,
         clock,
-    )?;
+    )?
+    .with_card(bot_auth.product_token.clone(), bot_auth.contact.clone());
     tracing::info!(
         agent = signing.agent(),
         key = %signing.active_kid(),
         keys = bot_auth.keys.keys().len(),
         ttl_s = bot_auth.ttl.as_secs(),
+        product_token = bot_auth.product_token.as_deref().unwrap_or("-"),
         "Web Bot Auth: signing allowed requests on request (sign=GET)"
     );
     if settings.api_tokens.is_none() {
         tracing::warn!(
-            "Web Bot Auth without --api-token-file: anyone who reaches the API can have requests              signed with the fleet's key"
+            "Web Bot Auth without --api-token-file: anyone who reaches the API can have requests \
+             signed with the fleet's key"
         );
     }
     Ok(Some(Arc::new(signing)))
@@ -612,7 +615,23 @@ mod tests {
     /// Every label is a route the app really serves, and every documented path has its label.
     #[tokio::test]
     async fn route_labels_match_the_routes_served() {
-        let state = state(&Settings::default()).expect("state");
+        // With Web Bot Auth and a product token: every route there is, the identity's too.
+        let keys = crate::bot_auth::keys::KeySet::from_json(
+            r#"{"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","status":"active"}]}"#,
+        )
+        .expect("RFC 9421's test key");
+        let settings = Settings {
+            bot_auth: Some(crate::config::BotAuthSettings {
+                keys: Arc::new(keys),
+                file: "keys.json".into(),
+                agent: "https://bot.example/.well-known/http-message-signatures-directory".into(),
+                ttl: std::time::Duration::from_secs(60),
+                product_token: Some("ExampleBot".into()),
+                contact: None,
+            }),
+            ..Settings::default()
+        };
+        let state = state(&settings).expect("state");
         let (_, with_admin) = public_routes(&state, true);
         for path in api::openapi().paths.paths.keys() {
             assert_eq!(with_admin.label(path), path, "documented {path}");

@@ -318,6 +318,100 @@ async fn a_redirects_next_hop_is_checked_and_signed() {
     assert_eq!(site.hits(), 1, "one fetch, by the robotsd with keys");
 }
 
+#[tokio::test]
+async fn with_a_product_token_the_card_names_it_and_only_its_checks_are_signed() {
+    let site = origin(|| ok(ROBOTS)).await;
+    let keys = key_file();
+    let agent = "https://bot.example/.well-known/http-message-signatures-directory";
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--wba-keys",
+            keys.to_str().unwrap(),
+            "--wba-agent",
+            agent,
+            "--wba-product-token",
+            "ExampleBot",
+            "--operator-contact",
+            "mailto:crawl-ops@bot.example",
+        ],
+        false,
+    )
+    .await;
+    let response = reqwest::Client::new()
+        .get(robotsd.url("/.well-known/signature-agent-card"))
+        .header("host", "bot.example")
+        .send()
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/json");
+    let card = json_of(response).await;
+    assert_eq!(
+        card["client_id"],
+        "https://bot.example/.well-known/signature-agent-card"
+    );
+    assert_eq!(card["jwks_uri"], agent);
+    assert_eq!(card["contacts"][0], "mailto:crawl-ops@bot.example");
+    assert_eq!(card["web_bot_auth"]["rfc9309-product-token"], "ExampleBot");
+    assert_eq!(card["web_bot_auth"]["rfc9309-compliance"], true);
+    // A check made for the token is signed, in any form its ua takes.
+    let url = site.url("/a");
+    for ua in [
+        "ExampleBot",
+        "Mozilla/5.0 (compatible; ExampleBot/2.1; +https://bot.example/)",
+    ] {
+        let (status, answer) = check(&robotsd, &[("url", &url), ("ua", ua), ("sign", "GET")]).await;
+        assert_eq!(status, 200, "{answer}");
+        assert!(verifies(&answer["sign"], "GET", &url), "{answer}");
+    }
+    // One made for another agent is refused, on a check, a batch and POST /v1/sign alike,
+    // before anything is fetched for it.
+    let other = origin(|| ok(ROBOTS)).await;
+    let (status, answer) = check(
+        &robotsd,
+        &[
+            ("url", &other.url("/a")),
+            ("ua", "OtherBot"),
+            ("sign", "GET"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:sign-other-agent");
+    let (status, answer) = post_value(
+        &robotsd.url("/v1/check?sign=GET"),
+        &serde_json::json!({"checks": [
+            {"url": other.url("/a"), "ua": "ExampleBot"},
+            {"url": other.url("/b"), "ua": "OtherBot"},
+        ]}),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:sign-other-agent");
+    let (status, answer) = post_value(
+        &robotsd.url("/v1/sign"),
+        &serde_json::json!({"url": other.url("/a"), "ua": "OtherBot"}),
+    )
+    .await;
+    assert_eq!(status, 400, "{answer}");
+    assert_eq!(answer["type"], "urn:robotsd:problem:sign-other-agent");
+    assert_eq!(other.hits(), 0);
+    // Unsigned, any agent is checked as ever.
+    let (status, _) = check(&robotsd, &[("url", &other.url("/a")), ("ua", "OtherBot")]).await;
+    assert_eq!(status, 200);
+    // Without a product token there is no card.
+    let plain = Robotsd::start(
+        &["--wba-keys", keys.to_str().unwrap(), "--wba-agent", agent],
+        false,
+    )
+    .await;
+    let response = reqwest::get(plain.url("/.well-known/signature-agent-card"))
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 404);
+}
+
 fn tokens_file() -> std::path::PathBuf {
     let file = key_file().with_file_name("tokens");
     std::fs::write(&file, "t0ken-for-signing\n").expect("the token file");

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/signature-agent-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The card's description in the OpenAPI document. */
+        get: operations["card_doc"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/livez": {
         parameters: {
             query?: never;
@@ -1764,6 +1781,44 @@ export interface operations {
                 };
             };
             /** @description This robotsd holds no key (no `--wba-keys`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    card_doc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The fleet's Signature Agent Card (draft-meunier-webbotauth-registry-04): `client_id` (its own URL), `client_name`, `jwks_uri` (the key directory, --wba-agent), `contacts` (--operator-contact) and `web_bot_auth` with the `rfc9309-product-token` robotsd checks for before it signs and `rfc9309-compliance: true`. Served only with --wba-product-token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description No `Host`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No product token (no `--wba-product-token`). */
             404: {
                 headers: {
                     [name: string]: unknown;

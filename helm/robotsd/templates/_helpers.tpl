@@ -173,7 +173,8 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "store-sync-interval" "api-token-file" "percent-decoding" "no-ui"
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
   "pace-guard" "pace-key" "fleet-index-offset"
-  "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" "wba-keys" "wba-agent" "wba-ttl" }}
+  "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" "wba-keys" "wba-agent" "wba-ttl"
+  "wba-product-token" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}

@@ -207,6 +207,9 @@ pub enum ApiError {
     /// `sign=` asked of a robotsd that holds no key.
     #[error("this robotsd signs nothing: it was started without --wba-keys")]
     SigningOff,
+    /// `sign=` on a check not made for the fleet's product token (`--wba-product-token`).
+    #[error("this fleet signs as {0}: a check to sign must be made for it (a ua naming {0})")]
+    SignsAnotherAgent(String),
     /// A request that names no host (no `Host`, no `:authority`) where the answer depends on it.
     #[error("the request names no host: send Host (or HTTP/2's :authority)")]
     MissingHost,
@@ -345,6 +348,11 @@ impl ApiError {
             ),
             ApiError::SigningOff => ("signing-off", "Signing is off", S::BAD_REQUEST),
             ApiError::MissingHost => ("missing-host", "Missing host", S::BAD_REQUEST),
+            ApiError::SignsAnotherAgent(_) => (
+                "sign-other-agent",
+                "Signing for another agent",
+                S::BAD_REQUEST,
+            ),
             ApiError::Internal => ("internal", "Internal error", S::INTERNAL_SERVER_ERROR),
         }
     }
@@ -540,6 +548,7 @@ mod tests {
             ApiError::MethodNotAllowed("PUT".into()),
             ApiError::SigningOff,
             ApiError::MissingHost,
+            ApiError::SignsAnotherAgent("ExampleBot".into()),
             ApiError::Internal,
         ];
         let mut kinds: Vec<_> = errors.iter().map(|e| e.problem().kind).collect();
