@@ -74,6 +74,16 @@ pub struct Fetcher {
     config: Arc<FetchConfig>,
     policy: Arc<DestinationPolicy>,
     clock: Arc<dyn Clock>,
+    /// With Web Bot Auth keys: every request robotsd sends is signed, so that a site knows the
+    /// fleet by its first request (the robots.txt fetch), and told of each signature made.
+    signing: Option<FetchSigning>,
+}
+
+/// The signer of robotsd's own requests, and who is told of each signature (the metric).
+#[derive(Clone)]
+struct FetchSigning {
+    signing: Arc<crate::bot_auth::signing::Signing>,
+    signed: Arc<dyn Fn(&str) + Send + Sync>,
 }
 
 impl std::fmt::Debug for Fetcher {
@@ -136,7 +146,19 @@ impl Fetcher {
             config: Arc::new(config),
             policy: Arc::new(policy),
             clock: Arc::new(TokioClock::new()),
+            signing: None,
         })
+    }
+
+    /// The same fetcher, signing every request it sends with `signing` (Web Bot Auth) and
+    /// calling `signed` with the key id of each signature.
+    pub fn with_signing(
+        mut self,
+        signing: Arc<crate::bot_auth::signing::Signing>,
+        signed: Arc<dyn Fn(&str) + Send + Sync>,
+    ) -> Fetcher {
+        self.signing = Some(FetchSigning { signing, signed });
+        self
     }
 
     /// The same fetcher, taking the time (`fetched_at`, `Retry-After` dates) from `clock`.
@@ -259,6 +281,20 @@ impl Fetcher {
                 }
                 if let Some(date) = &validators.last_modified {
                     request = request.header(reqwest::header::IF_MODIFIED_SINCE, &**date);
+                }
+            }
+            if let Some(FetchSigning { signing, signed }) = &self.signing {
+                // Each hop its own signature: one covers one authority, path and query.
+                match signing.sign("GET", &url, None) {
+                    Ok(signature) => {
+                        signed(&signature.keyid);
+                        request = request
+                            .header("signature-agent", signature.signature_agent)
+                            .header("signature-input", signature.signature_input)
+                            .header("signature", signature.signature);
+                    }
+                    // Unsigned is still a polite request: the site sees the User-Agent.
+                    Err(error) => tracing::warn!(%error, url = %url, "a fetch went unsigned"),
                 }
             }
             let response = match request.send().await {

@@ -11,6 +11,8 @@ pub enum SignatureOf {
     Request,
     /// The key directory's answer.
     Directory,
+    /// A request robotsd sent itself (robots.txt, tdmrep.json, an RSL license).
+    Fetch,
 }
 
 impl SignatureOf {
@@ -18,6 +20,7 @@ impl SignatureOf {
         match self {
             SignatureOf::Request => "request",
             SignatureOf::Directory => "directory",
+            SignatureOf::Fetch => "fetch",
         }
     }
 }
@@ -33,8 +36,9 @@ impl SignatureMetrics {
                 Opts::new(
                     "robotsd_wba_signatures_total",
                     "Web Bot Auth signatures made (--wba-keys), by key id (its JWK thumbprint) \
-                     and what they were for: `request` (sign= on a check) or `directory` (the \
-                     key directory's answer, one per key held).",
+                     and what they were for: `request` (sign= on a check), `directory` (the \
+                     key directory's answer, one per key held) or `fetch` (a request robotsd \
+                     sent itself: robots.txt, tdmrep.json, an RSL license).",
                 ),
                 &["kid", "of"],
             )

@@ -37,7 +37,7 @@ use crate::dns::{Dns, DnsError};
 use crate::documents::DocumentCache;
 use crate::fetch::Fetcher;
 use crate::fetch_runtime::FetchRuntime;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, SignatureOf};
 use crate::pace_policy::FleetShare;
 use crate::pacing::{PaceKey, Pacer};
 use crate::rsl::{LicenseCache, Licenses};
@@ -113,7 +113,16 @@ fn build_state(
     clock: Arc<dyn Clock>,
     fetches: FetchRuntime,
 ) -> Result<AppState, ServeError> {
-    let fetcher = fetcher(settings)?;
+    let metrics = Metrics::new();
+    let signing = signing(settings, Arc::clone(&clock))?;
+    let mut fetcher = fetcher(settings)?;
+    if let Some(signing) = &signing {
+        let observed = metrics.clone();
+        fetcher = fetcher.with_signing(
+            Arc::clone(signing),
+            Arc::new(move |kid| observed.observe_signature(kid, SignatureOf::Fetch)),
+        );
+    }
     if settings.pacing.key == PaceKey::Address && settings.fetch.proxy.is_some() {
         // Said once at start: the answers' `pace.lane` (`host:…`) says it for every check.
         tracing::warn!(
@@ -121,7 +130,6 @@ fn build_state(
              servers' addresses, and paces by host"
         );
     }
-    let metrics = Metrics::new();
     let observed = metrics.clone();
     let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))
         .with_fetch_observer(Arc::new(move |outcome, took| {
@@ -186,7 +194,6 @@ fn build_state(
     if let Some(licenses) = licenses {
         checker = checker.with_licenses(licenses);
     }
-    let signing = signing(settings, Arc::clone(checker.cache().clock()))?;
     Ok(AppState::new(Shared {
         checker,
         metrics,

@@ -412,6 +412,82 @@ async fn with_a_product_token_the_card_names_it_and_only_its_checks_are_signed()
     assert_eq!(response.status(), 404);
 }
 
+/// An origin that records each request's target and headers, answering `robots` for every path.
+async fn recording_origin(
+    robots: &'static str,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<(String, reqwest::header::HeaderMap)>>>,
+) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = std::sync::Arc::clone(&seen);
+    let app = axum::Router::new().fallback(
+        move |uri: axum::http::Uri, headers: axum::http::HeaderMap| {
+            let kept = std::sync::Arc::clone(&kept);
+            async move {
+                let mut copy = reqwest::header::HeaderMap::new();
+                for (name, value) in &headers {
+                    copy.insert(
+                        reqwest::header::HeaderName::from_bytes(name.as_str().as_bytes()).unwrap(),
+                        reqwest::header::HeaderValue::from_bytes(value.as_bytes()).unwrap(),
+                    );
+                }
+                kept.lock().unwrap().push((uri.to_string(), copy));
+                robots
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    (base, seen)
+}
+
+#[tokio::test]
+async fn robotsds_own_fetches_are_signed() {
+    let (base, seen) = recording_origin(ROBOTS).await;
+    let keys = key_file();
+    let robotsd = Robotsd::start(
+        &[
+            "--allow-private-networks",
+            "--wba-keys",
+            keys.to_str().unwrap(),
+            "--wba-agent",
+            AGENT,
+        ],
+        false,
+    )
+    .await;
+    let (status, answer) = check(
+        &robotsd,
+        &[("url", &format!("{base}/a")), ("ua", "SomeBot")],
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1, "one fetch: {requests:?}");
+    let (target, headers) = &requests[0];
+    assert_eq!(target, "/robots.txt");
+    let header = |name: &str| headers[name].to_str().unwrap().to_owned();
+    let sign = serde_json::json!({"headers": {
+        "Signature-Agent": header("signature-agent"),
+        "Signature-Input": header("signature-input"),
+        "Signature": header("signature"),
+    }});
+    let robots_url = format!("{base}/robots.txt");
+    assert!(verifies(&sign, "GET", &robots_url), "{headers:?}");
+    assert!(!verifies(&sign, "GET", &format!("{base}/robots.txt?x")));
+    let series = format!("robotsd_wba_signatures_total{{kid=\"{KID}\",of=\"fetch\"}}");
+    assert_eq!(robotsd.metric(&series).await, 1.0);
+    // Without keys, nothing is signed.
+    let (base, seen) = recording_origin(ROBOTS).await;
+    let plain = Robotsd::start(&["--allow-private-networks"], false).await;
+    check(&plain, &[("url", &format!("{base}/a")), ("ua", "SomeBot")]).await;
+    let requests = seen.lock().unwrap().clone();
+    assert_eq!(requests.len(), 1);
+    assert!(requests[0].1.get("signature").is_none(), "{requests:?}");
+}
+
 fn tokens_file() -> std::path::PathBuf {
     let file = key_file().with_file_name("tokens");
     std::fs::write(&file, "t0ken-for-signing\n").expect("the token file");

@@ -1,7 +1,8 @@
 """Web Bot Auth, verified independently (issue 59): the real robotsd binary signs, and a loopback
 site (verifying_site.py: PyPI's http-message-signatures, no code shared with robotsd) verifies.
 
-- An allowed URL's signature verifies for GET and for HEAD; a disallowed URL gets none.
+- An allowed URL's signature verifies for GET and for HEAD; a disallowed URL gets none; robotsd's
+  own robots.txt fetch comes signed and verifies.
 - Changed after signing, each of method, host, path, query, `Signature-Agent` and the signature
   itself is refused; so is a signature past its `expires`.
 - The directory verifies only for the host it was asked for.
@@ -134,6 +135,10 @@ def signed_checks(robotsd: Robotsd, site) -> None:
     answer = robotsd.check(site.url("/private/x"))
     assert answer["allowed"] is False and "sign" not in answer, answer
     print("ok   a disallowed URL is not signed")
+    # robotsd's own fetch of robots.txt came signed, and verified.
+    robots = [s for s in site.seen if s.get("path") == "/robots.txt"]
+    assert len(robots) == 1 and robots[0]["verified"], robots
+    print(f"ok   robotsd's own robots.txt fetch verified: key {robots[0]['kid']}")
 
     sign = robotsd.check(site.url("/shop?id=7"))["sign"]
     url, headers = sign["url"], sign["headers"]
