@@ -41,12 +41,7 @@ impl HttpMetrics {
         HttpMetrics { requests, duration }
     }
 
-    /// Records one HTTP response: `robotsd_http_requests_total{route,method,status}` and
-    /// `robotsd_http_request_duration_seconds{route}`.
-    ///
-    /// `route` must be a route template (e.g. `/v1/check`) or [`UNMATCHED_ROUTE`], never a raw
-    /// path; the server's edge service takes care of that. Non-standard methods are recorded as
-    /// [`OTHER_LABEL`].
+    /// [`super::Metrics::observe_http`]'s work, which says what `route` must be.
     pub(super) fn observe(&self, route: &str, method: &str, status: u16, elapsed: Duration) {
         self.count(route, method, status);
         self.duration
@@ -54,9 +49,7 @@ impl HttpMetrics {
             .observe(elapsed.as_secs_f64());
     }
 
-    /// [`Metrics::observe_http`] for one of the app's routes, with its [`RouteSeries`]: the
-    /// series it uses most are resolved once, on their first use. `series` must always be given
-    /// with the same `route`, and to the same `Metrics`.
+    /// [`super::Metrics::observe_route`]'s work.
     pub(super) fn observe_route(
         &self,
         series: &RouteSeries,
@@ -93,7 +86,7 @@ impl HttpMetrics {
 
 /// `value` if it is one of `known`, else [`OTHER_LABEL`]; the result is always `'static`, so no
 /// caller-supplied text can reach a label.
-/// One route's most used HTTP series, resolved on first use by [`Metrics::observe_route`]: its
+/// One route's most used HTTP series, resolved on first use by [`super::Metrics::observe_route`]: its
 /// latency histogram, and its `GET` and `POST` `200` counters. Resolving a labelled series
 /// hashes its labels and takes a lock each time: half of a cached check's metric cost.
 #[derive(Debug, Clone, Default)]

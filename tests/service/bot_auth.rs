@@ -30,6 +30,21 @@ fn key_file() -> std::path::PathBuf {
     file
 }
 
+/// A robotsd that may fetch loopback origins, signing with [`key_file`] for [`AGENT`], with
+/// `more` flags.
+async fn signing_robotsd(more: &[&str]) -> Robotsd {
+    let keys = key_file();
+    let mut args = vec![
+        "--allow-private-networks",
+        "--wba-keys",
+        keys.to_str().unwrap(),
+        "--wba-agent",
+        AGENT,
+    ];
+    args.extend_from_slice(more);
+    Robotsd::start(&args, false).await
+}
+
 async fn check(robotsd: &Robotsd, query: &[(&str, &str)]) -> (u16, Value) {
     let url = url::Url::parse_with_params(&robotsd.url("/v1/check"), query).expect("a URL");
     let response = reqwest::get(url).await.expect("robotsd answers");
@@ -73,18 +88,7 @@ fn verifies(sign: &Value, method: &str, url: &str) -> bool {
 #[tokio::test]
 async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
     let site = origin(|| ok(ROBOTS)).await;
-    let keys = key_file();
-    let robotsd = Robotsd::start(
-        &[
-            "--allow-private-networks",
-            "--wba-keys",
-            keys.to_str().unwrap(),
-            "--wba-agent",
-            AGENT,
-        ],
-        false,
-    )
-    .await;
+    let robotsd = signing_robotsd(&[]).await;
     let url = site.url("/shop/item?id=7&ref=a%2Fb");
     let (status, answer) = check(
         &robotsd,
@@ -178,18 +182,7 @@ async fn an_allowed_url_is_signed_and_a_disallowed_one_is_not() {
 #[tokio::test]
 async fn a_batch_signs_each_allowed_item() {
     let site = origin(|| ok("User-agent: *\nDisallow: /private\nCrawl-delay: 30\n")).await;
-    let keys = key_file();
-    let robotsd = Robotsd::start(
-        &[
-            "--allow-private-networks",
-            "--wba-keys",
-            keys.to_str().unwrap(),
-            "--wba-agent",
-            AGENT,
-        ],
-        false,
-    )
-    .await;
+    let robotsd = signing_robotsd(&[]).await;
     let (first, second) = (site.url("/a?x=1"), site.url("/b"));
     let request = serde_json::json!({
         "ua": "SomeBot",
@@ -241,20 +234,8 @@ async fn a_batch_signs_each_allowed_item() {
 #[tokio::test]
 async fn a_redirects_next_hop_is_checked_and_signed() {
     let site = origin(|| ok(ROBOTS)).await;
-    let keys = key_file();
-    let robotsd = Robotsd::start(
-        &[
-            "--allow-private-networks",
-            "--wba-keys",
-            keys.to_str().unwrap(),
-            "--wba-agent",
-            AGENT,
-            "--api-token-file",
-            tokens_file().to_str().unwrap(),
-        ],
-        false,
-    )
-    .await;
+    let tokens = tokens_file();
+    let robotsd = signing_robotsd(&["--api-token-file", tokens.to_str().unwrap()]).await;
     let sign = |body: Value| {
         let endpoint = robotsd.url("/v1/sign");
         async move {
@@ -446,18 +427,7 @@ async fn recording_origin(
 #[tokio::test]
 async fn robotsds_own_fetches_are_signed() {
     let (base, seen) = recording_origin(ROBOTS).await;
-    let keys = key_file();
-    let robotsd = Robotsd::start(
-        &[
-            "--allow-private-networks",
-            "--wba-keys",
-            keys.to_str().unwrap(),
-            "--wba-agent",
-            AGENT,
-        ],
-        false,
-    )
-    .await;
+    let robotsd = signing_robotsd(&[]).await;
     let (status, answer) = check(
         &robotsd,
         &[("url", &format!("{base}/a")), ("ua", "SomeBot")],
