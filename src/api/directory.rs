@@ -1,9 +1,10 @@
 //! The fleet's public identity: its key directory, served at
 //! `/.well-known/http-message-signatures-directory` when robotsd holds keys (`--wba-keys`), and
 //! its Signature Agent Card at `/.well-known/signature-agent-card` when its product token is set
-//! (`--wba-product-token`). The directory is served so that a site can fetch the public keys that verify the
-//! fleet's signatures from the origin its `Signature-Agent` names (docs/bot-auth.md says how to
-//! route the bot domain's path here). Public, as the draft has it: no token is asked for.
+//! (`--wba-product-token`). The directory is served so that a site can fetch the public keys
+//! that verify the fleet's signatures from the URL its `Signature-Agent` names (docs/bot-auth.md
+//! says how to route the bot domain's paths here). Public, as the draft has it: no token is
+//! asked for.
 //!
 //! Each answer is signed for the authority it was asked of (`"@authority";req`), so a copy
 //! served under another host does not verify; it is cached for an hour, within the signatures'
