@@ -79,15 +79,18 @@ PY
 sink_port=$(free_port)
 python3 "$work/sink.py" "$sink_port" &
 pids+=($!)
-# With Web Bot Auth keys (RFC 9421's published test key, B.1.4), so that sign=, POST /v1/sign and
-# the key directory are exercised too.
+# With Web Bot Auth keys (RFC 9421's published test key, B.1.4) and a product token, so that
+# sign=, POST /v1/sign, the key directory and the Signature Agent Card are exercised too (a
+# route that is not served would answer 404 where schemathesis expects 405 for an undeclared
+# method).
 cat > "$work/wba-keys.json" <<'JSON'
 {"keys":[{"kty":"OKP","crv":"Ed25519","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs","d":"n4Ni-HpISpVObnQMW0wOhCKROaIKqKtW_2ZYb2p9KcU","status":"active"}]}
 JSON
 port=$(free_port)
 "$bin" --listen "127.0.0.1:$port" --proxy "http://127.0.0.1:$sink_port" --log-level warn \
   --wba-keys "$work/wba-keys.json" \
-  --wba-agent https://bot.example/.well-known/http-message-signatures-directory &
+  --wba-agent https://bot.example/.well-known/http-message-signatures-directory \
+  --wba-product-token ExampleBot &
 pids+=($!)
 wait_ready "http://127.0.0.1:$port/readyz"
 # positive_data_acceptance is left out: whether a string is a URL robotsd can answer for (a
