@@ -59,6 +59,10 @@ impl Exported {
             robotsd::cache::Lookup::Hit,
         );
         metrics.observe_fetch(FetchKind::Parsed, Duration::from_millis(1));
+        metrics.observe_signature(
+            "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+            robotsd::metrics::SignatureOf::Request,
+        );
         let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
             .expect("default fetcher");
         // With a store, so that the store's series are rendered too.
