@@ -237,7 +237,7 @@ def rotation(robotsd: Robotsd, site, keys_path: str, old: dict) -> None:
         done.set()
         worker.join()
     if failures:
-        print([s for s in site.seen if "directory" in s][:3])
+        print("directory refreshes that failed:", [s for s in site.seen if "directory" in s][:3])
         raise SystemExit(f"FAIL rotation: {len(failures)} refused, first {failures[:3]}")
     if kids != {kid(old), kid(new)}:
         raise SystemExit(f"FAIL rotation: signed with {kids}")
