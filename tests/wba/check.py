@@ -218,7 +218,7 @@ def rotation(robotsd: Robotsd, site, keys_path: str, old: dict) -> None:
                 raise SystemExit(f"FAIL robotsd never listed {kids_listed} with {kid(active)} active")
             time.sleep(0.05)
         # The site's copy expires (a second here) and is fetched again.
-        time.sleep(3 * site.refresh)
+        time.sleep(5 * site.refresh)
 
     worker = threading.Thread(target=crawl)
     worker.start()
