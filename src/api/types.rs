@@ -160,10 +160,26 @@ pub struct RobotsSourceJson {
     pub bytes: Option<usize>,
     /// The URL it came from, after redirects.
     pub final_url: Option<String>,
+    /// The fetch was answered by a bot challenge (a firewall asking for a browser), not by the
+    /// site: its status is read as ever (a 403: no restriction; a 503: everything disallowed
+    /// for a while), and this says why. Absent when it was not one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenged: Option<ChallengeJson>,
     /// How the cache was used.
     pub cache: Lookup,
     /// The current backoff, while robots.txt is unreachable.
     pub backoff: Option<BackoffJson>,
+}
+
+/// A bot challenge recognized in a robots.txt fetch's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"vendor": "cloudflare", "marker": "cf-mitigated: challenge"}))]
+pub struct ChallengeJson {
+    /// Whose: `cloudflare`, `aws-waf`, `datadome`, `human` or `imperva`.
+    pub vendor: String,
+    /// What showed it: a header (`cf-mitigated: challenge`, `x-amzn-waf-action`) or a marker in
+    /// the page.
+    pub marker: String,
 }
 
 impl From<Source> for RobotsSourceJson {
@@ -174,6 +190,14 @@ impl From<Source> for RobotsSourceJson {
             sha256: s.sha256.map(|digest| crate::hex::hex(&digest)),
             expires_at: s.expires_at.map(rfc3339),
             bytes: s.bytes,
+            challenged: s
+                .final_url
+                .as_ref()
+                .and_then(crate::checker::FinalUrl::challenge)
+                .map(|c| ChallengeJson {
+                    vendor: c.vendor.to_owned(),
+                    marker: c.marker.to_owned(),
+                }),
             final_url: s.final_url.map(|url| url.as_str().to_owned()),
             cache: s.cache,
             backoff: s.backoff.map(|b| BackoffJson {

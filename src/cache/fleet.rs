@@ -21,7 +21,9 @@ use super::{Detail, FetchedBody, KeptBody, OriginCache, Remembered, state_weight
 use crate::clock::Timestamp;
 use crate::fetch::{FetchMeta, NoRobotsReason, Validators};
 use crate::origin::Origin;
-use crate::store::record::{StoredBackoff, StoredCopy, StoredFetch, from_ms, to_ms};
+use crate::store::record::{
+    StoredBackoff, StoredChallenge, StoredCopy, StoredFetch, from_ms, to_ms,
+};
 use crate::store::{BodyWrite, Lease, Record, Store};
 
 /// How the cache uses the shared store.
@@ -68,6 +70,10 @@ fn stored_fetch(meta: &FetchMeta) -> StoredFetch {
         address: meta.address,
         etag: meta.validators.etag.as_deref().map(str::to_owned),
         last_modified: meta.validators.last_modified.as_deref().map(str::to_owned),
+        challenge: meta.challenge.map(|c| StoredChallenge {
+            vendor: c.vendor.to_owned(),
+            marker: c.marker.to_owned(),
+        }),
     }
 }
 
@@ -86,6 +92,10 @@ fn fetch_meta(stored: &StoredFetch) -> Option<FetchMeta> {
             stored.etag.as_deref().map(str::as_bytes),
             stored.last_modified.as_deref().map(str::as_bytes),
         ),
+        challenge: stored
+            .challenge
+            .as_ref()
+            .and_then(|c| crate::fetch::challenge::known(&c.vendor, &c.marker)),
     })
 }
 
@@ -488,6 +498,7 @@ mod tests {
                 duration: Duration::from_millis(12),
                 address: Some([192, 0, 2, 7].into()),
                 validators: Default::default(),
+                challenge: None,
             },
             Detail::Parsed(KeptBody::keep(BODY)),
         )

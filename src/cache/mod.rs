@@ -111,9 +111,10 @@ pub struct CacheStats {
     pub leases_expired: AtomicU64,
 }
 
-/// Told of every fetch: the kind of its outcome and how long it took. The metrics layer installs
-/// one.
-pub type FetchObserver = Arc<dyn Fn(FetchKind, Duration) + Send + Sync>;
+/// Told of every fetch: the kind of its outcome, how long it took and the bot challenge it met,
+/// if any. The metrics layer installs one.
+pub type FetchObserver =
+    Arc<dyn Fn(FetchKind, Duration, Option<crate::fetch::challenge::Challenge>) + Send + Sync>;
 
 /// The shared origin cache. Cheap to clone; clones share everything.
 #[derive(Clone)]
@@ -534,7 +535,8 @@ impl OriginCache {
             let outcome = self.fetcher.fetch(&origin.robots_url(), conditional).await;
             self.stats.fetches_in_flight.fetch_sub(1, Ordering::Relaxed);
             if let Some(observer) = &self.observer {
-                observer(outcome.kind(), outcome.meta().duration);
+                let meta = outcome.meta();
+                observer(outcome.kind(), meta.duration, meta.challenge);
             }
             let mut fetched = match &outcome {
                 FetchOutcome::Refused { .. } => FetchedBody::Refused,

@@ -180,6 +180,7 @@ mod tests {
                 duration: Duration::ZERO,
                 address: None,
                 validators: Default::default(),
+                challenge: None,
             },
         })
     }

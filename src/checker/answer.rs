@@ -115,12 +115,18 @@ impl FinalUrl {
             duration: std::time::Duration::ZERO,
             address: None,
             validators: Default::default(),
+            challenge: None,
         }))
     }
 
     /// The URL.
     pub fn as_str(&self) -> &str {
         self.0.final_url.as_str()
+    }
+
+    /// The bot challenge the fetch was answered with, if it was one.
+    pub fn challenge(&self) -> Option<crate::fetch::challenge::Challenge> {
+        self.0.challenge
     }
 }
 
@@ -437,6 +443,7 @@ mod tests {
             duration: Duration::ZERO,
             address: None,
             validators: Default::default(),
+            challenge: None,
         };
         let now = Timestamp::from_unix(Duration::from_secs(1_795_000_000));
         Snapshot {

@@ -31,6 +31,18 @@ pub struct FetchArgs {
     #[arg(long, env = "ROBOTSD_FETCH_USER_AGENT", value_name = "STRING")]
     pub fetch_user_agent: Option<String>,
 
+    /// What a robots.txt answered by a bot challenge (a firewall asking for a browser) means:
+    /// `status`, its HTTP status as Google reads it (a 403: no restriction; a 503: everything
+    /// disallowed a while), or `unreachable`, everything disallowed and the origin backed off,
+    /// whatever the status. Either way the answer says `robots.challenged`.
+    #[arg(
+        long,
+        env = "ROBOTSD_CHALLENGE_AS",
+        value_enum,
+        default_value = "status"
+    )]
+    pub challenge_as: ChallengeAs,
+
     /// Time limit for establishing one connection when fetching robots.txt.
     #[arg(long, env = "ROBOTSD_CONNECT_TIMEOUT", default_value = "5s")]
     #[arg(value_parser = parse_duration, value_name = "DURATION")]
@@ -99,7 +111,8 @@ impl FetchArgs {
             max_body_bytes,
             self.max_redirects,
             self.proxy.clone(),
-        )?)
+        )?
+        .with_challenge_unreachable(self.challenge_as == ChallengeAs::Unreachable))
     }
 }
 
@@ -116,6 +129,15 @@ impl From<FetchConfigError> for ConfigError {
             FetchConfigError::Proxy { url, detail } => ConfigError::Proxy { url, detail },
         }
     }
+}
+
+/// What a bot challenge answering a robots.txt fetch means (`--challenge-as`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ChallengeAs {
+    /// Its HTTP status, as Google reads it.
+    Status,
+    /// The origin unreachable: everything disallowed, and backed off.
+    Unreachable,
 }
 
 #[cfg(test)]

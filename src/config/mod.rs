@@ -214,7 +214,7 @@ impl Default for Settings {
 /// The flag that sets each field of [`Settings`], by the field's path there. A domain type's
 /// error names only its own field; the group that built it knows where the type sits in
 /// [`Settings`], and this table turns the two into the flag an operator has to fix.
-const FLAGS: [(&str, &str); 80] = [
+const FLAGS: [(&str, &str); 81] = [
     ("listen", "--listen"),
     ("admin_listen", "--admin-listen"),
     ("destinations.allow_private", "--allow-private-networks"),
@@ -301,6 +301,7 @@ const FLAGS: [(&str, &str); 80] = [
     ("bot_auth.agent", "--wba-agent"),
     ("bot_auth.ttl", "--wba-ttl"),
     ("bot_auth.product_token", "--wba-product-token"),
+    ("fetch.challenge_unreachable", "--challenge-as"),
 ];
 
 /// ` plus --fleet-index-offset (N)`, when there is one.

@@ -37,6 +37,7 @@ fn stored_fetch(meta: &DocumentMeta) -> StoredFetch {
         address: None,
         etag: None,
         last_modified: None,
+        challenge: None,
     }
 }
 

@@ -213,6 +213,7 @@ fn source(out: &mut Vec<u8>, source: &Source) {
         expires_at: source.expires_at,
         bytes: source.bytes,
         final_url: source.final_url.as_ref().map(FinalUrl::as_str),
+        challenged: source.final_url.as_ref().and_then(FinalUrl::challenge),
         cache: source.cache,
         backoff,
     };

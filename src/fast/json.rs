@@ -32,6 +32,7 @@ pub(super) struct SourceMembers<'a> {
     pub expires_at: Option<SystemTime>,
     pub bytes: Option<usize>,
     pub final_url: Option<&'a str>,
+    pub challenged: Option<crate::fetch::challenge::Challenge>,
     pub cache: Lookup,
     pub backoff: Option<BackoffMembers<'a>>,
 }
@@ -67,6 +68,15 @@ pub(super) fn source_fetch(out: &mut Vec<u8>, source: &SourceMembers<'_>) {
     optional(out, source.bytes, number);
     out.extend_from_slice(br#","final_url":"#);
     optional(out, source.final_url, string);
+    // Only when there was one: most answers never carry it.
+    if let Some(found) = source.challenged {
+        // Both are robotsd's own constants: nothing to escape.
+        out.extend_from_slice(br#","challenged":{"vendor":""#);
+        out.extend_from_slice(found.vendor.as_bytes());
+        out.extend_from_slice(br#"","marker":""#);
+        out.extend_from_slice(found.marker.as_bytes());
+        out.extend_from_slice(br#""}"#);
+    }
 }
 
 /// The rest of the object, after [`source_fetch`]: how the cache was used and the backoff.

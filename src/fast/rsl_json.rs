@@ -123,6 +123,7 @@ fn write_source(out: &mut Vec<u8>, source: &RslSource) {
             expires_at: source.expires_at,
             bytes: source.bytes,
             final_url: source.final_url.as_deref(),
+            challenged: None,
             cache: source.cache,
             backoff,
         },

@@ -40,6 +40,43 @@ const PAGE_MARKERS: [(&str, &str); 4] = [
     ("imperva", "_Incapsula_Resource"),
 ];
 
+/// Every challenge [`challenge`] can find, by vendor and marker: what a record from the shared
+/// store is read back as (anything else another writer put there is dropped).
+pub const KNOWN: [Challenge; 6] = [
+    Challenge {
+        vendor: "cloudflare",
+        marker: "cf-mitigated: challenge",
+    },
+    Challenge {
+        vendor: "aws-waf",
+        marker: "x-amzn-waf-action",
+    },
+    Challenge {
+        vendor: "cloudflare",
+        marker: "/cdn-cgi/challenge-platform/",
+    },
+    Challenge {
+        vendor: "datadome",
+        marker: "captcha-delivery.com",
+    },
+    Challenge {
+        vendor: "human",
+        marker: "px-captcha",
+    },
+    Challenge {
+        vendor: "imperva",
+        marker: "_Incapsula_Resource",
+    },
+];
+
+/// The known challenge named `vendor` and `marker`, if there is one.
+pub fn known(vendor: &str, marker: &str) -> Option<Challenge> {
+    KNOWN
+        .iter()
+        .copied()
+        .find(|c| c.vendor == vendor && c.marker == marker)
+}
+
 fn header_is(headers: &HeaderMap, name: &str, values: &[&str]) -> bool {
     headers
         .get_all(name)

@@ -27,6 +27,10 @@ pub struct FetchConfig {
     pub max_redirects: u32,
     /// An outbound HTTP proxy for every fetch; environment proxies are never used.
     pub proxy: Option<Url>,
+    /// A bot challenge is the origin unreachable (disallow all, and back off), whatever its
+    /// status: `--challenge-as unreachable`. Off by default: its status is read as Google
+    /// reads it.
+    pub challenge_unreachable: bool,
 }
 
 impl Default for FetchConfig {
@@ -38,6 +42,7 @@ impl Default for FetchConfig {
             max_body_bytes: 512_000,
             max_redirects: 5,
             proxy: None,
+            challenge_unreachable: false,
         }
     }
 }
@@ -119,7 +124,14 @@ impl FetchConfig {
             max_body_bytes,
             max_redirects,
             proxy,
+            challenge_unreachable: false,
         })
+    }
+
+    /// The same limits, a bot challenge making the origin unreachable when `unreachable`.
+    pub fn with_challenge_unreachable(mut self, unreachable: bool) -> FetchConfig {
+        self.challenge_unreachable = unreachable;
+        self
     }
 }
 

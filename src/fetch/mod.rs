@@ -228,6 +228,7 @@ impl Fetcher {
             duration: Duration::ZERO,
             address: None,
             validators: Validators::default(),
+            challenge: None,
         };
         let outcome = match tokio::time::timeout(
             self.config.total_timeout,
@@ -355,16 +356,36 @@ impl Fetcher {
                 continue;
             }
             let code = status.as_u16();
-            if code == 429 || status.is_server_error() {
-                return Err(Unreachable(
-                    UnreachableReason::Status(code),
-                    freshness.retry_after,
-                ));
-            }
-            if status.is_client_error() {
+            if status.is_client_error() || status.is_server_error() {
+                // The status is read as ever (Google's rule); the outcome says it was a
+                // challenge. The body is not needed past the sniff.
+                let headers = response.headers().clone();
+                meta.challenge = sniff_challenge(code, &headers, response).await;
+                log_challenge(meta, &url);
+                if let Some(found) = meta.challenge.filter(|_| self.config.challenge_unreachable) {
+                    return Err(Unreachable(
+                        UnreachableReason::Challenge(found.vendor),
+                        freshness.retry_after,
+                    ));
+                }
+                if code == 429 || status.is_server_error() {
+                    return Err(Unreachable(
+                        UnreachableReason::Status(code),
+                        freshness.retry_after,
+                    ));
+                }
                 return Ok(Done::NoRobots(
                     NoRobotsReason::Status(code),
                     freshness.max_age,
+                ));
+            }
+            // AWS WAF's challenge comes as a 202, whose body is read as a file, as any 2xx is.
+            meta.challenge = challenge::challenge(code, response.headers(), b"");
+            log_challenge(meta, &url);
+            if let Some(found) = meta.challenge.filter(|_| self.config.challenge_unreachable) {
+                return Err(Unreachable(
+                    UnreachableReason::Challenge(found.vendor),
+                    freshness.retry_after,
                 ));
             }
             if !status.is_success() {
@@ -407,6 +428,42 @@ impl Fetcher {
         meta.bytes = body.len();
         Ok(body)
     }
+}
+
+fn log_challenge(meta: &FetchMeta, url: &Url) {
+    if let Some(found) = meta.challenge {
+        tracing::info!(
+            url = %url,
+            status = meta.status.unwrap_or(0),
+            vendor = found.vendor,
+            marker = found.marker,
+            "a bot challenge answered the request, not the site"
+        );
+    }
+}
+
+/// The challenge `response` is, if any: by its headers, else by the first
+/// [`challenge::SNIFF_BYTES`] of an HTML body (read within the fetch's time limit; a body that
+/// fails to arrive is no evidence).
+async fn sniff_challenge(
+    status: u16,
+    headers: &reqwest::header::HeaderMap,
+    mut response: reqwest::Response,
+) -> Option<challenge::Challenge> {
+    if let Some(found) = challenge::challenge(status, headers, b"") {
+        return Some(found);
+    }
+    let mut body = Vec::new();
+    while body.len() < challenge::SNIFF_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                let room = challenge::SNIFF_BYTES - body.len();
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            }
+            Ok(None) | Err(_) => break,
+        }
+    }
+    challenge::challenge(status, headers, &body)
 }
 
 enum Done {

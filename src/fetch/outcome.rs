@@ -33,6 +33,9 @@ pub struct FetchMeta {
     pub address: Option<IpAddr>,
     /// The response's validators, to revalidate the copy with when it expires.
     pub validators: Validators,
+    /// The final response was a bot challenge (a firewall asking for a browser), not the site
+    /// saying anything of robots.txt: [`super::challenge`].
+    pub challenge: Option<super::challenge::Challenge>,
 }
 
 /// The longest validator kept, in bytes: real `ETag`s are tens of bytes and an HTTP date 29; a
@@ -105,6 +108,9 @@ pub enum UnreachableReason {
     Body(String),
     /// Anything else the HTTP client reported.
     Other(String),
+    /// A bot challenge answered instead of the site, with `--challenge-as unreachable`: the
+    /// vendor's.
+    Challenge(&'static str),
 }
 
 impl std::fmt::Display for UnreachableReason {
@@ -115,6 +121,9 @@ impl std::fmt::Display for UnreachableReason {
             UnreachableReason::Connect(e) => write!(f, "could not connect: {e}"),
             UnreachableReason::Body(e) => write!(f, "failed while reading the body: {e}"),
             UnreachableReason::Other(e) => f.write_str(e),
+            UnreachableReason::Challenge(vendor) => {
+                write!(f, "answered by a bot challenge ({vendor}), not the site")
+            }
         }
     }
 }

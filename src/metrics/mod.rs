@@ -26,6 +26,7 @@ use crate::fetch::FetchKind;
 use crate::store::{StoreOp, StoreOutcome};
 
 mod bot_auth;
+mod challenges;
 mod connections;
 mod documents;
 mod http;
@@ -93,6 +94,7 @@ struct Inner {
     pacing: pacing::PaceMetrics,
     resting: resting::RestingMetrics,
     signatures: bot_auth::SignatureMetrics,
+    challenges: challenges::ChallengeMetrics,
     log_dropped: IntCounter,
     /// The dropped-line total last copied into `log_dropped`; see [`sync_counter`].
     log_dropped_seen: AtomicU64,
@@ -235,7 +237,8 @@ impl Metrics {
         let pacing = pacing::PaceMetrics::new();
         let resting = resting::RestingMetrics::new();
         let signatures = bot_auth::SignatureMetrics::new();
-        let collectors: [Box<dyn prometheus::core::Collector>; 47] = [
+        let challenges = challenges::ChallengeMetrics::new();
+        let collectors: [Box<dyn prometheus::core::Collector>; 48] = [
             Box::new(http.requests.clone()),
             Box::new(http.duration.clone()),
             Box::new(checks.clone()),
@@ -245,6 +248,7 @@ impl Metrics {
             Box::new(resting.entries.clone()),
             Box::new(resting.bytes.clone()),
             Box::new(signatures.family.clone()),
+            Box::new(challenges.family.clone()),
             Box::new(cache_capacity_bytes.clone()),
             Box::new(cache_evictions.clone()),
             Box::new(cache_refusals.clone()),
@@ -331,6 +335,7 @@ impl Metrics {
                 pacing,
                 resting,
                 signatures,
+                challenges,
                 log_dropped,
                 log_dropped_seen: AtomicU64::new(0),
                 log_dropped_source: std::sync::OnceLock::new(),
@@ -440,6 +445,12 @@ impl Metrics {
             .with_label_values(&[outcome.as_str()])
             .inc();
         self.inner.fetch_duration.observe(elapsed.as_secs_f64());
+    }
+
+    /// Records a robots.txt fetch answered by `vendor`'s bot challenge:
+    /// `robotsd_robots_challenges_total{vendor}`.
+    pub fn observe_challenge(&self, vendor: &'static str) {
+        self.inner.challenges.observe(vendor);
     }
 
     /// Reports `robotsd_log_lines_dropped_total` from `source` from now on (the first source

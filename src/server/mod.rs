@@ -132,8 +132,11 @@ fn build_state(
     }
     let observed = metrics.clone();
     let mut cache = OriginCache::with_clock(settings.cache.clone(), fetcher, Arc::clone(&clock))
-        .with_fetch_observer(Arc::new(move |outcome, took| {
-            observed.observe_fetch(outcome, took)
+        .with_fetch_observer(Arc::new(move |outcome, took, challenge| {
+            observed.observe_fetch(outcome, took);
+            if let Some(found) = challenge {
+                observed.observe_challenge(found.vendor);
+            }
         }))
         .with_fetch_runtime(fetches.clone());
     let observed = metrics.clone();

@@ -66,6 +66,19 @@ pub struct StoredFetch {
     /// The response's `Last-Modified`, likewise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
+    /// The bot challenge the final response was, by vendor and marker; absent when it was none
+    /// (and from records written before challenges were told apart).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub challenge: Option<StoredChallenge>,
+}
+
+/// A bot challenge, as stored: read back only when it names one robotsd knows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredChallenge {
+    /// Whose challenge.
+    pub vendor: String,
+    /// What showed it.
+    pub marker: String,
 }
 
 /// The last good copy.
@@ -288,6 +301,7 @@ mod tests {
             address: None,
             etag: None,
             last_modified: None,
+            challenge: None,
         }
     }
 

@@ -8,6 +8,7 @@ mod api;
 mod bot_auth;
 mod bounds;
 mod cache_pressure;
+mod challenges;
 mod chaos;
 mod cli;
 mod connections;
