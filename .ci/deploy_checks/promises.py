@@ -11,7 +11,7 @@ from .manifests import by_kind
 
 # A tripwire: a new setting must reach the chart (values, schema, the full values here; the
 # fleet settings through fleet.py). Raise it with the setting's value.
-SETTINGS = 80
+SETTINGS = 81
 SENTINEL_ENVS = ("ROBOTSD_REDIS_SENTINEL", "ROBOTSD_REDIS_SENTINEL_MASTER",
                  "ROBOTSD_REDIS_SENTINEL_PASSWORD_FILE", "ROBOTSD_REDIS_TLS")
 # The values a Secret stands in for: the setting is reached when either is set.

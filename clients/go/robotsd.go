@@ -197,14 +197,23 @@ type Backoff struct {
 
 // Source is where the robots.txt behind an answer came from.
 type Source struct {
-	Status    *int     `json:"status"`
-	FetchedAt *string  `json:"fetched_at"`
-	SHA256    *string  `json:"sha256"`
-	ExpiresAt *string  `json:"expires_at"`
-	Bytes     *int     `json:"bytes"`
-	FinalURL  *string  `json:"final_url"`
-	Cache     string   `json:"cache"`
-	Backoff   *Backoff `json:"backoff"`
+	Status    *int    `json:"status"`
+	FetchedAt *string `json:"fetched_at"`
+	SHA256    *string `json:"sha256"`
+	ExpiresAt *string `json:"expires_at"`
+	Bytes     *int    `json:"bytes"`
+	FinalURL  *string `json:"final_url"`
+	// Challenged is the bot challenge that answered the fetch instead of the site, if one did.
+	Challenged *Challenge `json:"challenged,omitempty"`
+	Cache      string     `json:"cache"`
+	Backoff    *Backoff   `json:"backoff"`
+}
+
+// Challenge is a bot challenge (a firewall asking for a browser) that answered a robots.txt
+// fetch: Vendor is cloudflare, aws-waf, datadome, human or imperva; Marker what showed it.
+type Challenge struct {
+	Vendor string `json:"vendor"`
+	Marker string `json:"marker"`
 }
 
 // Answer is robotsd's answer to a check. An answer in a batch (CheckMany) past the bound of the

@@ -420,6 +420,7 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 	for schema, value := range map[string]any{
 		"CheckResponse":    Answer{},
 		"RobotsSourceJson": Source{},
+		"ChallengeJson":    Challenge{},
 		"RuleJson":         Rule{},
 		"GroupJson":        Group{},
 		"AgentJson":        Agent{},

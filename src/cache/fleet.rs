@@ -507,6 +507,23 @@ mod tests {
     const BODY: &[u8] = b"User-agent: *\nDisallow: /private\n";
 
     #[test]
+    fn a_challenge_survives_the_store_and_only_a_known_one_is_read() {
+        let mut fetched = (*meta().meta).clone();
+        fetched.challenge = crate::fetch::challenge::known("cloudflare", "cf-mitigated: challenge");
+        let mut stored = stored_fetch(&fetched);
+        assert_eq!(fetch_meta(&stored).unwrap().challenge, fetched.challenge);
+        // What another writer put there and robotsd does not know is dropped.
+        stored.challenge = Some(StoredChallenge {
+            vendor: "cloudflare".into(),
+            marker: "<script>".into(),
+        });
+        assert_eq!(fetch_meta(&stored).unwrap().challenge, None);
+        // A record written before challenges were kept reads as none.
+        let json = serde_json::to_value(stored_fetch(&(*meta().meta).clone())).unwrap();
+        assert!(json.get("challenge").is_none(), "{json}");
+    }
+
+    #[test]
     fn a_state_survives_the_store() {
         let config = PolicyConfig::default();
         let t0 = Timestamp::from_unix(Duration::from_millis(1_795_000_000_100));

@@ -312,6 +312,22 @@ export interface components {
              */
             truncated?: boolean | null;
         };
+        /**
+         * @description A bot challenge recognized in a robots.txt fetch's answer.
+         * @example {
+         *       "marker": "cf-mitigated: challenge",
+         *       "vendor": "cloudflare"
+         *     }
+         */
+        ChallengeJson: {
+            /**
+             * @description What showed it: a header (`cf-mitigated: challenge`, `x-amzn-waf-action`) or a marker in
+             *     the page.
+             */
+            marker: string;
+            /** @description Whose: `cloudflare`, `aws-waf`, `datadome`, `human` or `imperva`. */
+            vendor: string;
+        };
         /** @description The answer of `GET /v1/check`: in full, or only the verdict (`?view=verdict`). */
         CheckAnswer: components["schemas"]["CheckResponse"] | components["schemas"]["VerdictResponse"];
         /** @description One item of a batch in its `checks` form. */
@@ -1249,6 +1265,7 @@ export interface components {
             bytes?: number | null;
             /** @description How the cache was used. */
             cache: components["schemas"]["Lookup"];
+            challenged?: components["schemas"]["ChallengeJson"] | null;
             /** @description When the cached copy expires (RFC 3339). */
             expires_at?: string | null;
             /** @description When it was fetched (RFC 3339). */

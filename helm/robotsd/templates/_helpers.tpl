@@ -174,7 +174,7 @@ variable is its name in capitals with "-" as "_". Lists are comma-joined (the va
   "default-crawl-delay" "max-crawl-delay" "max-pace-wait" "max-retry-after" "pace-capacity"
   "pace-guard" "pace-key" "fleet-index-offset"
   "rsl" "rsl-capacity" "tdmrep" "tdmrep-capacity" "wba-keys" "wba-agent" "wba-ttl"
-  "wba-product-token" }}
+  "wba-product-token" "challenge-as" }}
 {{- $config := .Values.config }}
 {{- if and $config.proxy $config.proxyFromSecret.name }}
 {{- fail "config.proxy and config.proxyFromSecret.name are both set: choose one" }}

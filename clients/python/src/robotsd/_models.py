@@ -117,6 +117,32 @@ class BackoffJson(Struct):
     """
 
 
+class ChallengeJson(Struct):
+    """
+    A bot challenge recognized in a robots.txt fetch's answer.
+    """
+
+    marker: Annotated[
+        str,
+        Meta(
+            description="What showed it: a header (`cf-mitigated: challenge`, `x-amzn-waf-action`) or a marker in\nthe page."
+        ),
+    ]
+    """
+    What showed it: a header (`cf-mitigated: challenge`, `x-amzn-waf-action`) or a marker in
+    the page.
+    """
+    vendor: Annotated[
+        str,
+        Meta(
+            description="Whose: `cloudflare`, `aws-waf`, `datadome`, `human` or `imperva`."
+        ),
+    ]
+    """
+    Whose: `cloudflare`, `aws-waf`, `datadome`, `human` or `imperva`.
+    """
+
+
 ConnectionFailure: TypeAlias = Annotated[
     str,
     Meta(
@@ -638,6 +664,7 @@ class RobotsSourceJson(Struct):
     """
     Decoded body bytes kept (at most 512,000).
     """
+    challenged: Union[ChallengeJson, None, UnsetType] = UNSET
     expires_at: Union[
         Annotated[str, Meta(description="When the cached copy expires (RFC 3339).")],
         None,

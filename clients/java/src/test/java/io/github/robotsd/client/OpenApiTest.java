@@ -44,6 +44,7 @@ final class OpenApiTest {
     RECORDS.put("RslBackoffJson", RslBackoff.class);
     RECORDS.put("BackoffJson", Backoff.class);
     RECORDS.put("RobotsSourceJson", Source.class);
+    RECORDS.put("ChallengeJson", Challenge.class);
     RECORDS.put("PaceJson", Pace.class);
     RECORDS.put("PaceStateJson", PaceState.class);
     RECORDS.put("ReportItem", Report.class);

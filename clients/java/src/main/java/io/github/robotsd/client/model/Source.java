@@ -11,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param expiresAt when the copy expires
  * @param bytes its size
  * @param finalUrl the URL after redirects
+ * @param challenged the bot challenge that answered the fetch instead of the site, or null
  * @param cache how the cache served it: {@code hit}, {@code miss}, {@code stale},
  *     {@code coalesced} or {@code shared}
  * @param backoff the run of failures to fetch it, if any
@@ -22,5 +23,6 @@ public record Source(
     @JsonProperty("expires_at") String expiresAt,
     Long bytes,
     @JsonProperty("final_url") String finalUrl,
+    Challenge challenged,
     String cache,
     Backoff backoff) {}
