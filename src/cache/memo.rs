@@ -24,9 +24,12 @@ impl CopyMemo {
     /// but the URL come to at most 205 bytes (`{"status":` and three digits, two quoted RFC 3339
     /// times, 64 quoted hex digits and a size of at most 20 digits, with their keys), and the
     /// URL needs no JSON escape (a serialised URL has no control character, quote or
-    /// backslash), so it is its own length and its quotes.
-    pub fn bound(url_bytes: usize) -> usize {
-        205 + url_bytes
+    /// backslash), so it is its own length and its quotes. A copy answered by a bot challenge
+    /// keeps its `challenged` member too: 39 bytes and the vendor's and marker's own (robotsd's
+    /// constants, which need no escape).
+    pub fn bound(url_bytes: usize, challenge: Option<crate::fetch::challenge::Challenge>) -> usize {
+        let challenged = challenge.map_or(0, |c| 39 + c.vendor.len() + c.marker.len());
+        205 + url_bytes + challenged
     }
 
     /// The bytes kept for `key`, made by `make` when none are kept yet; `None` when the bytes

@@ -95,9 +95,10 @@ impl Remembered {
         // The memo's bytes, at their bound, whether or not an answer has made them yet: only a
         // copy's (a failure's or a refusal's is never answered from).
         let kept = match self.detail {
-            Detail::Parsed(_) | Detail::NoRobots(_) => {
-                allocation(CopyMemo::bound(self.meta.final_url.as_str().len()))
-            }
+            Detail::Parsed(_) | Detail::NoRobots(_) => allocation(CopyMemo::bound(
+                self.meta.final_url.as_str().len(),
+                self.meta.challenge,
+            )),
             Detail::Failed(_) | Detail::Refused(_) => 0,
         };
         let memo =

@@ -124,6 +124,13 @@ impl FinalUrl {
         self.0.final_url.as_str()
     }
 
+    /// The same fetch, answered by `challenge` (a test's, or a store's).
+    pub fn challenged(self, challenge: Option<crate::fetch::challenge::Challenge>) -> FinalUrl {
+        let mut meta = (*self.0).clone();
+        meta.challenge = challenge;
+        FinalUrl(Arc::new(meta))
+    }
+
     /// The bot challenge the fetch was answered with, if it was one.
     pub fn challenge(&self) -> Option<crate::fetch::challenge::Challenge> {
         self.0.challenge

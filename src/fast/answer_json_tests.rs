@@ -152,7 +152,9 @@ fn full() -> Answer {
             sha256: Some([0xa5; 32]),
             expires_at: Some(at(1_795_086_400)),
             bytes: Some(512_000),
-            final_url: Some(final_url("https://www.example.com/robots.txt")),
+            final_url: Some(final_url("https://www.example.com/robots.txt").challenged(
+                crate::fetch::challenge::known("cloudflare", "cf-mitigated: challenge"),
+            )),
             backoff: Some(Box::new(BackoffState {
                 since: at(1_795_000_100),
                 failures: 3,
@@ -529,7 +531,9 @@ fn a_copys_memo_writes_the_same_bytes_made_and_reused_and_is_passed_over_for_oth
     let text = std::str::from_utf8(kept).expect("JSON text");
     assert!(text.starts_with(r#"{"status":200,"fetched_at":"#), "{text}");
     assert!(
-        text.ends_with(r#""final_url":"https://www.example.com/robots.txt""#),
+        text.ends_with(
+            r#""final_url":"https://www.example.com/robots.txt","challenged":{"vendor":"cloudflare","marker":"cf-mitigated: challenge"}"#
+        ),
         "{text}"
     );
 }
@@ -538,6 +542,11 @@ fn a_copys_memo_writes_the_same_bytes_made_and_reused_and_is_passed_over_for_oth
 fn a_copys_memo_never_holds_more_than_its_charged_bound() {
     let mut answer = full();
     let url = "https://www.example.com/robots.txt";
+    // The longest member a challenge writes.
+    let longest_challenge = crate::fetch::challenge::KNOWN
+        .into_iter()
+        .max_by_key(|c| c.vendor.len() + c.marker.len())
+        .expect("known challenges");
     *source(&mut answer) = Source {
         cache: Lookup::Hit,
         status: Some(599),
@@ -545,7 +554,7 @@ fn a_copys_memo_never_holds_more_than_its_charged_bound() {
         sha256: Some([0xff; 32]),
         expires_at: Some(at(253_402_300_799)),
         bytes: Some(usize::MAX),
-        final_url: Some(final_url(url)),
+        final_url: Some(final_url(url).challenged(Some(longest_challenge))),
         backoff: None,
         memo: Some(std::sync::Arc::default()),
     };
@@ -558,7 +567,10 @@ fn a_copys_memo_never_holds_more_than_its_charged_bound() {
             || unreachable!("made by the answer"),
         )
         .expect("kept");
-    assert_eq!(kept.len(), crate::cache::CopyMemo::bound(url.len()));
+    assert_eq!(
+        kept.len(),
+        crate::cache::CopyMemo::bound(url.len(), Some(longest_challenge))
+    );
 }
 
 #[test]
