@@ -6,9 +6,11 @@
 //! says how to route the bot domain's paths here). Public, as the draft has it: no token is
 //! asked for.
 //!
-//! Each answer is signed for the authority it was asked of (`"@authority";req`), so a copy
-//! served under another host does not verify; it is cached for an hour, within the signatures'
-//! day (`bot_auth::signing::DIRECTORY_TTL`), so a key rotated in is seen within the hour.
+//! It is served for the host of `--wba-agent` alone (421 under any other), signed for it
+//! (`"@authority";req`) so that a copy served under another host does not verify, and signed
+//! again at most once a minute (`bot_auth::signing::DIRECTORY_REUSE`), so that a flood of
+//! requests costs no more. It is cached for an hour, within the signatures' day
+//! (`bot_auth::signing::DIRECTORY_TTL`), so a key rotated in is seen within the hour.
 
 use axum::extract::State;
 use axum::http::header::{self, HeaderMap, HeaderName, HeaderValue};
@@ -35,12 +37,20 @@ pub(super) async fn directory(
         return Err(ApiError::NotFound(PATH.to_owned()));
     };
     let authority = authority(&uri, &headers).ok_or(ApiError::MissingHost)?;
-    let (body, signed) = signing.directory(authority.as_str()).map_err(|error| {
+    // Served for the host sites fetch it from alone: signed for it once a minute at most,
+    // however many ask, and never for a host a caller makes up.
+    let served = signing.agent_authority();
+    if !same_authority(authority.as_str(), &served) {
+        return Err(ApiError::Misdirected(served));
+    }
+    let (body, signed, fresh) = signing.directory().map_err(|error| {
         tracing::error!(%error, "the key directory could not be signed");
         ApiError::Internal
     })?;
-    for kid in &signed.keyids {
-        state.metrics.observe_signature(kid, SignatureOf::Directory);
+    if fresh {
+        for kid in &signed.keyids {
+            state.metrics.observe_signature(kid, SignatureOf::Directory);
+        }
     }
     let header = |value: String| HeaderValue::try_from(value).map_err(|_| ApiError::Internal);
     Ok((
@@ -97,6 +107,17 @@ pub(super) async fn card(
         card,
     )
         .into_response())
+}
+
+/// Whether the request's `asked` authority is `served` (lower-cased, `host[:port]`): case
+/// aside, and a default port (`:443`, `:80`) being no port.
+fn same_authority(asked: &str, served: &str) -> bool {
+    let asked = asked.to_ascii_lowercase();
+    let asked = asked
+        .strip_suffix(":443")
+        .or_else(|| asked.strip_suffix(":80"))
+        .unwrap_or(&asked);
+    asked == served
 }
 
 /// The request's authority: HTTP/2's `:authority` (in the URI), else HTTP/1.1's `Host`, if it
@@ -168,6 +189,9 @@ pub struct PublicJwk {
             body = KeyDirectoryJson),
         (status = 400, description = "No `Host`.", body = super::problem::Problem,
             content_type = "application/problem+json"),
+        (status = 421, description = "Asked under another host than the one `--wba-agent` \
+            names: the directory is signed for that host alone (`misdirected`).",
+            body = super::problem::Problem, content_type = "application/problem+json"),
         (status = 404, description = "This robotsd holds no key (no `--wba-keys`).",
             body = super::problem::Problem, content_type = "application/problem+json")))]
 #[allow(dead_code)]
@@ -176,6 +200,16 @@ pub(super) async fn directory_doc() {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_directory_is_served_for_the_agents_host_alone() {
+        assert!(same_authority("Bot.Example", "bot.example"));
+        assert!(same_authority("bot.example:443", "bot.example"));
+        assert!(same_authority("bot.example:8443", "bot.example:8443"));
+        assert!(!same_authority("bot.example:8443", "bot.example"));
+        assert!(!same_authority("evil.example", "bot.example"));
+        assert!(!same_authority("bot.example.evil", "bot.example"));
+    }
 
     #[test]
     fn the_authority_is_the_uris_then_the_hosts() {

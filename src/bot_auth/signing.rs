@@ -4,7 +4,7 @@
 //! when the request may be sent only then.
 
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use rand::Rng as _;
@@ -22,6 +22,9 @@ pub const MAX_TTL: Duration = Duration::from_secs(300);
 /// How long the directory's signatures last: it is cached (an hour, `Cache-Control`) and must
 /// verify for as long as a copy is served.
 pub const DIRECTORY_TTL: Duration = Duration::from_secs(24 * 3600);
+/// How long one signed directory answer is served again: a flood of requests for it costs a
+/// signature a minute, not one each.
+pub const DIRECTORY_REUSE: Duration = Duration::from_secs(60);
 
 /// The methods a signature is made for: those a crawler fetches with.
 pub const METHODS: [&str; 2] = ["GET", "HEAD"];
@@ -48,6 +51,17 @@ pub struct Signing {
     /// The fleet's product token, and the operator's contact, for the card.
     product_token: Option<String>,
     contact: Option<String>,
+    /// The last directory answer signed: when, with which key set, and what.
+    directory: Mutex<Option<SignedDirectory>>,
+}
+
+/// A directory answer, kept for [`DIRECTORY_REUSE`].
+#[derive(Debug, Clone)]
+struct SignedDirectory {
+    at: Timestamp,
+    keys: Arc<KeySet>,
+    body: String,
+    headers: DirectoryHeaders,
 }
 
 /// `agent` if it can be the `Signature-Agent` member: an `https` URI with a host and no
@@ -87,6 +101,7 @@ impl Signing {
             clock,
             product_token: None,
             contact: None,
+            directory: Mutex::new(None),
         })
     }
 
@@ -169,19 +184,46 @@ impl Signing {
         )
     }
 
-    /// The directory's body and headers for a request to `authority`, signed now.
-    pub fn directory(&self, authority: &str) -> Result<(String, DirectoryHeaders), BotAuthError> {
+    /// The authority of the agent's URL (`host[:port]`, lower-cased): the one host the
+    /// directory is served for, as sites fetch it there.
+    pub fn agent_authority(&self) -> String {
+        let url = url::Url::parse(&self.agent).expect("checked when made");
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host,
+        }
+    }
+
+    /// The directory's body and headers, signed for the agent's authority: signed now, or
+    /// within the last [`DIRECTORY_REUSE`] with the keys in force; and whether they were signed
+    /// now (the signatures made are counted).
+    pub fn directory(&self) -> Result<(String, DirectoryHeaders, bool), BotAuthError> {
         let keys = self.keys();
-        let body = directory::body(&keys);
         let now = self.clock.now();
+        let mut kept = self.directory.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(made) = kept.as_ref()
+            && Arc::ptr_eq(&made.keys, &keys)
+            && now < made.at + DIRECTORY_REUSE
+            && made.at <= now
+        {
+            return Ok((made.body.clone(), made.headers.clone(), false));
+        }
+        let body = directory::body(&keys);
         let headers = directory::sign_directory(
             &keys,
             &body,
-            authority,
+            &self.agent_authority(),
             now.since_epoch().as_secs(),
             (now + DIRECTORY_TTL).since_epoch().as_secs(),
         )?;
-        Ok((body, headers))
+        *kept = Some(SignedDirectory {
+            at: now,
+            keys,
+            body: body.clone(),
+            headers: headers.clone(),
+        });
+        Ok((body, headers, true))
     }
 
     /// Reads the key file again; a file that cannot be used leaves the keys in force as they

@@ -327,9 +327,19 @@ fn the_signer_signs_now_for_its_lifetime_or_from_a_later_slot() {
         signing.sign("GET", &url, None).unwrap().created,
         1_800_000_100
     );
-    let (body, headers) = signing.directory("bot.example").unwrap();
+    let (body, headers, fresh) = signing.directory().unwrap();
+    assert!(fresh);
     assert!(body.contains(KID));
     assert!(headers.signature_input.contains("expires=1800086500"));
+    // Served again for a minute, then signed anew.
+    *clock.0.lock().unwrap() = at(1_800_000_159);
+    let (_, again, fresh) = signing.directory().unwrap();
+    assert!(!fresh);
+    assert_eq!(again, headers);
+    *clock.0.lock().unwrap() = at(1_800_000_160);
+    let (_, later, fresh) = signing.directory().unwrap();
+    assert!(fresh);
+    assert!(later.signature_input.contains("created=1800000160"));
 }
 
 #[test]

@@ -589,6 +589,18 @@ async fn the_key_directory_is_served_signed_for_the_host_asked() {
     );
     let series = format!("robotsd_wba_signatures_total{{kid=\"{KID}\",of=\"directory\"}}");
     assert_eq!(robotsd.metric(&series).await, 1.0);
+    // Under another host: refused, not signed for it.
+    let response = client
+        .get(robotsd.url("/.well-known/http-message-signatures-directory"))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .expect("robotsd answers");
+    assert_eq!(response.status(), 421);
+    assert_eq!(
+        json_of(response).await["type"],
+        "urn:robotsd:problem:misdirected"
+    );
     // A robotsd without keys has no directory.
     let plain = Robotsd::start(&[], false).await;
     let response = reqwest::get(plain.url("/.well-known/http-message-signatures-directory"))

@@ -210,6 +210,9 @@ pub enum ApiError {
     /// `sign=` on a check not made for the fleet's product token (`--wba-product-token`).
     #[error("this fleet signs as {0}: a check to sign must be made for it (a ua naming {0})")]
     SignsAnotherAgent(String),
+    /// The key directory asked under a host other than the one it is served for.
+    #[error("the key directory is served for {0} alone: ask it there")]
+    Misdirected(String),
     /// A request that names no host (no `Host`, no `:authority`) where the answer depends on it.
     #[error("the request names no host: send Host (or HTTP/2's :authority)")]
     MissingHost,
@@ -348,6 +351,9 @@ impl ApiError {
             ),
             ApiError::SigningOff => ("signing-off", "Signing is off", S::BAD_REQUEST),
             ApiError::MissingHost => ("missing-host", "Missing host", S::BAD_REQUEST),
+            ApiError::Misdirected(_) => {
+                ("misdirected", "Misdirected request", S::MISDIRECTED_REQUEST)
+            }
             ApiError::SignsAnotherAgent(_) => (
                 "sign-other-agent",
                 "Signing for another agent",
@@ -548,6 +554,7 @@ mod tests {
             ApiError::MethodNotAllowed("PUT".into()),
             ApiError::SigningOff,
             ApiError::MissingHost,
+            ApiError::Misdirected("bot.example".into()),
             ApiError::SignsAnotherAgent("ExampleBot".into()),
             ApiError::Internal,
         ];
