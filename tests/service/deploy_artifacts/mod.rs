@@ -63,6 +63,7 @@ impl Exported {
             "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
             robotsd::metrics::SignatureOf::Request,
         );
+        metrics.observe_challenge("cloudflare");
         let fetcher = Fetcher::new(FetchConfig::default(), DestinationPolicy::default())
             .expect("default fetcher");
         // With a store, so that the store's series are rendered too.
