@@ -18,6 +18,11 @@ to anyone (robots.txt is public), its verdict recorded. Each request is logged a
 As a program (for tests in other languages): `python verifying_site.py --directory-url URL --fetch-from
 URL [--refresh S] [--robots FILE]` prints `listening <port>` and logs one JSON line per request on
 stdout.
+
+The clients' signing tests run it that way, with the interpreter `.ci/client-checks.sh` exports
+as `ROBOTSD_WBA_PYTHON` (a virtualenv of .ci/wba-requirements.txt), against a robotsd started
+with `--wba-keys tests/wba/test-keys.json` (RFC 9421's published Ed25519 test key, B.1.4: never
+a key to deploy).
 """
 
 from __future__ import annotations
