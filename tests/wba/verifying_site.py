@@ -15,9 +15,15 @@ A verified request is answered 200, any other 401 with the reason; `/robots.txt`
 to anyone (robots.txt is public), its verdict recorded. Each request is logged as a JSON line
 (method, path, verified, key id, reason).
 
+`pages` gives a crawler something to crawl: a path (with its query, as requested) maps to an
+HTML body, answered 200 `text/html`, or to `{"redirect": "/other"}`, answered 301 with that
+`Location`; a verified request for a path not listed is answered 404. Without `pages`, every
+verified request is answered 200 with its key id. An unverified request is answered 401 either
+way.
+
 As a program (for tests in other languages): `python verifying_site.py --directory-url URL --fetch-from
-URL [--refresh S] [--robots FILE]` prints `listening <port>` and logs one JSON line per request on
-stdout.
+URL [--refresh S] [--robots FILE] [--pages FILE]` (FILE: a JSON object of pages) prints
+`listening <port>` and logs one JSON line per request on stdout.
 
 The clients' signing tests run it that way, with the interpreter `.ci/client-checks.sh` exports
 as `ROBOTSD_WBA_PYTHON` (a virtualenv of .ci/wba-requirements.txt), against a robotsd started
@@ -119,11 +125,13 @@ class Site:
     """The site: an HTTP server on 127.0.0.1 and what it has seen."""
 
     def __init__(self, directory_url: str, fetch_from: str, refresh: float = 3600.0,
-                 robots: str = "User-agent: *\nDisallow: /private\n", log=None) -> None:
+                 robots: str = "User-agent: *\nDisallow: /private\n", log=None,
+                 pages: dict | None = None) -> None:
         self.directory_url = directory_url
         self.fetch_from = fetch_from
         self.refresh = refresh
         self.robots = robots.encode()
+        self.pages = pages
         self.keys = Keys()
         self.keys.by_kid = fetch_directory(directory_url, fetch_from)
         self.seen: list[dict] = []
@@ -146,14 +154,23 @@ class Site:
                 verified, kid, reason = site.verify(self.command, self.path, self.headers)
                 site.record({"method": self.command, "path": self.path, "verified": verified,
                              "kid": kid, "reason": reason})
+                content_type, location = "text/plain", None
                 if path == "/robots.txt":
                     status, body = 200, site.robots
-                elif verified:
-                    status, body = 200, f"verified {kid}\n".encode()
-                else:
+                elif not verified:
                     status, body = 401, f"refused: {reason}\n".encode()
+                elif site.pages is None:
+                    status, body = 200, f"verified {kid}\n".encode()
+                elif isinstance(page := site.pages.get(self.path), str):
+                    status, body, content_type = 200, page.encode(), "text/html; charset=utf-8"
+                elif isinstance(page, dict) and "redirect" in page:
+                    status, body, location = 301, b"", page["redirect"]
+                else:
+                    status, body = 404, b"not found\n"
                 self.send_response(status)
-                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Type", content_type)
+                if location is not None:
+                    self.send_header("Location", location)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 if self.command != "HEAD":
@@ -230,9 +247,11 @@ def main() -> None:
     parser.add_argument("--fetch-from", required=True)
     parser.add_argument("--refresh", type=float, default=3600.0)
     parser.add_argument("--robots")
+    parser.add_argument("--pages")
     args = parser.parse_args()
     robots = open(args.robots).read() if args.robots else "User-agent: *\nDisallow: /private\n"
-    site = Site(args.directory_url, args.fetch_from, args.refresh, robots, log=sys.stdout)
+    pages = json.load(open(args.pages)) if args.pages else None
+    site = Site(args.directory_url, args.fetch_from, args.refresh, robots, log=sys.stdout, pages=pages)
     print(f"listening {site.port}", flush=True)
     threading.Event().wait()
 
