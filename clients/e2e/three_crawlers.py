@@ -18,9 +18,16 @@ keep a guard band beyond the clients' lateness. The same crawl with pacing turne
 off in each client shows the problem pacing solves: each crawler keeps the crawl-delay for
 itself, and the site gets about four requests a second.
 
+Last, the fleet's identity (docs/bot-auth.md): robotsd holds the fleet's Web Bot Auth key and
+the four crawl with signing on (`--sign`) a site that verifies every signature it receives with
+a verifier robotsd shares no code with (tests/wba/verifying_site.py, PyPI's
+http-message-signatures, run with $ROBOTSD_WBA_PYTHON) and refuses the rest. Every page request
+the site sees verifies, robotsd's own robots.txt fetch too; no crawler holds a key; each
+allowed page arrives once from each crawler and a disallowed one never.
+
 Usage: python three_crawlers.py --robotsd-bin BIN --python PY   (run by .ci/client-checks.sh;
-PY is an interpreter with the Python client and Scrapy installed; `node`, `go`, `java` and
-`redis-server` come from PATH, and clients/typescript and clients/java (clients/java/build.sh,
+PY is an interpreter with the Python client and Scrapy installed; ROBOTSD_WBA_PYTHON one with
+.ci/wba-requirements.txt; `node`, `go`, `java` and `redis-server` come from PATH, and clients/typescript and clients/java (clients/java/build.sh,
 against Debian's Jackson jars) must be built). Every check passes or raises.
 """
 
@@ -28,15 +35,19 @@ import argparse
 import collections
 import http.server
 import json
+import os
 import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
 
 CLIENTS = pathlib.Path(__file__).resolve().parent.parent
+WBA = CLIENTS.parent / "tests/wba"
+AGENT = "https://bot.example/.well-known/http-message-signatures-directory"
 
 # The Java crawler's class path: the client's jar and the example, as clients/java/build.sh
 # leaves them, and Debian's Jackson.
@@ -253,6 +264,79 @@ def fleet_politeness(args):
         redis.wait()
 
 
+class VerifyingSite:
+    """tests/wba/verifying_site.py as a program, serving site_paths() (the index linking to the
+    others); `seen()` is its log so far, one entry a request."""
+
+    def __init__(self, robotsd, workdir):
+        python = os.environ.get("ROBOTSD_WBA_PYTHON")
+        assert python, ("ROBOTSD_WBA_PYTHON must name a Python with .ci/wba-requirements.txt "
+                        "(.ci/client-checks.sh exports it)")
+        index = "".join(f'<a href="{p}">{p}</a>\n' for p in site_paths()[1:])
+        pages = {p: f"<html><body>page {p}</body></html>" for p in site_paths()[1:]}
+        pages["/"] = f"<html><body>{index}</body></html>"
+        (workdir / "pages.json").write_text(json.dumps(pages))
+        (workdir / "robots.txt").write_text(ROBOTS)
+        self.process = subprocess.Popen(
+            [python, str(WBA / "verifying_site.py"), "--directory-url", AGENT,
+             "--fetch-from", f"{robotsd}/.well-known/http-message-signatures-directory",
+             "--robots", str(workdir / "robots.txt"), "--pages", str(workdir / "pages.json")],
+            stdout=subprocess.PIPE, text=True)
+        first = self.process.stdout.readline()
+        assert first.startswith("listening "), f"the verifying site printed {first!r}"
+        self.url = f"http://127.0.0.1:{int(first.split()[1])}"
+        self.lines = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.lines.append(json.loads(line))
+
+    def seen(self):
+        with self.lock:
+            return list(self.lines)
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def signed_crawl(args, workdir):
+    """The four crawl with signing on, through one robotsd holding the key."""
+    process, robotsd = start_robotsd(
+        args.robotsd_bin, "--wba-keys", str(WBA / "test-keys.json"), "--wba-agent", AGENT)
+    site = None
+    try:
+        site = VerifyingSite(robotsd, workdir)
+        crawlers = commands(args.python, [robotsd], site.url + "/", "--sign")
+        outputs = crawl(crawlers)
+        everything = sorted(site_paths())
+        for name in crawlers:
+            allowed = allowed_paths(robotsd, site, crawlers[name][-1])
+            got = outputs[name]
+            assert got["fetched"] == allowed, f"{name} fetched {got['fetched']}, allowed {allowed}"
+        # The crawlers have exited: every request they made has been logged.
+        seen = site.seen()
+        refused = [entry for entry in seen if not entry.get("verified")]
+        assert not refused, f"the site refused {len(refused)} requests: {refused[:5]}"
+        hits = collections.Counter(entry["path"] for entry in seen)
+        for path in everything:
+            want = len(crawlers) if path in allowed else 0
+            assert hits[path] == want, f"{path} arrived {hits[path]} times, not {want}"
+        assert hits["/robots.txt"] == 1, f"robots.txt fetched {hits['/robots.txt']} times"
+        pages = sum(hits[p] for p in everything)
+        print(f"signed: the site verified all {pages} page requests of the {len(crawlers)} "
+              f"crawlers and robotsd's robots.txt fetch, with key {seen[0]['kid']}; "
+              "no disallowed page requested")
+    finally:
+        if site is not None:
+            site.close()
+        process.kill()
+        process.wait()
+
+
 def allowed_paths(robotsd, site, ua):
     body = json.dumps({"ua": ua, "urls": [site.url + p for p in site_paths()]}).encode()
     request = urllib.request.Request(
@@ -297,6 +381,8 @@ def main():
         process.kill()
         process.wait()
     fleet_politeness(args)
+    with tempfile.TemporaryDirectory() as workdir:
+        signed_crawl(args, pathlib.Path(workdir))
 
 
 if __name__ == "__main__":
