@@ -243,8 +243,9 @@ type Answer struct {
 	// the time, the copy's SHA-256, the deciding rule and its preferences for the URL;
 	// docs/page.md). Empty otherwise.
 	Record json.RawMessage `json:"record,omitempty"`
-	// Sign is, when the check asked for a signature (sign=GET) and the URL is allowed, the
-	// Web Bot Auth headers for exactly that request; nil otherwise.
+	// Sign is, when the check asked for a signature (CheckSigned, CheckPacedSigned: sign=GET or
+	// HEAD) and the URL is allowed (with pacing, its slot reserved), the Web Bot Auth headers
+	// for exactly that request; nil otherwise.
 	Sign *Signed `json:"sign,omitempty"`
 }
 
@@ -479,13 +480,13 @@ type Result struct {
 
 // Check asks whether the agent(s) may fetch rawURL.
 func (c *Client) Check(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
-	return c.check(ctx, rawURL, ua, false, false)
+	return c.check(ctx, rawURL, ua, false, false, "")
 }
 
 // CheckRecorded is Check whose answer also carries Answer.Record (GET /v1/check?record=true),
 // to store beside the page once it is fetched.
 func (c *Client) CheckRecorded(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
-	return c.check(ctx, rawURL, ua, false, true)
+	return c.check(ctx, rawURL, ua, false, true, "")
 }
 
 // CheckPaced asks whether the agent(s) may fetch rawURL and, when they may, reserves a fetch
@@ -493,16 +494,37 @@ func (c *Client) CheckRecorded(ctx context.Context, rawURL string, ua ...string)
 // Answer.Pace. One reservation is one fetch: reserve right before fetching, then wait
 // Pace.Wait(). The Transport does this for every request.
 func (c *Client) CheckPaced(ctx context.Context, rawURL string, ua ...string) (*Answer, error) {
-	return c.check(ctx, rawURL, ua, true, false)
+	return c.check(ctx, rawURL, ua, true, false, "")
 }
 
-func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace, record bool) (*Answer, error) {
+// CheckSigned is Check that also has robotsd sign the request when rawURL is allowed
+// (GET /v1/check?sign=GET, Web Bot Auth: robotsd's docs/bot-auth.md): Answer.Sign, the headers
+// for method (http.MethodGet or http.MethodHead, the only ones robotsd signs) to Answer.Sign.URL
+// exactly, to send before Answer.Sign.Expires. A disallowed URL has no Sign. A robotsd without
+// keys answers a *Problem (urn:robotsd:problem:signing-off), and so does one whose
+// --wba-product-token ua does not name (urn:robotsd:problem:sign-other-agent).
+func (c *Client) CheckSigned(ctx context.Context, method, rawURL string, ua ...string) (*Answer, error) {
+	return c.check(ctx, rawURL, ua, false, false, method)
+}
+
+// CheckPacedSigned is CheckPaced that also signs, as CheckSigned: a reserved slot's signature
+// lasts from its Pace.NotBefore; a deferred slot has none (ask again at its NotBefore). The
+// Transport does this for every request when its Sign is set.
+func (c *Client) CheckPacedSigned(ctx context.Context, method, rawURL string, ua ...string) (*Answer, error) {
+	return c.check(ctx, rawURL, ua, true, false, method)
+}
+
+// check asks GET /v1/check; sign, when not empty, is the method to sign the request for.
+func (c *Client) check(ctx context.Context, rawURL string, ua []string, pace, record bool, sign string) (*Answer, error) {
 	query := url.Values{"url": {rawURL}, "ua": ua}
 	if pace {
 		query.Set("pace", "true")
 	}
 	if record {
 		query.Set("record", "true")
+	}
+	if sign != "" {
+		query.Set("sign", sign)
 	}
 	var answer Answer
 	if err := c.do(ctx, http.MethodGet, "/v1/check?"+query.Encode(), nil, &answer); err != nil {

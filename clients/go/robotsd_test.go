@@ -429,6 +429,7 @@ func TestTheTypesMatchTheOpenAPIDocument(t *testing.T) {
 		"BackoffJson":      Backoff{},
 		"Problem":          Problem{},
 		"PaceJson":         Pace{},
+		"SignJson":         Signed{},
 		"PaceStateJson":    PaceState{},
 		"ReportItem":       Report{},
 		"FeedbackRequest":  FeedbackRequest{},

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -40,6 +41,9 @@ const DefaultMaxPaceWait = 10 * time.Minute
 // itself, for its own requests: two requests to one origin start at least the crawl-delay and
 // LocalPaceGuard apart, so that the site sees at least the crawl-delay between them.
 //
+// With Sign, every request goes out signed for the fleet (Web Bot Auth) by robotsd, or not at
+// all.
+//
 // A Transport must not be copied after first use.
 type Transport struct {
 	// Client asks robotsd.
@@ -64,6 +68,21 @@ type Transport struct {
 	// with a *DeferredError, for the crawler to requeue the URL. Zero is DefaultMaxPaceWait. A
 	// reserved slot is always waited for (it is the request's), within the request's context.
 	MaxPaceWait time.Duration
+	// Sign has robotsd sign every request for the fleet (Web Bot Auth, robotsd's
+	// docs/bot-auth.md; robotsd runs with --wba-keys): each check asks for a signature of the
+	// request's method (CheckPacedSigned; CheckSigned with NoPacing), and the request goes out
+	// to the URL robotsd signed, the one robotsd parsed (dot segments resolved, a default port
+	// dropped, ...), with the three headers it made (Signature-Agent, Signature-Input,
+	// Signature), replacing any of those names. A method other than GET or HEAD (robotsd signs
+	// no other) and an allowed answer without a signature fail with an *UnsignedError, before
+	// anything is sent. A problem robotsd answers with a 4xx status (signing-off: it holds no
+	// keys; sign-other-agent: the agent does not name its --wba-product-token) fails the request
+	// with an *UnavailableError holding the *Problem, FailOpen or not: it is the crawler's
+	// configuration, and FailOpen would send the request unsigned. FailOpen still lets a request
+	// through, unsigned, when robotsd cannot answer at all. http.Client calls RoundTrip for each
+	// redirect, so each hop is checked and signed for itself. A disallowed URL is never signed,
+	// and a request for /robots.txt, which goes through unasked, is not either.
+	Sign bool
 
 	local   localPacer
 	reports reporter
@@ -83,7 +102,9 @@ func (e *DisallowedError) Error() string {
 	return fmt.Sprintf("robotsd: %s is disallowed (%s)", e.URL, e.Answer.Reason)
 }
 
-// UnavailableError is the error of a request robotsd could not check, with FailOpen unset.
+// UnavailableError is the error of a request robotsd could not check, with FailOpen unset: it
+// could not be reached, or it answered a *Problem (IsProblem finds it in Err). With Sign, a
+// problem with a 4xx status is this error whatever FailOpen says.
 type UnavailableError struct {
 	URL string
 	Err error
@@ -94,6 +115,22 @@ func (e *UnavailableError) Error() string {
 }
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// UnsignedError is the error of a request that Transport.Sign would have had to send unsigned:
+// its method is not GET or HEAD (robotsd signs no other), or robotsd allowed it without a
+// signature. Nothing was sent.
+type UnsignedError struct {
+	URL    string
+	Method string
+	// Answer is robotsd's answer, nil when the method was refused before asking.
+	Answer *Answer
+	// Reason says why.
+	Reason string
+}
+
+func (e *UnsignedError) Error() string {
+	return fmt.Sprintf("robotsd: %s %s was not sent: %s", e.Method, e.URL, e.Reason)
+}
 
 // DeferredError is the error of a request whose fetch slot robotsd deferred for longer than
 // the Transport's MaxPaceWait or the request's deadline allow: nothing was reserved and
@@ -128,37 +165,94 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	entered := time.Now()
 	target := req.URL.String()
 	origin := originKey(req)
+	// The method to have the request signed for; empty: not signed.
+	var sign string
+	if t.Sign {
+		sign = req.Method
+		if sign == "" {
+			sign = http.MethodGet
+		}
+		if sign != http.MethodGet && sign != http.MethodHead {
+			closeBody(req)
+			return nil, &UnsignedError{URL: target, Method: sign, Reason: "robotsd signs only GET and HEAD requests"}
+		}
+	}
 	var answer *Answer
 	var err error
 	if t.NoPacing {
-		answer, err = t.checkAndKeepDelay(req, target, origin, ua)
+		answer, err = t.checkAndKeepDelay(req, target, origin, ua, sign)
 	} else {
-		answer, err = t.reserve(req, target, origin, ua)
+		answer, err = t.reserve(req, target, origin, ua, sign)
+	}
+	out := req
+	if err == nil && sign != "" && answer != nil {
+		out, err = signedRequest(req, target, sign, answer)
 	}
 	if err != nil {
-		// A RoundTripper closes the request's body, whatever happens.
-		if req.Body != nil {
-			req.Body.Close()
-		}
+		closeBody(req)
 		return nil, err
 	}
 	sent := time.Now()
-	resp, err := base.RoundTrip(req)
+	resp, err := base.RoundTrip(out)
 	if answer != nil && answer.Pace != nil {
 		t.report(req, target, origin, resp, err, sent.Sub(entered), time.Since(sent))
 	}
 	return resp, err
 }
 
+// A RoundTripper closes the request's body, whatever happens.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// unanswered is what a check that failed with err leads to: FailOpen lets the request through
+// (a nil answer and error), else it fails with an *UnavailableError. With Sign, a problem
+// robotsd answered with a 4xx status (no keys, an agent its --wba-product-token does not name,
+// a wrong Token) is the crawler's configuration rather than robotsd being unavailable, and
+// letting the request through would send it unsigned: it fails, FailOpen or not.
+func (t *Transport) unanswered(target string, err error) (*Answer, error) {
+	problem, isProblem := IsProblem(err)
+	configuration := t.Sign && isProblem && problem.Status >= 400 && problem.Status <= 499
+	if t.FailOpen && !configuration {
+		return nil, nil
+	}
+	return nil, &UnavailableError{URL: target, Err: err}
+}
+
 // checkAndKeepDelay checks without pacing and waits out the answer's crawl-delay since this
 // Transport's last request to the origin. A nil answer and error: FailOpen lets it through.
-func (t *Transport) checkAndKeepDelay(req *http.Request, target, origin, ua string) (*Answer, error) {
-	answer, err := t.Client.Check(req.Context(), target, ua)
+// sign, when not empty, is the method to have the request signed for.
+func (t *Transport) checkAndKeepDelay(req *http.Request, target, origin, ua, sign string) (*Answer, error) {
+	asked := time.Now()
+	answer, err := t.check(req, target, ua, sign)
+	if answer == nil || err != nil {
+		return answer, err
+	}
+	if err := t.local.wait(req.Context(), origin, crawlDelay(answer)); err != nil {
+		return nil, err
+	}
+	if answer.Sign != nil && signatureRunsOut(answer.Sign, time.Since(asked)) {
+		// The wait outlasted the signature (this Transport's requests to one origin queue up a
+		// crawl-delay apart): sign again, without waiting again, the start being this request's.
+		return t.check(req, target, ua, sign)
+	}
+	return answer, nil
+}
+
+// check checks without pacing, signing for sign when it is not empty. A nil answer and error:
+// FailOpen lets the request through.
+func (t *Transport) check(req *http.Request, target, ua, sign string) (*Answer, error) {
+	var answer *Answer
+	var err error
+	if sign != "" {
+		answer, err = t.Client.CheckSigned(req.Context(), sign, target, ua)
+	} else {
+		answer, err = t.Client.Check(req.Context(), target, ua)
+	}
 	if err != nil {
-		if t.FailOpen {
-			return nil, nil
-		}
-		return nil, &UnavailableError{URL: target, Err: err}
+		return t.unanswered(target, err)
 	}
 	if t.OnAnswer != nil {
 		t.OnAnswer(req, answer)
@@ -166,7 +260,83 @@ func (t *Transport) checkAndKeepDelay(req *http.Request, target, origin, ua stri
 	if !answer.Allowed {
 		return nil, &DisallowedError{URL: target, Answer: answer}
 	}
-	return answer, t.local.wait(req.Context(), origin, crawlDelay(answer))
+	return answer, nil
+}
+
+// signLeeway is the most life a signature must have left when its request goes out (a quarter
+// of its life when that is less): time for the request to reach the site, whose clock may differ
+// a little from robotsd's.
+const signLeeway = 5 * time.Second
+
+// signatureRunsOut reports whether signed, asked for elapsed ago, has too little life left to
+// send with: its life is from Created to Expires, both on robotsd's clock, so that the local
+// clock need not agree with it. A signature whose times do not parse is sent as it is: the site
+// judges.
+func signatureRunsOut(signed *Signed, elapsed time.Duration) bool {
+	created, err := time.Parse(time.RFC3339, signed.Created)
+	if err != nil {
+		return false
+	}
+	expires, err := time.Parse(time.RFC3339, signed.Expires)
+	if err != nil {
+		return false
+	}
+	life := expires.Sub(created)
+	leeway := life / 4
+	if leeway > signLeeway {
+		leeway = signLeeway
+	}
+	return elapsed > life-leeway
+}
+
+// signedRequest is req as robotsd signed it for method: a copy (a RoundTripper leaves its request
+// alone) to the URL robotsd signed, with the signature's headers. That URL is the one robotsd
+// parsed (WHATWG's parser), so it may differ from req.URL: dot segments resolved, a default
+// port dropped, an IDN host in ASCII, more percent-encoding. The signature covers its authority,
+// path and query, so the request goes there, with its Host: a Host set on req is not sent.
+func signedRequest(req *http.Request, target, method string, answer *Answer) (*http.Request, error) {
+	signed := answer.Sign
+	if signed == nil {
+		return nil, &UnsignedError{URL: target, Method: method, Answer: answer, Reason: "robotsd allowed it without a signature"}
+	}
+	if signed.Method != method {
+		return nil, &UnsignedError{URL: target, Method: method, Answer: answer,
+			Reason: fmt.Sprintf("robotsd signed a %s request", signed.Method)}
+	}
+	// Go sends a URL's path as it escapes it; one it would escape otherwise than robotsd wrote it
+	// would not verify. A URL the Transport was given comes back escaped as Go escapes it.
+	signedURL, err := url.Parse(signed.URL)
+	if err != nil || signedURL.RequestURI() != requestTarget(signed.URL) {
+		return nil, &UnsignedError{URL: target, Method: method, Answer: answer,
+			Reason: fmt.Sprintf("robotsd signed %s, which Go would not send as it is written", signed.URL)}
+	}
+	out := req.Clone(req.Context())
+	out.URL = signedURL
+	out.Host = ""
+	if out.Header == nil {
+		out.Header = http.Header{}
+	}
+	for name, value := range signed.Headers {
+		out.Header.Set(name, value)
+	}
+	return out, nil
+}
+
+// requestTarget is the path and query of an absolute URL as written: all after its authority
+// ("/" for an empty path, as Go sends it).
+func requestTarget(rawURL string) string {
+	rest := rawURL
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+len("://"):]
+	}
+	i := strings.IndexAny(rest, "/?")
+	if i < 0 {
+		return "/"
+	}
+	if rest[i] == '?' {
+		return "/" + rest[i:]
+	}
+	return rest[i:]
 }
 
 // SlotLateness is the most a paced request may start late for its slot, whatever the interval:
@@ -213,7 +383,9 @@ func askAgainDelay(wait time.Duration, random func() float64) time.Duration {
 
 // reserve reserves the request's fetch slot and waits for it, asking again while robotsd
 // defers it. A nil answer and error: robotsd could not answer and FailOpen lets it through.
-func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answer, error) {
+// sign, when not empty, is the method to have the request signed for: a reserved slot's
+// signature lasts from the slot's start.
+func (t *Transport) reserve(req *http.Request, target, origin, ua, sign string) (*Answer, error) {
 	ctx := req.Context()
 	// A pushback this Transport saw from the origin is reported before the next slot is taken.
 	if err := t.reports.settled(ctx, origin); err != nil {
@@ -228,12 +400,15 @@ func (t *Transport) reserve(req *http.Request, target, origin, ua string) (*Answ
 		giveUp = deadline
 	}
 	for {
-		answer, err := t.Client.CheckPaced(ctx, target, ua)
+		var answer *Answer
+		var err error
+		if sign != "" {
+			answer, err = t.Client.CheckPacedSigned(ctx, sign, target, ua)
+		} else {
+			answer, err = t.Client.CheckPaced(ctx, target, ua)
+		}
 		if err != nil {
-			if t.FailOpen {
-				return nil, nil
-			}
-			return nil, &UnavailableError{URL: target, Err: err}
+			return t.unanswered(target, err)
 		}
 		if t.OnAnswer != nil {
 			t.OnAnswer(req, answer)

@@ -10,6 +10,9 @@
 // --default-crawl-delay where it states none); with --no-pace the Transport keeps the
 // crawl-delay robotsd reports between this crawler's own requests.
 //
+// With --sign, robotsd signs each request for the fleet (Web Bot Auth: robotsd.Transport.Sign;
+// robotsd runs with --wba-keys), and the crawl stops at a robotsd that cannot sign.
+//
 //	go run ./examples/crawl --robotsd http://127.0.0.1:8080 --start http://127.0.0.1:8000/ --ua ExampleBot
 package main
 
@@ -40,12 +43,13 @@ func main() {
 	start := flag.String("start", "", "the page to start from")
 	ua := flag.String("ua", "", "the crawler's user agent")
 	noPace := flag.Bool("no-pace", false, "no fleet pacing: keep the crawl-delay for this crawler alone (robotsd.Transport.NoPacing)")
+	sign := flag.Bool("sign", false, "have robotsd sign every request, Web Bot Auth (robotsd.Transport.Sign)")
 	flag.Parse()
 	if *robotsdURL == "" || *start == "" || *ua == "" {
 		flag.Usage()
 		os.Exit(2)
 	}
-	result, err := crawl(robotsd.New(*robotsdURL), *start, *ua, *noPace)
+	result, err := crawl(robotsd.New(*robotsdURL), *start, *ua, *noPace, *sign)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -63,7 +67,7 @@ type result struct {
 	NoIndex  []string `json:"noindex"`
 }
 
-func crawl(client *robotsd.Client, start, ua string, noPacing bool) (*result, error) {
+func crawl(client *robotsd.Client, start, ua string, noPacing, sign bool) (*result, error) {
 	origin, err := url.Parse(start)
 	if err != nil {
 		return nil, err
@@ -75,6 +79,7 @@ func crawl(client *robotsd.Client, start, ua string, noPacing bool) (*result, er
 			Client:    client,
 			UserAgent: ua,
 			NoPacing:  noPacing,
+			Sign:      sign,
 		},
 	}
 	out := &result{Fetched: []string{}, Disallowed: []string{}, NoFollow: []string{}, NoIndex: []string{}}
