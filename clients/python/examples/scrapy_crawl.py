@@ -10,7 +10,10 @@ pacing off (crawl-delay is then kept by Scrapy's download slots, for this crawle
 --fail-open lets requests through when robotsd cannot answer; --stats FILE writes Scrapy's
 stats as JSON. --page asks robotsd about each page fetched (ROBOTSD_PAGE) and follows no link of
 a nofollow page (RobotsdNofollowMiddleware); the line of JSON then also has "page": each path
-fetched and its page answer's robots.index and robots.follow (null without an answer).
+fetched and its page answer's robots.index and robots.follow (null without an answer). --sign
+has robotsd sign every request it allows (ROBOTSD_SIGN: Web Bot Auth, robotsd's
+docs/bot-auth.md), which is sent with the signature; a request robotsd does not sign is not
+sent (and the crawl exits 1).
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail-open", action="store_true", help="fetch what robotsd cannot check")
     parser.add_argument("--no-pace", action="store_true", help="no fleet pacing (ROBOTSD_PACE)")
     parser.add_argument("--page", action="store_true", help="page answers, nofollow kept")
+    parser.add_argument("--sign", action="store_true", help="signed requests (ROBOTSD_SIGN)")
     parser.add_argument("--stats", help="write Scrapy's stats to this file as JSON")
     args = parser.parse_args(argv)
 
@@ -100,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             "ROBOTSD_URL": args.robotsd,
             "ROBOTSD_FAIL_OPEN": args.fail_open,
             "ROBOTSD_PACE": not args.no_pace,
+            # Each request signed with the fleet's Web Bot Auth key, held by robotsd.
+            "ROBOTSD_SIGN": args.sign,
             "ROBOTSTXT_OBEY": False,
             "USER_AGENT": args.ua,
             # After each fetch, the page's own rules: no link of a nofollow page followed.

@@ -2,9 +2,10 @@
 
 :class:`Client` and :class:`AsyncClient` ask robotsd over one pooled connection set, and
 reserve fleet-wide fetch slots (``pace=True``) and report what the sites answered
-(``feedback``), and, after a fetch, read a page's own robots rules and AI-use statements
-(``page``); ``robotsd.scrapy.RobotsdMiddleware`` checks and paces every request of a Scrapy
-crawl through robotsd.
+(``feedback``), have robotsd sign the request it allows with the fleet's Web Bot Auth key
+(``sign="GET"``), and, after a fetch, read a page's own robots rules and AI-use statements
+(``page``); ``robotsd.scrapy.RobotsdMiddleware`` checks and paces (and with ``ROBOTSD_SIGN``
+signs) every request of a Scrapy crawl through robotsd.
 The answer types are generated from robotsd's OpenAPI document (``_models.py``).
 """
 
@@ -29,6 +30,7 @@ from ._page import (
     page_headers,
     page_request,
 )
+from ._sign import SIGN_METHODS, SIGNATURE_HEADERS, SignMethod, signature_headers
 from ._models import (
     AgentJson,
     AgentLineJson,
@@ -66,6 +68,8 @@ from ._models import (
     RslState,
     RuleJson,
     Scope,
+    SignHeaders,
+    SignJson,
     SitemapJson,
     TdmJson,
     UsageJson,
@@ -81,6 +85,8 @@ __all__ = [
     "MAX_BATCH",
     "MAX_DOCUMENT_BYTES",
     "PAGE_HEADERS",
+    "SIGNATURE_HEADERS",
+    "SIGN_METHODS",
     "AgentJson",
     "AgentLineJson",
     "AsyncClient",
@@ -127,6 +133,9 @@ __all__ = [
     "RslState",
     "RuleJson",
     "Scope",
+    "SignHeaders",
+    "SignJson",
+    "SignMethod",
     "SitemapJson",
     "TdmJson",
     "UnavailableError",
@@ -138,6 +147,7 @@ __all__ = [
     "VerdictResponse",
     "page_headers",
     "page_request",
+    "signature_headers",
 ]
 
 __version__ = "0.1.0"

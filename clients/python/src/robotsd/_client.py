@@ -25,6 +25,7 @@ from ._models import (
     VerdictResponse,
 )
 from ._page import PageBody, PageHeaders, _page_call
+from ._sign import SignMethod
 
 #: The most items robotsd answers in one batch; longer lists are sent in chunks of this size.
 MAX_BATCH = 1000
@@ -138,13 +139,15 @@ def _decode_evaluation(data: bytes) -> Evaluation:
 
 
 def _check_params(
-    percent_decoding: Optional[PercentDecoding], pace: bool
+    percent_decoding: Optional[PercentDecoding], pace: bool, sign: Optional[SignMethod]
 ) -> list[tuple[str, str]]:
     params: list[tuple[str, str]] = []
     if percent_decoding is not None:
         params.append(("percent_decoding", percent_decoding))
     if pace:
         params.append(("pace", "true"))
+    if sign is not None:
+        params.append(("sign", sign))
     return params
 
 
@@ -154,18 +157,23 @@ def _check_call(
     percent_decoding: Optional[PercentDecoding],
     pace: bool,
     record: bool = False,
+    sign: Optional[SignMethod] = None,
 ) -> _Call:
     agents = _agents(ua)
     params = [("url", url)]
     params += [("ua", agent) for agent in ([agents] if isinstance(agents, str) else agents)]
-    params += _check_params(percent_decoding, pace)
+    params += _check_params(percent_decoding, pace, sign)
     if record:
         params.append(("record", "true"))
     return _Call("GET", "/v1/check", _check_decoder.decode, params=params)
 
 
 def _urls_calls(
-    urls: Iterable[str], ua: UserAgent, percent_decoding: Optional[PercentDecoding], pace: bool
+    urls: Iterable[str],
+    ua: UserAgent,
+    percent_decoding: Optional[PercentDecoding],
+    pace: bool,
+    sign: Optional[SignMethod],
 ) -> Iterator[_Call]:
     agents = _agents(ua)
     for chunk in _chunks(urls):
@@ -173,7 +181,7 @@ def _urls_calls(
             "POST",
             "/v1/check",
             _decode_batch,
-            params=_check_params(percent_decoding, pace),
+            params=_check_params(percent_decoding, pace, sign),
             body=UrlsBatch(ua=agents, urls=chunk),
         )
 
@@ -182,13 +190,14 @@ def _checks_calls(
     checks: Iterable[tuple[str, UserAgent]],
     percent_decoding: Optional[PercentDecoding],
     pace: bool,
+    sign: Optional[SignMethod],
 ) -> Iterator[_Call]:
     for chunk in _chunks(checks):
         yield _Call(
             "POST",
             "/v1/check",
             _decode_batch,
-            params=_check_params(percent_decoding, pace),
+            params=_check_params(percent_decoding, pace, sign),
             body=ChecksBatch(checks=[CheckItem(url=url, ua=_agents(ua)) for url, ua in chunk]),
         )
 
@@ -343,6 +352,7 @@ class Client:
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
         record: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> CheckResponse:
         """May ``ua`` fetch ``url``? ``GET /v1/check``; a problem raises :class:`ProblemError`.
 
@@ -354,8 +364,19 @@ class Client:
 
         ``record=True`` adds ``record`` (a :class:`RecordJson`): what robots.txt said of the
         URL (its SHA-256, the deciding rule, its preferences for the URL, the time), to store
-        beside the fetched page (docs/page.md)."""
-        result: CheckResponse = self._do(_check_call(url, ua, percent_decoding, pace, record))
+        beside the fetched page (docs/page.md).
+
+        ``sign="GET"`` (or ``"HEAD"``, robotsd signs no other method) also signs that request
+        when the URL is allowed (Web Bot Auth, robotsd's docs/bot-auth.md): the answer's
+        ``sign`` (a :class:`SignJson`) has the headers to send it with
+        (:func:`signature_headers`), the URL to send it to (``sign.url``: the one checked,
+        normalised, without its fragment) and until when (``expires``). A disallowed URL, or a
+        deferred pacing slot, gets no ``sign``. A robotsd without keys raises
+        :class:`ProblemError` (``signing-off``), as does one that signs only for its
+        ``--wba-product-token``, asked for another agent (``sign-other-agent``)."""
+        result: CheckResponse = self._do(
+            _check_call(url, ua, percent_decoding, pace, record, sign)
+        )
         return result
 
     def check_many(
@@ -365,15 +386,18 @@ class Client:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> list[Result]:
         """Check many URLs for the same agent(s) with ``POST /v1/check``, :data:`MAX_BATCH` at
         a time. One result per URL, in order: a :class:`CheckResponse`, or the
         :class:`Problem` with that URL (which is not raised); past the bound of a batch's
         answer (8 MiB), a :class:`VerdictResponse`, the verdict only. ``pace=True`` reserves a
         slot for each allowed URL, as :meth:`check` does; the URLs of one origin get staggered
-        slots."""
+        slots. ``sign`` signs each allowed URL's request as :meth:`check` does (each answer's
+        ``sign``). A robotsd that cannot sign them raises :class:`ProblemError` for the whole
+        batch: ``signing-off``, or ``sign-other-agent`` for any one URL's agent."""
         results: list[Result] = []
-        for call in _urls_calls(urls, ua, percent_decoding, pace):
+        for call in _urls_calls(urls, ua, percent_decoding, pace, sign):
             results += self._do(call)
         return results
 
@@ -383,10 +407,11 @@ class Client:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> list[Result]:
         """Check ``(url, ua)`` pairs, each with its own agent(s); otherwise as :meth:`check_many`."""
         results: list[Result] = []
-        for call in _checks_calls(checks, percent_decoding, pace):
+        for call in _checks_calls(checks, percent_decoding, pace, sign):
             results += self._do(call)
         return results
 
@@ -517,10 +542,11 @@ class AsyncClient:
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
         record: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> CheckResponse:
         """As :meth:`Client.check`."""
         result: CheckResponse = await self._do(
-            _check_call(url, ua, percent_decoding, pace, record)
+            _check_call(url, ua, percent_decoding, pace, record, sign)
         )
         return result
 
@@ -531,10 +557,11 @@ class AsyncClient:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> list[Result]:
         """As :meth:`Client.check_many` (the chunks are sent one after another)."""
         results: list[Result] = []
-        for call in _urls_calls(urls, ua, percent_decoding, pace):
+        for call in _urls_calls(urls, ua, percent_decoding, pace, sign):
             results += await self._do(call)
         return results
 
@@ -544,10 +571,11 @@ class AsyncClient:
         *,
         percent_decoding: Optional[PercentDecoding] = None,
         pace: bool = False,
+        sign: Optional[SignMethod] = None,
     ) -> list[Result]:
         """As :meth:`Client.check_batch`."""
         results: list[Result] = []
-        for call in _checks_calls(checks, percent_decoding, pace):
+        for call in _checks_calls(checks, percent_decoding, pace, sign):
             results += await self._do(call)
         return results
 

@@ -10,13 +10,16 @@ from typing import Callable, Optional
 from ._client import AsyncClient, FeedbackResult, Result
 from ._errors import RobotsdError
 from ._models import ReportItem
+from ._sign import SignMethod
 
 
 class _Batcher:
     """Gathers the checks that arrive within ``wait`` seconds (at most ``max_size``) into one
     ``POST /v1/check``. Scrapy hands a burst of requests to the middlewares in one go (up to
     CONCURRENT_REQUESTS), so a burst costs one round trip instead of one each. ``pace`` says,
-    as each batch is sent, whether it reserves slots (``pace=true``)."""
+    as each batch is sent, whether it reserves slots (``pace=true``). ``sign`` has robotsd sign
+    each allowed request for that method (``sign=GET``): a batch signs for one method, so the
+    requests of each method have a batcher of their own."""
 
     def __init__(
         self,
@@ -25,12 +28,14 @@ class _Batcher:
         wait: float,
         on_batch: Callable[[int], None],
         pace: Callable[[], bool],
+        sign: Optional[SignMethod] = None,
     ) -> None:
         self._client = client
         self._max_size = max_size
         self._wait = wait
         self._on_batch = on_batch
         self._pace = pace
+        self._sign: Optional[SignMethod] = sign
         self._pending: list[tuple[str, str, asyncio.Future[Result]]] = []
         self._timer: Optional[asyncio.TimerHandle] = None
         # Strong references: the event loop keeps only weak ones to running tasks.
@@ -60,7 +65,7 @@ class _Batcher:
         self._on_batch(len(batch))
         try:
             results = await self._client.check_batch(
-                [(url, ua) for url, ua, _ in batch], pace=self._pace()
+                [(url, ua) for url, ua, _ in batch], pace=self._pace(), sign=self._sign
             )
             if len(results) != len(batch):
                 raise RobotsdError(

@@ -16,8 +16,10 @@ when a site answers much slower than usual. ``ROBOTSD_PACE = False``
 turns pacing off. The priority puts it after RetryMiddleware (550) for responses, so that it
 sees the answers that RetryMiddleware retries. ``ROBOTSD_PAGE = True`` also asks robotsd about
 each page let through (``response.meta["robotsd_page"]``), and :class:`RobotsdNofollowMiddleware`
-follows no link of a ``nofollow`` page. The middleware needs Scrapy's asyncio reactor (the
-default since Scrapy 2.13). Settings are in the README.
+follows no link of a ``nofollow`` page. ``ROBOTSD_SIGN = True`` has robotsd sign each request
+it allows with the fleet's Web Bot Auth key, and sends it with the signature headers. The
+middleware needs Scrapy's asyncio reactor (the default since Scrapy 2.13). Settings are in the
+README.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ import inspect
 import logging
 import math
 import random
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Optional, Union
+from urllib.parse import urldefrag
 
 import msgspec
 import scrapy.exceptions
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.utils import httpobj
 from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
 from twisted.web.client import ResponseNeverReceived
@@ -40,10 +44,11 @@ from twisted.web.client import ResponseNeverReceived
 from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_item
 from ._gathering import _Batcher, _Reporter
 from ._errors import ProblemError, RobotsdError
-from ._models import CheckResponse, PaceJson, Problem, ReportItem, VerdictResponse
+from ._models import CheckResponse, PaceJson, Problem, ReportItem, SignJson, VerdictResponse
 from ._scrapy_page import PAGE_META_KEY as PAGE_META_KEY
 from ._scrapy_page import RobotsdNofollowMiddleware as RobotsdNofollowMiddleware
 from ._scrapy_page import _PageAsker
+from ._sign import SIGNATURE_HEADERS, SignMethod, signature_headers
 
 if TYPE_CHECKING:
     from urllib.parse import ParseResult
@@ -66,6 +71,8 @@ Answer = Union[CheckResponse, VerdictResponse]
 batch's answer, 8 MiB, which a site can reach with a robots.txt made to fill every answer)."""
 
 _BATCH_DEADLINE = "urn:robotsd:problem:batch-deadline"
+_SIGNING_OFF = "urn:robotsd:problem:signing-off"
+_SIGN_OTHER_AGENT = "urn:robotsd:problem:sign-other-agent"
 
 #: The least wait before asking again for a slot, whatever robotsd says: never a busy loop.
 _MIN_ASK_AGAIN = 0.01
@@ -138,6 +145,46 @@ class CheckFailed(IgnoreRequest):
         super().__init__(f"Not checked by robotsd, so not fetched: {request} ({error})")
         self.url = request.url
         self.error = error
+
+
+class NotSigned(CheckFailed):
+    """With ``ROBOTSD_SIGN``, a request robotsd did not sign, dropped whatever
+    ``ROBOTSD_FAIL_OPEN`` says: it is never sent unsigned. ``error`` says why: a method robotsd
+    does not sign (it signs GET and HEAD), robotsd's problem (a :class:`robotsd.ProblemError`:
+    ``signing-off``, a robotsd without keys; ``sign-other-agent``, a crawl not made for the
+    fleet's product token), or an allowed answer without its signature."""
+
+    def __init__(self, request: Request, error: RobotsdError) -> None:
+        IgnoreRequest.__init__(self, f"Not signed by robotsd, so not fetched: {request} ({error})")
+        self.url = request.url
+        self.error = error
+
+
+def _sign_method(method: str) -> Optional[SignMethod]:
+    """The method as robotsd signs it, or None for one it does not sign."""
+    if method == "GET":
+        return "GET"
+    if method == "HEAD":
+        return "HEAD"
+    return None
+
+
+def _signing_problem(error: ProblemError) -> bool:
+    """Whether robotsd refused to sign: a configuration error (no keys, another agent), not
+    robotsd being unavailable."""
+    return error.type in (_SIGNING_OFF, _SIGN_OTHER_AGENT) or error.parameter == "sign"
+
+
+def _send_to(request: Request, url: str) -> None:
+    """Makes ``request`` go to ``url``, in place. A new request returned from
+    ``process_request`` instead would go back to the scheduler and through this middleware
+    again: a second check, and a second pacing slot, for one fetch."""
+    # Scrapy has no public setter: Request.replace makes a new request.
+    request._set_url(url)
+    # urlparse_cached keeps each request's parsed URL: the downloader must see the new one.
+    cache = getattr(httpobj, "_urlparse_cache", None)
+    if cache is not None:
+        cache.pop(request, None)
 
 
 def _why(answer: Answer) -> str:
@@ -223,6 +270,7 @@ class RobotsdMiddleware:
         self._default_user_agent: str = settings.get("USER_AGENT") or "Scrapy"
         self._fail_open = settings.getbool("ROBOTSD_FAIL_OPEN", False)
         self._pace = settings.getbool("ROBOTSD_PACE", True)
+        self._sign = settings.getbool("ROBOTSD_SIGN", False)
         self._feedback = settings.getbool("ROBOTSD_FEEDBACK", self._pace)
         self._obey_crawl_delay = settings.getbool("ROBOTSD_OBEY_CRAWL_DELAY", True)
         self._max_crawl_delay = settings.getfloat("ROBOTSD_MAX_CRAWL_DELAY", 60.0)
@@ -231,11 +279,14 @@ class RobotsdMiddleware:
         self._pages: Optional[_PageAsker] = None
         if settings.getbool("ROBOTSD_PAGE", False):
             self._pages = _PageAsker(crawler, self._stats_inc)
-        self._batcher: Optional[_Batcher] = None
+        # One per method signed for (a batch signs for one), or None when not signing.
+        self._batchers: dict[Optional[SignMethod], _Batcher] = {}
         self._reporter: Optional[_Reporter] = None
         self._waiting: dict[str, set[_Waiter]] = {}
         self._slots_settable = True
         self._failing = False
+        # What NotSigned was logged for so far (a problem's type, or why): once each.
+        self._sign_failures: set[str] = set()
         self._feedback_failing = False
 
     @classmethod
@@ -264,16 +315,18 @@ class RobotsdMiddleware:
             self._client = AsyncClient(self._base_url, token=self._token, timeout=self._timeout)
         return self._client
 
-    def _get_batcher(self) -> _Batcher:
-        if self._batcher is None:
-            self._batcher = _Batcher(
+    def _get_batcher(self, sign: Optional[SignMethod]) -> _Batcher:
+        batcher = self._batchers.get(sign)
+        if batcher is None:
+            batcher = self._batchers[sign] = _Batcher(
                 self._get_client(),
                 self._batch_size,
                 self._batch_wait,
                 self._on_batch,
                 lambda: self._pace,
+                sign,
             )
-        return self._batcher
+        return batcher
 
     def _get_reporter(self) -> _Reporter:
         if self._reporter is None:
@@ -299,8 +352,13 @@ class RobotsdMiddleware:
 
     async def process_request(self, request: Request, spider: Optional[Spider] = None) -> None:
         """Drop ``request`` if robotsd says no, or could not say and ROBOTSD_FAIL_OPEN is off;
-        with pacing, return once its slot has come."""
+        with pacing, return once its slot has come; with ROBOTSD_SIGN, signed."""
         parsed = urlparse_cached(request)
+        if self._sign:
+            # This middleware owns them: a request it does not sign goes without them (such as
+            # a redirect's copy of the previous hop's, good for that hop alone).
+            for name in SIGNATURE_HEADERS:
+                request.headers.pop(name, None)
         if (
             request.meta.get("dont_obey_robotstxt")
             or parsed.scheme not in ("http", "https")
@@ -308,6 +366,12 @@ class RobotsdMiddleware:
             or parsed.path == "/robots.txt"
         ):
             return
+        sign: Optional[SignMethod] = None
+        if self._sign:
+            sign = _sign_method(request.method)
+            if sign is None:
+                why = f"robotsd signs GET and HEAD requests only, not {request.method}"
+                self._not_signed(request, RobotsdError(why))
         self._stats_inc("checked")
         ua = self._agent(request)
         origin = _origin(parsed)
@@ -315,15 +379,15 @@ class RobotsdMiddleware:
         # slot stale too.
         waiter = self._enter(origin) if self._pace else None
         try:
-            answer = await self._ask(request, ua, origin)
+            answer = await self._ask(request, ua, origin, sign)
             while answer is not None and answer.allowed and isinstance(answer.pace, PaceJson):
                 if await self._wait_for_slot(request, answer.pace, waiter):
                     break
-                answer = await self._ask(request, ua, origin)
+                answer = await self._ask(request, ua, origin, sign)
         finally:
             if waiter is not None:
                 self._leave(origin, waiter)
-        if answer is None:  # not checked, fetched anyway (ROBOTSD_FAIL_OPEN)
+        if answer is None:  # not checked, fetched anyway (ROBOTSD_FAIL_OPEN), unsigned
             return
         request.meta[META_KEY] = answer
         # A verdict alone does not say the crawl-delay: none is kept for this request, as for
@@ -339,16 +403,56 @@ class RobotsdMiddleware:
             logger.debug(str(error), extra={"spider": self.crawler.spider})
             raise error
         self._stats_inc("allowed")
+        if sign is not None:
+            self._attach(request, answer)
+
+    def _attach(self, request: Request, answer: Answer) -> None:
+        """Sends ``request`` as robotsd signed it: to the URL signed, with the signature's
+        headers (replacing any of the same name); or drops it with :class:`NotSigned`."""
+        signed = answer.sign
+        if not isinstance(signed, SignJson):
+            # A robotsd older than signing, which ignores the parameter, says nothing else.
+            self._not_signed(request, RobotsdError("robotsd allowed it without signing it"))
+        if signed.method != request.method:
+            self._not_signed(request, RobotsdError(f"robotsd signed it as {signed.method}"))
+        # robotsd signs the URL as the WHATWG URL Standard parses it, without its fragment
+        # (which is never sent): Scrapy's URL can differ, keeping dot segments or a default
+        # port, and a signature covers the path, the query and the authority as sent.
+        if urldefrag(request.url)[0] != signed.url:
+            _send_to(request, signed.url)
+            if urldefrag(request.url)[0] != signed.url:
+                why = f"robotsd signed it for {signed.url}, sent as {request.url}"
+                self._not_signed(request, RobotsdError(why))
+        for name, value in signature_headers(signed).items():
+            request.headers[name] = value
+        self._stats_inc("signed")
+
+    def _not_signed(self, request: Request, error: RobotsdError) -> NoReturn:
+        self._stats_inc("not_signed")
+        dropped = NotSigned(request, error)
+        # Most are configuration errors that every request hits: each said once, as an error.
+        cause = error.type if isinstance(error, ProblemError) else str(error)
+        log = logger.debug if cause in self._sign_failures else logger.error
+        self._sign_failures.add(cause)
+        log(str(dropped), extra={"spider": self.crawler.spider})
+        raise dropped
 
     async def _ask(
-        self, request: Request, ua: str, origin: str, *, again: bool = False
+        self,
+        request: Request,
+        ua: str,
+        origin: str,
+        sign: Optional[SignMethod],
+        *,
+        again: bool = False,
     ) -> Optional[Answer]:
-        """robotsd's answer (with a slot, when pacing), or None when robotsd could not answer
-        and ROBOTSD_FAIL_OPEN lets the request through (else :class:`CheckFailed` is raised)."""
+        """robotsd's answer (with a slot, when pacing; signed for ``sign``, when allowed), or
+        None when robotsd could not answer and ROBOTSD_FAIL_OPEN lets the request through (else
+        :class:`CheckFailed` is raised; :class:`NotSigned` when robotsd refused to sign)."""
         if self._pace and self._reporter is not None:
             # A slot asked for before robotsd has this origin's pushback would not honour it.
             await self._reporter.settled(origin)
-        batcher = self._get_batcher()
+        batcher = self._get_batcher(sign)
         result: Union[Result, RobotsdError]
         try:
             result = await batcher.check(request.url, ua)
@@ -367,10 +471,20 @@ class RobotsdMiddleware:
                         {"url": self._base_url, "error": e},
                         extra={"spider": self.crawler.spider},
                     )
-                return await self._ask(request, ua, origin, again=True)
+                return await self._ask(request, ua, origin, sign, again=True)
             result = e
+            if isinstance(e, ProblemError) and e.type == _SIGN_OTHER_AGENT:
+                # robotsd refuses a whole batch for one item's agent: each request asks again
+                # alone, so that only the requests made for another agent are not signed.
+                result = await self._ask_alone(request, ua, sign)
         if isinstance(result, Problem):
             result = ProblemError(result)
+        if isinstance(result, ProblemError) and sign is not None and _signing_problem(result):
+            # A configuration error, not robotsd being unavailable: ROBOTSD_FAIL_OPEN does not
+            # send the request unsigned for it.
+            self._stats_inc("problem")
+            self._stats_inc(f"problem/{result.type.rsplit(':', 1)[-1]}")
+            self._not_signed(request, result)
         if isinstance(result, RobotsdError):
             self._could_not_check(request, result)
             return None
@@ -380,6 +494,14 @@ class RobotsdMiddleware:
         if isinstance(result, VerdictResponse):
             self._stats_inc("verdict_only")
         return result
+
+    async def _ask_alone(
+        self, request: Request, ua: str, sign: Optional[SignMethod]
+    ) -> Union[Answer, RobotsdError]:
+        try:
+            return await self._get_client().check(request.url, ua, pace=self._pace, sign=sign)
+        except RobotsdError as e:
+            return e
 
     async def _wait_for_slot(
         self, request: Request, pace: PaceJson, waiter: Optional[_Waiter]
@@ -630,8 +752,8 @@ class RobotsdMiddleware:
         await self._close()
 
     async def _close(self) -> None:
-        if self._batcher is not None:
-            await self._batcher.close()
+        for batcher in self._batchers.values():
+            await batcher.close()
         if self._reporter is not None:
             await self._reporter.close()
         if self._client is not None and self._owns_client:
