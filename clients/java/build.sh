@@ -46,6 +46,7 @@ if [ "${1:-}" = test ]; then
     io.github.robotsd.client.ClientTest \
     io.github.robotsd.client.PageTest \
     io.github.robotsd.client.FetcherTest \
+    io.github.robotsd.client.SignTest \
     io.github.robotsd.client.CrawlExampleTest \
     io.github.robotsd.client.AdapterTest
 fi

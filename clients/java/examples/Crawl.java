@@ -25,12 +25,14 @@ import java.util.regex.Pattern;
  * would fetch: it never sleeps itself, the fetcher paces it (a slot for the whole fleet each
  * request, by default; {@code --no-pace} keeps the crawl-delay for this crawler alone). After
  * each fetch it asks robotsd about the page ({@link RobotsdClient#page}) and does not follow the
- * links of a page that says nofollow for it. It prints one line of JSON: the paths fetched, the
- * paths robotsd refused, and the fetched pages that said nofollow and noindex, each sorted.
+ * links of a page that says nofollow for it. A redirect's target on the site is queued as a page
+ * of its own: the fetcher checks (and, with {@code --sign}, signs) every hop. It prints one line
+ * of JSON: the paths fetched, the paths robotsd refused, and the fetched pages that said nofollow
+ * and noindex, each sorted.
  *
  * <pre>
  * java -cp robotsd-client-0.1.0.jar:build/examples:JACKSON io.github.robotsd.examples.Crawl \
- *   --robotsd http://127.0.0.1:8080 --start http://127.0.0.1:8000/ --ua ExampleBot [--no-pace]
+ *   --robotsd http://127.0.0.1:8080 --start http://127.0.0.1:8000/ --ua ExampleBot [--no-pace] [--sign]
  * </pre>
  */
 public final class Crawl {
@@ -50,7 +52,8 @@ public final class Crawl {
   public record Result(List<String> fetched, List<String> disallowed, List<String> nofollow, List<String> noindex) {}
 
   /**
-   * Runs the crawler: {@code --robotsd URL --start URL --ua AGENT [--no-pace]}.
+   * Runs the crawler: {@code --robotsd URL --start URL --ua AGENT [--no-pace] [--sign]}
+   * ({@code --sign}: every request signed by robotsd for Web Bot Auth).
    *
    * @param args the command line
    * @throws Exception when the crawl fails
@@ -60,20 +63,22 @@ public final class Crawl {
     String start = null;
     String ua = null;
     boolean noPace = false;
+    boolean sign = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--robotsd" -> robotsd = args[++i];
         case "--start" -> start = args[++i];
         case "--ua" -> ua = args[++i];
         case "--no-pace" -> noPace = true;
+        case "--sign" -> sign = true;
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     if (robotsd == null || start == null || ua == null) {
-      System.err.println("usage: Crawl --robotsd URL --start URL --ua AGENT [--no-pace]");
+      System.err.println("usage: Crawl --robotsd URL --start URL --ua AGENT [--no-pace] [--sign]");
       System.exit(2);
     }
-    Result result = crawl(RobotsdClient.create(robotsd), start, ua, noPace);
+    Result result = crawl(RobotsdClient.create(robotsd), start, ua, noPace, sign);
     System.out.println(new ObjectMapper().writeValueAsString(result));
   }
 
@@ -88,7 +93,24 @@ public final class Crawl {
    * @throws Exception when a fetch fails otherwise than by robots.txt
    */
   public static Result crawl(RobotsdClient client, String start, String ua, boolean noPacing) throws Exception {
-    RobotsdFetcher fetcher = RobotsdFetcher.builder(client).userAgent(ua).noPacing(noPacing).build();
+    return crawl(client, start, ua, noPacing, false);
+  }
+
+  /**
+   * Crawls the site of {@code start} through robotsd, each request signed by robotsd when {@code
+   * sign} (Web Bot Auth, {@link RobotsdFetcher.Builder#sign}).
+   *
+   * @param client the robotsd to ask
+   * @param start the first page
+   * @param ua the crawler's user agent
+   * @param noPacing keep the crawl-delay for this crawler alone, rather than for the fleet
+   * @param sign have robotsd sign every request
+   * @return what was fetched and refused
+   * @throws Exception when a fetch fails otherwise than by robots.txt
+   */
+  public static Result crawl(RobotsdClient client, String start, String ua, boolean noPacing, boolean sign)
+      throws Exception {
+    RobotsdFetcher fetcher = RobotsdFetcher.builder(client).userAgent(ua).noPacing(noPacing).sign(sign).build();
     URI origin = URI.create(start);
     Result out = new Result(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
     Set<String> seen = new HashSet<>(Set.of(origin.toString()));
@@ -106,6 +128,12 @@ public final class Crawl {
         continue;
       }
       out.fetched().add(page.getPath());
+      int status = response.statusCode();
+      if (status >= 300 && status < 400) {
+        // The fetcher follows no redirect: the target is a page of its own, checked in its turn.
+        response.headers().firstValue("Location").ifPresent(to -> queue(response.uri().resolve(to), origin, seen, queue));
+        continue;
+      }
       PageAnswer answer;
       try {
         answer = client.page(ua, response);
@@ -123,13 +151,7 @@ public final class Crawl {
       }
       Matcher links = LINK.matcher(new String(response.body(), StandardCharsets.UTF_8));
       while (links.find()) {
-        URI next = response.uri().resolve(links.group(1));
-        if (!origin.getScheme().equals(next.getScheme()) || !origin.getAuthority().equals(next.getAuthority())) {
-          continue;
-        }
-        if (seen.add(next.toString())) {
-          queue.add(next);
-        }
+        queue(response.uri().resolve(links.group(1)), origin, seen, queue);
       }
     }
     // The reports of the last answers reach robotsd before the crawler exits.
@@ -138,5 +160,15 @@ public final class Crawl {
       Collections.sort(list);
     }
     return out;
+  }
+
+  /** Queues {@code next} once, if it is on the site. */
+  private static void queue(URI next, URI origin, Set<String> seen, Deque<URI> queue) {
+    if (!origin.getScheme().equals(next.getScheme()) || !origin.getAuthority().equals(next.getAuthority())) {
+      return;
+    }
+    if (seen.add(next.toString())) {
+      queue.add(next);
+    }
   }
 }

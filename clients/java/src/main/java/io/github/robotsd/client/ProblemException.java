@@ -10,6 +10,18 @@ import io.github.robotsd.client.model.Problem;
 public class ProblemException extends RobotsdException {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * A signature was asked of a robotsd that has no keys ({@code --wba-keys}): a configuration
+   * error, never a reason to send a request unsigned.
+   */
+  public static final String SIGNING_OFF = "urn:robotsd:problem:signing-off";
+
+  /**
+   * A signature was asked for an agent that does not name robotsd's {@code --wba-product-token}:
+   * a configuration error, never a reason to send a request unsigned.
+   */
+  public static final String SIGN_OTHER_AGENT = "urn:robotsd:problem:sign-other-agent";
+
   /** The problem, as robotsd answered it. */
   private final transient Problem problem;
 

@@ -296,6 +296,64 @@ public final class RobotsdClient {
     return checkWith(url, ua, "&view=verdict");
   }
 
+  /**
+   * {@link #check}, and when the agent may fetch the URL, robotsd's Web Bot Auth signature for
+   * exactly that request ({@code sign=GET} or {@code HEAD}): {@link Answer#sign()}. Send {@code
+   * sign().method()} to {@code sign().url()} with {@code sign().headers()}, before {@code
+   * sign().expires()}. A disallowed URL gets the verdict and no signature. A robotsd without
+   * keys answers the problem {@code urn:robotsd:problem:signing-off}; one with {@code
+   * --wba-product-token} answers {@code urn:robotsd:problem:sign-other-agent} to an agent that
+   * does not name the token ({@link ProblemException}).
+   *
+   * @param method {@code GET} or {@code HEAD}: robotsd signs no other method
+   * @param url the URL
+   * @param ua the agent(s)
+   * @return the answer, with its signature when allowed
+   */
+  public Answer checkSigned(String method, String url, String... ua) {
+    return checkWith(url, ua, signParameter(method));
+  }
+
+  /**
+   * {@link #checkPaced} and {@link #checkSigned} at once: a reserved slot's answer carries the
+   * signature, which holds from the slot's {@code not_before}; a deferred slot's carries none
+   * (ask again after its wait).
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param url the URL
+   * @param ua the agent(s)
+   * @return the answer, with its pace and, for a reserved slot, its signature
+   */
+  public Answer checkPacedSigned(String method, String url, String... ua) {
+    return checkWith(url, ua, "&pace=true" + signParameter(method));
+  }
+
+  /**
+   * A redirect's next hop, checked and signed ({@code POST /v1/sign}): answered as {@link
+   * #checkSigned} (or, with {@code pace}, {@link #checkPacedSigned}) answers, the URL sent in a
+   * JSON body rather than a query. Each hop needs a signature of its own: the first one covers
+   * the first hop's authority, path and query.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param url the URL about to be fetched
+   * @param pace also reserve the URL's fetch slot (its origin may not be the first hop's)
+   * @param ua the agent(s)
+   * @return the answer, with its signature when allowed
+   */
+  public Answer sign(String method, String url, boolean pace, String... ua) {
+    requireAgents(ua == null ? null : Arrays.asList(ua));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("url", Objects.requireNonNull(url, "url"));
+    body.put("ua", Arrays.asList(ua));
+    body.put("method", Objects.requireNonNull(method, "method"));
+    body.put("pace", pace);
+    return JSON.convertValue(call("POST", "/v1/sign", body), Answer.class);
+  }
+
+  private static String signParameter(String method) {
+    return "&sign=" + Calls.encode(Objects.requireNonNull(method, "method"));
+  }
+
   private Answer checkWith(String url, String[] ua, String extra) {
     return checkWith(url, ua, extra, null);
   }
@@ -305,8 +363,9 @@ public final class RobotsdClient {
    * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
    * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
    */
-  Answer checkPacedAt(String url, String ua, long[] answeredAt) {
-    return checkWith(url, new String[] {ua}, "&pace=true", answeredAt);
+  Answer checkPacedAt(String url, String ua, String signMethod, long[] answeredAt) {
+    String extra = "&pace=true" + (signMethod == null ? "" : signParameter(signMethod));
+    return checkWith(url, new String[] {ua}, extra, answeredAt);
   }
 
   private Answer checkWith(String url, String[] ua, String extra, long[] answeredAt) {
@@ -348,6 +407,33 @@ public final class RobotsdClient {
    */
   public List<BatchResult> checkManyVerdicts(List<String> ua, List<String> urls) {
     return batch(ua, urls, "?view=verdict");
+  }
+
+  /**
+   * {@link #checkMany} signing each allowed URL's request ({@code sign=GET} or {@code HEAD}):
+   * each allowed item has its own {@link Answer#sign()}; a disallowed item and an item's
+   * problem have none.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param ua the agent(s)
+   * @param urls the URLs
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManySigned(String method, List<String> ua, List<String> urls) {
+    return batch(ua, urls, "?" + signParameter(method).substring(1));
+  }
+
+  /**
+   * {@link #checkManyPaced} and {@link #checkManySigned} at once: each reserved slot's item is
+   * signed, its signature holding from that item's slot; a deferred slot's item is not.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param ua the agent(s)
+   * @param urls the URLs
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPacedSigned(String method, List<String> ua, List<String> urls) {
+    return batch(ua, urls, "?pace=true" + signParameter(method));
   }
 
   private List<BatchResult> batch(List<String> ua, List<String> urls, String query) {

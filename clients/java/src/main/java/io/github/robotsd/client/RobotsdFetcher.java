@@ -3,14 +3,17 @@ package io.github.robotsd.client;
 import io.github.robotsd.client.model.Answer;
 import io.github.robotsd.client.model.Pace;
 import io.github.robotsd.client.model.Report;
+import io.github.robotsd.client.model.Sign;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,6 +41,15 @@ import java.util.function.BiConsumer;
  * <p>{@link Builder#noPacing} turns that off (for a robotsd older than pacing, or a crawler that
  * paces itself): the fetcher checks without reserving, reports nothing, and keeps each answer's
  * crawl-delay and {@link #LOCAL_PACE_GUARD} between its own requests to an origin.
+ *
+ * <p>{@link Builder#sign} (off by default) has robotsd sign each request for Web Bot Auth: every
+ * check asks {@code sign=} the request's method, and the request goes out to the URL robotsd
+ * signed with the three headers of {@link Answer#sign()}, in place of any of the same name. A
+ * checked request is never sent unsigned: a method other than GET or HEAD is refused before
+ * robotsd is asked, an allowed answer without a signature fails, and robotsd's signing problems
+ * ({@link ProblemException#SIGNING_OFF}, {@link ProblemException#SIGN_OTHER_AGENT}) fail even
+ * with {@link Builder#failOpen}. Redirects are the caller's, as ever: each hop is a request of
+ * its own, checked and signed in its turn.
  */
 public final class RobotsdFetcher {
 
@@ -67,6 +79,7 @@ public final class RobotsdFetcher {
   private final String userAgent;
   private final boolean failOpen;
   private final boolean noPacing;
+  private final boolean sign;
   private final Duration maxPaceWait;
   private final BiConsumer<HttpRequest, Answer> onAnswer;
   private final LocalPacer local = new LocalPacer();
@@ -83,9 +96,16 @@ public final class RobotsdFetcher {
     this.userAgent = b.userAgent;
     this.failOpen = b.failOpen;
     this.noPacing = b.noPacing;
+    this.sign = b.sign;
     this.maxPaceWait = b.maxPaceWait;
     this.onAnswer = b.onAnswer;
     this.reports = new Reporter(b.client);
+    if (sign && http.followRedirects() != HttpClient.Redirect.NEVER) {
+      // Such a client sends the next hop itself, unchecked and with this hop's signature, which
+      // covers this hop's authority, path and query alone.
+      throw new IllegalStateException("RobotsdFetcher: sign(true) needs an HttpClient that follows no"
+          + " redirect (HttpClient.Redirect.NEVER): each hop is a request of its own, checked and signed");
+    }
   }
 
   /**
@@ -105,6 +125,7 @@ public final class RobotsdFetcher {
     private String userAgent;
     private boolean failOpen;
     private boolean noPacing;
+    private boolean sign;
     private Duration maxPaceWait = DEFAULT_MAX_PACE_WAIT;
     private BiConsumer<HttpRequest, Answer> onAnswer;
 
@@ -161,6 +182,28 @@ public final class RobotsdFetcher {
     }
 
     /**
+     * Has robotsd sign each request for Web Bot Auth (off by default): every check asks {@code
+     * sign=} the request's method, and the request goes out to the URL robotsd signed ({@link
+     * Sign#url()}, which may be written otherwise than the request's) with the three headers of
+     * {@link Answer#sign()}, replacing any of the same name. A checked request is never sent
+     * unsigned: a method other than GET or HEAD fails with a {@link RobotsdException} before
+     * robotsd is asked, as does an allowed answer without a signature; robotsd's {@link
+     * ProblemException#SIGNING_OFF} and {@link ProblemException#SIGN_OTHER_AGENT} fail even with
+     * {@link #failOpen} (which still fetches unchecked, so unsigned, when robotsd cannot answer
+     * at all). A request for {@code /robots.txt} goes through unasked, so unsigned, as ever:
+     * robots.txt is always allowed, and robotsd signs only what it allows. The HTTP client must
+     * follow no redirect ({@link #build} refuses one that does): each hop is sent through the
+     * fetcher, checked and signed for itself.
+     *
+     * @param sign true to sign every request
+     * @return this builder
+     */
+    public Builder sign(boolean sign) {
+      this.sign = sign;
+      return this;
+    }
+
+    /**
      * How long a request waits in all for slots robotsd defers before failing with a {@link
      * DeferredException} (10 minutes by default). A reserved slot is always waited for.
      *
@@ -187,6 +230,7 @@ public final class RobotsdFetcher {
      * The fetcher.
      *
      * @return a new fetcher
+     * @throws IllegalStateException signing with an HTTP client that follows redirects
      */
     public RobotsdFetcher build() {
       return new RobotsdFetcher(this);
@@ -203,14 +247,22 @@ public final class RobotsdFetcher {
    * @return the response
    * @throws DisallowedException robots.txt disallows the URL: nothing was fetched
    * @throws DeferredException no slot within {@code maxPaceWait}: requeue the URL
-   * @throws RobotsdException robotsd could not answer (unless {@code failOpen})
+   * @throws RobotsdException robotsd could not answer (unless {@code failOpen}); signing, also
+   *     a method other than GET or HEAD, robotsd's signing problem (even with {@code failOpen})
+   *     or an allowed answer without a signature: nothing was sent
    * @throws IOException the fetch itself failed
    * @throws InterruptedException the thread was interrupted while waiting or fetching
    */
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
       throws IOException, InterruptedException {
     URI uri = request.uri();
-    // robots.txt itself is always allowed (RFC 9309 §2.5), and robotsd fetches it anyway.
+    if (sign && !request.method().equals("GET") && !request.method().equals("HEAD")) {
+      // robotsd signs these two alone, and a signing fetcher sends nothing unsigned.
+      throw new RobotsdException("robotsd: " + request.method() + " " + uri
+          + " not sent: robotsd signs GET and HEAD requests only");
+    }
+    // robots.txt itself is always allowed (RFC 9309 §2.5), and robotsd fetches it anyway. It
+    // goes unsigned: robotsd signs only what robots.txt allows, which may not be robots.txt.
     if ("/robots.txt".equals(uri.getRawPath())) {
       return http.send(request, handler);
     }
@@ -220,8 +272,19 @@ public final class RobotsdFetcher {
     }
     String target = uri.toString();
     String origin = origin(uri);
-    Answer answer = noPacing ? checkAndKeepDelay(request, target, origin, ua) : reserve(request, target, origin, ua);
+    Answer answer;
+    if (noPacing) {
+      answer = askUnpaced(request, target, ua);
+      if (answer != null) {
+        answer = keepDelay(request, target, origin, ua, answer);
+      }
+    } else {
+      answer = reserve(request, target, origin, ua);
+    }
     boolean report = answer != null && answer.pace() != null;
+    if (sign && answer != null) {
+      request = signed(request, answer.sign());
+    }
     long sent = System.nanoTime();
     long[] headersAt = {0};
     HttpResponse.BodyHandler<T> timed = info -> {
@@ -262,14 +325,16 @@ public final class RobotsdFetcher {
     reports.flush();
   }
 
-  /** Checks without pacing and waits out the answer's crawl-delay since the origin's last start. */
-  private Answer checkAndKeepDelay(HttpRequest request, String target, String origin, String ua)
-      throws InterruptedException {
+  /**
+   * Checks without pacing (signed when signing): the answer of an allowed request, null when
+   * robotsd could not answer and the fetcher fails open.
+   */
+  private Answer askUnpaced(HttpRequest request, String target, String ua) {
     Answer answer;
     try {
-      answer = client.check(target, ua);
+      answer = sign ? client.checkSigned(request.method(), target, ua) : client.check(target, ua);
     } catch (RobotsdException e) {
-      if (failOpen) {
+      if (failsOpen(e)) {
         return null;
       }
       throw e;
@@ -278,8 +343,82 @@ public final class RobotsdFetcher {
     if (!answer.allowed()) {
       throw new DisallowedException(target, answer);
     }
-    local.await(origin, crawlDelay(answer));
+    requireSign(target, answer);
     return answer;
+  }
+
+  /**
+   * Waits out the answer's crawl-delay since the origin's last start; signing, asks again for a
+   * signature the wait left too little of.
+   */
+  private Answer keepDelay(HttpRequest request, String target, String origin, String ua, Answer answer)
+      throws InterruptedException {
+    long answeredAt = System.nanoTime();
+    local.await(origin, crawlDelay(answer));
+    if (sign && outlived(answer.sign(), System.nanoTime() - answeredAt)) {
+      // A crawl-delay (up to 60 s) or a Retry-After (up to 10 min) can outlast a signature
+      // (60 s by default); the request's start is taken, so this asks without waiting again.
+      return askUnpaced(request, target, ua);
+    }
+    return answer;
+  }
+
+  /**
+   * Whether a wait of {@code waitedNanos} took more than half of the signature's life: the
+   * request, its connection and the clocks' difference would have less than the other half.
+   */
+  static boolean outlived(Sign signature, long waitedNanos) {
+    Duration life;
+    try {
+      life = Duration.between(Instant.parse(signature.created()), Instant.parse(signature.expires()));
+    } catch (RuntimeException e) {
+      // Its life unknown: a fresh one is asked for, once.
+      return true;
+    }
+    return waitedNanos > life.toNanos() / 2;
+  }
+
+  /** Whether the fetcher fetches unchecked after {@code e}: never for robotsd's signing problems. */
+  private boolean failsOpen(RobotsdException e) {
+    if (e instanceof ProblemException problem
+        && (ProblemException.SIGNING_OFF.equals(problem.type())
+            || ProblemException.SIGN_OTHER_AGENT.equals(problem.type()))) {
+      // A configuration error, not robotsd unavailable: fetching would send the request unsigned.
+      return false;
+    }
+    return failOpen;
+  }
+
+  /** Signing, an allowed request must have its signature: it is never sent unsigned. */
+  private void requireSign(String target, Answer answer) {
+    Sign signature = answer.sign();
+    if (sign && (signature == null || signature.url() == null || signature.headers() == null)) {
+      throw new RobotsdException("robotsd: " + target + " is allowed but the answer has no signature"
+          + " (a robotsd older than Web Bot Auth?): not sent unsigned");
+    }
+  }
+
+  /**
+   * The request as robotsd signed it: to {@code signature.url()}, the URL as robotsd parsed it
+   * (the path and query the signature covers, which the request's own URI may write otherwise),
+   * with the three headers in place of any of the same name the caller set.
+   */
+  private static HttpRequest signed(HttpRequest request, Sign signature) {
+    if (!request.method().equals(signature.method())) {
+      throw new RobotsdException("robotsd: signed " + signature.method() + " for a " + request.method()
+          + " request: not sent");
+    }
+    URI to;
+    try {
+      to = new URI(signature.url());
+    } catch (URISyntaxException e) {
+      throw new RobotsdException("robotsd: cannot send " + signature.url() + " as robotsd signed it: "
+          + e.getMessage(), e);
+    }
+    HttpRequest.Builder out = HttpRequest.newBuilder(request, (name, value) -> true).uri(to);
+    // setHeader replaces a header of the same name the caller set.
+    signature.headers().asMap().forEach(out::setHeader);
+    return out.build();
   }
 
   /** Reserves the request's slot and waits for it, asking again while robotsd defers it. */
@@ -289,13 +428,13 @@ public final class RobotsdFetcher {
     reports.settled(origin);
     long giveUp = System.nanoTime() + maxPaceWait.toNanos();
     for (;;) {
-      warmUp(target, ua);
+      warmUp(request, target, ua);
       Answer answer;
       long[] answeredAt = {0};
       try {
-        answer = client.checkPacedAt(target, ua, answeredAt);
+        answer = client.checkPacedAt(target, ua, sign ? request.method() : null, answeredAt);
       } catch (RobotsdException e) {
-        if (failOpen) {
+        if (failsOpen(e)) {
           return null;
         }
         throw e;
@@ -307,11 +446,13 @@ public final class RobotsdFetcher {
       Pace pace = answer.pace();
       if (pace == null) {
         // An allowed URL always has a slot; should a robotsd not give one, keep the delay here.
-        local.await(origin, crawlDelay(answer));
-        return answer;
+        requireSign(target, answer);
+        return keepDelay(request, target, origin, ua, answer);
       }
       Duration wait = pace.waitDuration();
       if (pace.reserved()) {
+        // Its signature lasts from the slot; one woken too late asks again, and is signed anew.
+        requireSign(target, answer);
         // Counted from when robotsd's answer arrived, not from when it was read.
         long at = answeredAt[0] + wait.toNanos();
         wait = Duration.ofNanos(Math.max(0, at - System.nanoTime()));
@@ -346,12 +487,17 @@ public final class RobotsdFetcher {
   /**
    * Once per fetcher, an unpaced check before the first reservation: a JVM's first calls load
    * and compile the HTTP and JSON code, which took most of a second on a busy 2-core machine,
-   * after the slot was handed out. This one reserves nothing.
+   * after the slot was handed out. This one reserves nothing. Signing, it asks a signature too,
+   * as every check does: a robotsd that cannot sign then fetches nothing for it.
    */
-  private void warmUp(String target, String ua) {
+  private void warmUp(HttpRequest request, String target, String ua) {
     if (warmed.compareAndSet(false, true)) {
       try {
-        client.checkVerdict(target, ua);
+        if (sign) {
+          client.checkSigned(request.method(), target, ua);
+        } else {
+          client.checkVerdict(target, ua);
+        }
       } catch (RobotsdException e) {
         // The paced check that follows answers for it.
       }

@@ -5,8 +5,13 @@ import static io.github.robotsd.client.TestRunner.equal;
 
 import io.github.robotsd.client.TestRunner.Cleanup;
 import io.github.robotsd.client.TestRunner.Test;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.github.robotsd.examples.Crawl;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -59,6 +64,41 @@ final class CrawlExampleTest {
     equal(result, new Crawl.Result(List.of("/", "/a", "/a/1", "/header", "/meta"), List.of("/private/1"),
         List.of("/header", "/meta"), List.of("/a")), "crawl");
     equal(site.hits("/hidden/1") + site.hits("/hidden/2"), 0, "fetches of a nofollow page's links");
+  }
+
+  @Test
+  void theExampleWithSignCrawlsTheVerifyingSiteSigned(Cleanup c) throws Exception {
+    List<String> args = new ArrayList<>(VerifyingSite.KEYED);
+    args.addAll(List.of("--default-crawl-delay", "50ms"));
+    RobotsdClient robotsd = Harness.robotsd(c, args.toArray(String[]::new));
+    Map<String, Object> pages = new LinkedHashMap<>();
+    pages.put("/", "<a href=\"a\">a</a> <a href=\"old\">o</a> <a href=\"private/1\">p</a> <a href=\"q?x=1\">q</a>");
+    pages.put("/a", "<a href=\"new\">n</a> <a href=\"./\">i</a> <a href=\"x/../q?x=1\">q</a>");
+    pages.put("/old", Map.of("redirect", "/new"));
+    pages.put("/new", "<a href=\"a\">a</a>");
+    pages.put("/q?x=1", "q");
+    VerifyingSite site = c.add(new VerifyingSite(robotsd, "User-agent: *\nDisallow: /private\n", pages));
+
+    // As the fleet test runs it: a program, its one line of JSON on stdout.
+    Process crawl = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), "io.github.robotsd.examples.Crawl",
+        "--robotsd", robotsd.baseUrl(), "--start", site.url("/"), "--ua", "JavaExampleBot", "--sign")
+        .redirectError(ProcessBuilder.Redirect.INHERIT)
+        .start();
+    String out = new String(crawl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    equal(crawl.waitFor(), 0, "the crawler's exit status");
+    Crawl.Result result = new ObjectMapper().readValue(out, Crawl.Result.class);
+    equal(result, new Crawl.Result(List.of("/", "/a", "/new", "/old", "/q"), List.of("/private/1"), List.of(), List.of()),
+        "crawl");
+    equal(out.strip().lines().count(), 1L, "lines of output");
+
+    site.awaitRequests("GET", "/q?x=1", 1);
+    List<JsonNode> seen = site.requests();
+    for (JsonNode request : seen) {
+      check(request.path("verified").asBoolean(), "a request the site could not verify: " + request);
+      check(!request.path("path").asText().startsWith("/private"), "a disallowed page requested: " + request);
+    }
+    equal(seen.size(), 6, "robots.txt, by robotsd, and the five pages once each: " + seen);
   }
 
   private static void html(com.sun.net.httpserver.HttpExchange e, String body) throws java.io.IOException {

@@ -46,6 +46,8 @@ final class OpenApiTest {
     RECORDS.put("RobotsSourceJson", Source.class);
     RECORDS.put("ChallengeJson", Challenge.class);
     RECORDS.put("PaceJson", Pace.class);
+    RECORDS.put("SignJson", Sign.class);
+    RECORDS.put("SignHeaders", SignHeaders.class);
     RECORDS.put("PaceStateJson", PaceState.class);
     RECORDS.put("ReportItem", Report.class);
     RECORDS.put("FeedbackItem", FeedbackResult.class);

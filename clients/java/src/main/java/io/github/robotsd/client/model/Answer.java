@@ -23,8 +23,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * @param robots where the robots.txt came from
  * @param pace the fetch slot reserved (a paced check); null without pacing and when disallowed
  * @param record what robots.txt said of the URL, compact ({@code record=true}); null otherwise
- * @param sign the Web Bot Auth headers for exactly this request, when a signature was asked
- *     ({@code sign=GET}) and the URL is allowed; null otherwise
+ * @param sign the Web Bot Auth signature for exactly this request, when one was asked ({@code
+ *     sign=GET} or {@code HEAD}) and the URL is allowed (a paced check's slot reserved, not
+ *     deferred); null otherwise
  */
 public record Answer(
     boolean allowed,
@@ -40,7 +41,7 @@ public record Answer(
     Source robots,
     Pace pace,
     JsonNode record,
-    JsonNode sign) {
+    Sign sign) {
 
   /**
    * Whether this is a full answer rather than the verdict alone: every full answer has a
