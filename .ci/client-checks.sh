@@ -29,9 +29,9 @@ redis-server --version
 step "the Web Bot Auth verifier: a Python with PyPI's http-message-signatures (.ci/wba-requirements.txt)"
 # Each client's signing test runs tests/wba/verifying_site.py with it: a loopback site that
 # verifies every signature it receives, with code robotsd does not share, and refuses the rest.
-# shellcheck source=.ci/pinned-venv.sh
-source .ci/pinned-venv.sh
-ROBOTSD_WBA_PYTHON="$(pinned_venv .ci/wba-requirements.txt "${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-wba-checks")/bin/python"
+# shellcheck source=.ci/wba-python.sh
+source .ci/wba-python.sh
+ROBOTSD_WBA_PYTHON=$(wba_python)
 export ROBOTSD_WBA_PYTHON
 
 step "go: Debian's golang-go"

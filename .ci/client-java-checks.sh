@@ -13,6 +13,11 @@ step() { printf '\n== %s\n' "$*"; }
 # shellcheck source=.ci/robotsd-bin.sh
 source .ci/robotsd-bin.sh
 bin=$(robotsd_bin)
+# The clients' signing tests verify with tests/wba/verifying_site.py, run with this Python.
+# shellcheck source=.ci/wba-python.sh
+source .ci/wba-python.sh
+ROBOTSD_WBA_PYTHON=$(wba_python)
+export ROBOTSD_WBA_PYTHON
 
 step "java: Debian's default-jdk-headless and libjackson2-databind-java"
 if ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/jackson-databind.jar ]; then

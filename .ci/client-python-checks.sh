@@ -11,6 +11,11 @@ step() { printf '\n== %s\n' "$*"; }
 # shellcheck source=.ci/robotsd-bin.sh
 source .ci/robotsd-bin.sh
 bin=$(robotsd_bin)
+# The clients' signing tests verify with tests/wba/verifying_site.py, run with this Python.
+# shellcheck source=.ci/wba-python.sh
+source .ci/wba-python.sh
+ROBOTSD_WBA_PYTHON=$(wba_python)
+export ROBOTSD_WBA_PYTHON
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/robotsd-client-checks"
 work=$(mktemp -d)

@@ -12,6 +12,11 @@ step() { printf '\n== %s\n' "$*"; }
 # shellcheck source=.ci/robotsd-bin.sh
 source .ci/robotsd-bin.sh
 bin=$(robotsd_bin)
+# The clients' signing tests verify with tests/wba/verifying_site.py, run with this Python.
+# shellcheck source=.ci/wba-python.sh
+source .ci/wba-python.sh
+ROBOTSD_WBA_PYTHON=$(wba_python)
+export ROBOTSD_WBA_PYTHON
 
 step "chromium: Debian's, for PlaywrightCrawler"
 chromium=${CHROMIUM:-/usr/bin/chromium}
