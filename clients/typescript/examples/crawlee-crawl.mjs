@@ -2,7 +2,7 @@
 // A CheerioCrawler that asks robotsd about every URL, for the end-to-end test the crawlers of
 // every ecosystem share:
 //
-//   node examples/crawlee-crawl.mjs --robotsd http://127.0.0.1:PORT --start http://127.0.0.1:SITEPORT/ --ua AGENT [--no-pace]
+//   node examples/crawlee-crawl.mjs --robotsd http://127.0.0.1:PORT --start http://127.0.0.1:SITEPORT/ --ua AGENT [--no-pace] [--sign]
 //
 // It crawls from --start, following every <a href> on the same origin (each page once), with
 // withRobotsd(CheerioCrawler): Crawlee's own robots.txt support, answered by robotsd, so that a
@@ -10,8 +10,10 @@
 // JSON to stdout, {"fetched": [...], "disallowed": [...]}: the paths fetched and the paths robotsd
 // refused, sorted. Each fetch waits for the slot robotsd reserves for it, and the site's pushback is
 // reported to robotsd (withRobotsd's default); --no-pace asks robotsd for verdicts only, and the
-// crawler keeps the crawl-delay by itself. Logs go to stderr. Exit status 0, or 1 when a page could not be crawled
-// (robotsd unreachable included: the crawler fails closed), 2 for a usage error.
+// crawler keeps the crawl-delay by itself. --sign sends each request signed with the fleet's key
+// (Web Bot Auth: robotsd run with --wba-keys signs it, redirect hops included). Logs go to stderr.
+// Exit status 0, or 1 when a page could not be crawled (robotsd unreachable included: the crawler
+// fails closed; with --sign, a robotsd that cannot sign too), 2 for a usage error.
 //
 // Run `npm ci && npm run build` in clients/typescript first.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,7 +28,7 @@ import { withRobotsd } from "@robotsd/client/crawlee";
 // Crawlee writes its info lines with console.log: stdout is kept for the result line alone.
 console.log = console.error;
 
-const usage = "usage: crawlee-crawl.mjs --robotsd URL --start URL --ua AGENT [--no-pace]";
+const usage = "usage: crawlee-crawl.mjs --robotsd URL --start URL --ua AGENT [--no-pace] [--sign]";
 let options;
 try {
   options = parseArgs({
@@ -35,6 +37,7 @@ try {
       start: { type: "string" },
       ua: { type: "string" },
       "no-pace": { type: "boolean" },
+      sign: { type: "boolean" },
     },
     strict: true,
   }).values;
@@ -62,6 +65,7 @@ process.env.CRAWLEE_STORAGE_DIR = storage;
 const Crawler = withRobotsd(CheerioCrawler, client, {
   ua,
   pace: !options["no-pace"],
+  sign: Boolean(options.sign),
   onAnswer: (answer, url) => {
     if (!answer.allowed) disallowed.add(new URL(url).pathname);
   },

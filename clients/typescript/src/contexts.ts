@@ -7,6 +7,8 @@
 /** The parts of a Crawlee `Request` the hook uses. */
 export interface RequestLike {
   url: string;
+  /** The HTTP method, `GET` by default. */
+  method?: string;
   headers?: Record<string, string>;
   userData: Record<string, unknown>;
   noRetry: boolean;

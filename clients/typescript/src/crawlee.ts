@@ -24,6 +24,7 @@ import {
   RobotsdError,
   isFullAnswer,
   isProblem,
+  isSigningProblem,
 } from "./index.js";
 import { type PageContext, answerPage } from "./crawlee-page.js";
 export type {
@@ -45,6 +46,9 @@ import type {
 } from "./contexts.js";
 import { failed, responded, started } from "./navigation.js";
 import { LOCAL_PACE_GUARD_MS, Pacer, type Slot, type Warn, crawlDelayMs } from "./pacer.js";
+import { NavigationSigner, UnsignedError, signMethodOf } from "./signing.js";
+
+export { UnsignedError } from "./signing.js";
 
 export {
   pageStats,
@@ -95,6 +99,26 @@ export interface RobotsdCrawleeOptions {
    * that interval, and a `Retry-After` of a 429 or 503 holds the origin back.
    */
   pace?: boolean;
+  /**
+   * Web Bot Auth (robotsd with `--wba-keys`; docs/bot-auth.md), off by default: each request goes
+   * out signed with the fleet's key, its `Signature-Agent`, `Signature-Input` and `Signature`
+   * headers made by robotsd for exactly that method and URL. The check made right before the
+   * fetch (the reservation with pacing; one more `GET /v1/check` without) asks
+   * `sign=<the request's method>`, and the request is sent to the answer's `sign.url` with its
+   * headers (replacing any of the same name). Each redirect hop is checked and signed on its own
+   * (`POST /v1/sign`, with its own slot when pacing) right before it leaves; a disallowed hop is
+   * not followed. A browser crawler signs its page's navigation (Chromium only), not the page's
+   * subresources. The verdicts asked ahead of time (a batch of start URLs, Crawlee's own lookup)
+   * are not signed: a signature is good for one request, for a minute.
+   *
+   * Never sent unsigned: a request whose method is not GET or HEAD (robotsd signs those alone),
+   * or that robotsd allowed without a signature, fails with an {@link UnsignedError}; robotsd's
+   * `signing-off` (no keys) and `sign-other-agent` (the agent is not the fleet's product token)
+   * fail it with the {@link ProblemError}, even with `failOpen`: they are configuration errors.
+   * None is retried. With `failOpen`, a request robotsd cannot answer for at all (down, timed
+   * out) is still fetched unchecked, and so unsigned.
+   */
+  sign?: boolean;
 }
 
 /** What the hook records in `request.userData.robotsd`, for the request handler to read. */
@@ -199,6 +223,7 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
   }
   const pacer = Pacer.for(client);
   const pace = options.pace !== false;
+  const sign = options.sign === true;
   const RobotsdCrawler = class extends Crawler {
     readonly #answers = new AnswerCache();
     readonly #agent: string | string[];
@@ -207,6 +232,8 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
     constructor(...args: any[]) {
       const [crawlerOptions, ...rest] = args as [Record<string, unknown> | undefined, ...unknown[]];
       const respect = crawlerOptions?.respectRobotsTxtFile as CrawleeInternals["respectRobotsTxtFile"] | undefined;
+      // Without checks nothing would be signed: every request would go out unsigned.
+      if (sign && respect === false) throw new TypeError("withRobotsd: sign needs robots.txt checks (respectRobotsTxtFile)");
       super({ ...crawlerOptions, respectRobotsTxtFile: respect ?? true }, ...rest);
       this.#agent = options.ua ?? (typeof respect === "object" ? respect?.userAgent : undefined) ?? DEFAULT_AGENT;
       const crawler = this as unknown as CrawleeInternals;
@@ -373,27 +400,44 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
     async #pace(context: PreNavigationContext, navigationOptions: unknown): Promise<void> {
       const { request } = context;
       const url = request.url;
-      if (!(this as unknown as CrawleeInternals).respectRobotsTxtFile || isRobotsTxt(url)) return;
+      if (!(this as unknown as CrawleeInternals).respectRobotsTxtFile) return;
+      // robots.txt is always allowed, unasked; with signing it is asked about like any other
+      // request, so as to go out signed.
+      if (isRobotsTxt(url) && !sign) return;
       const outcome = await this.#answers.peek(url);
       const known = outcome && "answer" in outcome ? outcome.answer : undefined;
+      const signer = sign
+        ? signerFor(request, { pacer, ua: this.#agent, pace, failOpen: Boolean(options.failOpen), warn: this.#warn })
+        : undefined;
       if (!pace) {
         // A verdict alone does not say the crawl-delay: the interval last kept for the origin.
         const delay = known && isFullAnswer(known) ? crawlDelayMs(known.crawl_delay) : pacer.intervalFor(url);
         await pacer.claim(url, delay, 0, LOCAL_PACE_GUARD_MS);
-        await started(context, navigationOptions, pacer);
+        if (signer) {
+          // The verdict the request was let through with carries no signature: ask for one now.
+          let answer: CheckResponse;
+          try {
+            answer = await client.check(url, this.#agent, { sign: signer.method });
+          } catch (error) {
+            this.#cannot(`sign ${url}`, request, error);
+            await started(context, navigationOptions, pacer);
+            return;
+          }
+          if (!answer.allowed) {
+            // robots.txt changed since the request was let through: it is not fetched.
+            request.noRetry = true;
+            throw new DisallowedError(url, answer);
+          }
+          signer.take(answer);
+        }
+        await started(context, navigationOptions, pacer, undefined, signer);
         return;
       }
       let slot: Slot;
       try {
-        slot = await pacer.slot(url, this.#agent, await pacer.reserve(url, this.#agent));
+        slot = await pacer.slot(url, this.#agent, await pacer.reserve(url, this.#agent, signer?.method), signer?.method);
       } catch (error) {
-        if (!options.failOpen) {
-          this.#warn(`robotsd could not reserve a slot for ${url}, not fetching it now: ${messageOf(error)}`);
-          // robotsd may come back: Crawlee's retries are for that. A problem with the URL will not change.
-          if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
-          throw error;
-        }
-        this.#warn(`robotsd could not reserve a slot for ${url}, fetching it with local pacing only (failOpen): ${messageOf(error)}`);
+        this.#cannot(`reserve a slot for ${url}`, request, error, "with local pacing only");
         await pacer.claim(url, pacer.intervalFor(url, known && isFullAnswer(known) ? known.crawl_delay : undefined), 0, LOCAL_PACE_GUARD_MS);
         await started(context, navigationOptions, pacer);
         return;
@@ -405,10 +449,33 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
           request.noRetry = true;
           throw new DisallowedError(url, taken.answer);
         }
+        signer?.take(taken.answer);
         if (verdict) verdict.pace = taken.answer.pace ?? null;
       };
       take(slot);
-      await started(context, navigationOptions, pacer, async () => take((slot = await pacer.keep(url, this.#agent, slot))));
+      await started(
+        context,
+        navigationOptions,
+        pacer,
+        async () => take((slot = await pacer.keep(url, this.#agent, slot, signer?.method))),
+        signer,
+      );
+    }
+
+    /**
+     * robotsd could not do what the fetch needs (`what`). Returns when `failOpen` lets the
+     * request go on (unchecked, and unsigned); throws the error otherwise, and always for
+     * robotsd's refusal to sign, a configuration error that failing open would hide.
+     */
+    #cannot(what: string, request: PreNavigationContext["request"], error: unknown, how = ""): void {
+      if (!options.failOpen || isSigningProblem(error)) {
+        this.#warn(`robotsd could not ${what}, not fetching it now: ${messageOf(error)}`);
+        // robotsd may come back: Crawlee's retries are for that. A problem with the URL will not change.
+        if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
+        throw error;
+      }
+      const unsigned = sign ? ", unsigned" : "";
+      this.#warn(`robotsd could not ${what}, fetching it${how ? ` ${how}` : ""}${unsigned} (failOpen): ${messageOf(error)}`);
     }
   };
   // Crawlee names the crawler's log after its class: the logs read as the base crawler's.
@@ -565,12 +632,19 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
   return async (context, navigationOptions) => {
     const { request } = context;
     const url = request.url;
-    if (isRobotsTxt(url)) return;
+    // Always allowed, unasked; with signing it is asked about like any other request, so as to go out signed.
+    if (isRobotsTxt(url) && !options.sign) return;
     const ua = options.ua ?? (await agentOf(context, navigationOptions));
-    /** robotsd could not answer: with failOpen, the fetch goes on with the interval last kept; else it throws. */
+    const signer = options.sign
+      ? signerFor(request, { pacer, ua, pace, failOpen: Boolean(options.failOpen), warn: warnOf(context) })
+      : undefined;
+    /**
+     * robotsd could not answer: with failOpen, the fetch goes on (unchecked, unsigned) with the
+     * interval last kept; else it throws, as it does for robotsd's refusal to sign.
+     */
     const unanswered = async (error: unknown): Promise<void> => {
-      if (options.failOpen && error instanceof RobotsdError) {
-        context.log?.info(`robotsd: fetching ${url} unchecked (failOpen): ${(error as Error).message}`);
+      if (options.failOpen && error instanceof RobotsdError && !isSigningProblem(error)) {
+        context.log?.info(`robotsd: fetching ${url} unchecked${signer ? " and unsigned" : ""} (failOpen): ${(error as Error).message}`);
         await pacer.claim(url, pacer.intervalFor(url), 0, LOCAL_PACE_GUARD_MS);
         await started(context, navigationOptions, pacer);
         return;
@@ -582,7 +656,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     };
     let answer: CheckResponse;
     try {
-      answer = pace ? await pacer.reserve(url, ua) : await client.check(url, ua);
+      answer = pace ? await pacer.reserve(url, ua, signer?.method) : await client.check(url, ua, { sign: signer?.method });
     } catch (error) {
       return unanswered(error);
     }
@@ -592,7 +666,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     let slot: Slot | undefined;
     if (answer.allowed && pace) {
       try {
-        slot = await pacer.slot(url, ua, answer);
+        slot = await pacer.slot(url, ua, answer, signer?.method);
       } catch (error) {
         return unanswered(error);
       }
@@ -601,6 +675,7 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     /** The answer the fetch goes on with: records it, or throws if it disallows. */
     const take = (taken: CheckResponse) => {
       if (taken.allowed) {
+        signer?.take(taken);
         if (pace) verdict.pace = taken.pace ?? null;
         return;
       }
@@ -616,14 +691,20 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
     take(answer);
     if (!slot) {
       if (!pace) await pacer.claim(url, crawlDelayMs(answer.crawl_delay), 0, LOCAL_PACE_GUARD_MS);
-      await started(context, navigationOptions, pacer);
+      await started(context, navigationOptions, pacer, undefined, signer);
       return;
     }
     let held = slot;
-    await started(context, navigationOptions, pacer, async () => {
-      held = await pacer.keep(url, ua, held);
-      take(held.answer);
-    });
+    await started(
+      context,
+      navigationOptions,
+      pacer,
+      async () => {
+        held = await pacer.keep(url, ua, held, signer?.method);
+        take(held.answer);
+      },
+      signer,
+    );
   };
 }
 
@@ -659,6 +740,25 @@ export function robotsdErrorHandler(client: RobotsdClient, options: Pick<Robotsd
   const pacer = Pacer.for(client);
   const pace = options.pace !== false;
   return async (context, error) => failed(context, error, pacer, pace, warnOf(context));
+}
+
+/**
+ * The signer of a request's navigation (the `sign` option), or an {@link UnsignedError} for a
+ * method robotsd does not sign: such a request is never sent, nor retried.
+ */
+function signerFor(
+  request: PreNavigationContext["request"],
+  options: { pacer: Pacer; ua: string | string[]; pace: boolean; failOpen: boolean; warn: Warn },
+): NavigationSigner {
+  try {
+    return new NavigationSigner(request, signMethodOf(request.url, request.method), {
+      ...options,
+      refuse: (url, answer) => new DisallowedError(url, answer),
+    });
+  } catch (error) {
+    request.noRetry = true;
+    throw error;
+  }
 }
 
 function warnOf(context: { log?: { warning?(message: string): void } }): Warn {

@@ -99,6 +99,20 @@ export type Pace = Schemas["PaceJson"];
 export type PaceOutcome = Schemas["PaceOutcome"];
 /** Where a slot's interval came from: `crawl_delay`, `default` (the server's `--default-crawl-delay`) or `pushback`. */
 export type IntervalSource = Schemas["IntervalSource"];
+/**
+ * The Web Bot Auth headers robotsd made for exactly one request (`sign` of an answer asked with
+ * `sign: "GET"` or `"HEAD"`): send `method` to `url` as it is, with `headers`, before `expires`.
+ */
+export type Sign = Schemas["SignJson"];
+/** The three headers of a {@link Sign}: `Signature-Agent`, `Signature-Input` and `Signature`. */
+export type SignHeaders = Schemas["SignHeaders"];
+/** The methods robotsd signs. */
+export type SignMethod = "GET" | "HEAD";
+/**
+ * The problem types of a check robotsd will not sign: it holds no key (`signing-off`), or the
+ * agent is not the fleet's product token (`sign-other-agent`).
+ */
+export const SIGNING_PROBLEMS: readonly string[] = ["urn:robotsd:problem:signing-off", "urn:robotsd:problem:sign-other-agent"];
 /** An origin's pacing state, after a report (and in `/v1/robots`). */
 export type PaceState = Schemas["PaceStateJson"];
 /**
@@ -183,6 +197,14 @@ export class ProblemError extends RobotsdError {
 /** robotsd could not be reached or did not answer in time; `cause` is the underlying error. */
 export class UnavailableError extends RobotsdError {}
 
+/**
+ * Whether `error` is robotsd refusing to sign ({@link SIGNING_PROBLEMS}): a configuration error
+ * of robotsd or of the crawler, not robotsd being unavailable.
+ */
+export function isSigningProblem(error: unknown): error is ProblemError {
+  return error instanceof ProblemError && SIGNING_PROBLEMS.includes(error.type);
+}
+
 /** Whether a batch result (of a check, or of a report) is a problem rather than an answer. */
 export function isProblem(result: BatchResult): result is Problem;
 export function isProblem(result: FeedbackResult | Problem): result is Problem;
@@ -230,6 +252,13 @@ export interface CheckOptions extends CallOptions {
    * Without it (the default) an answer has no `pace`.
    */
   pace?: boolean;
+  /**
+   * Also sign the request (`sign=GET` or `HEAD`, robotsd with `--wba-keys`): an allowed URL's
+   * answer carries `sign` ({@link Sign}), the Web Bot Auth headers for that method and URL
+   * alone. A disallowed URL, or a slot robotsd deferred, gets none. A robotsd without keys
+   * answers the problem `signing-off` (a {@link ProblemError}).
+   */
+  sign?: SignMethod;
 }
 
 /** Options of {@link RobotsdClient.check}. */
@@ -246,6 +275,20 @@ export interface SingleCheckOptions extends CheckOptions {
 export interface ReserveOptions extends CallOptions {
   /** How percent-encoded characters compare; robotsd's default is `google`. */
   percentDecoding?: PercentDecoding;
+  /** Also sign the request, as {@link CheckOptions.sign}: the signature lasts from the slot. */
+  sign?: SignMethod;
+}
+
+/** The input of {@link RobotsdClient.sign}. */
+export interface SignInput extends CallOptions {
+  /** The URL about to be fetched (a redirect's next hop, say). */
+  url: string;
+  /** The agent(s) the crawler fetches as. */
+  ua: string | string[];
+  /** `GET` (robotsd's default) or `HEAD`. */
+  method?: SignMethod;
+  /** Also reserve the URL's fetch slot (`pace` in the answer): the signature then lasts from the slot. */
+  pace?: boolean;
 }
 
 /** The input of {@link RobotsdClient.evaluate}. */
@@ -260,9 +303,10 @@ export interface EvaluateInput extends CheckOptions {
   include?: Schemas["EvaluateInclude"];
 }
 
-type CheckQuery = Omit<NonNullable<operations["check_get"]["parameters"]["query"]>, "pace" | "record"> & {
+type CheckQuery = Omit<NonNullable<operations["check_get"]["parameters"]["query"]>, "pace" | "record" | "sign"> & {
   pace?: "true";
   record?: "true";
+  sign?: SignMethod;
 };
 type RobotsQuery = operations["robots_get"]["parameters"]["query"];
 
@@ -285,8 +329,9 @@ export class RobotsdClient {
   }
 
   /**
-   * Asks whether the agent(s) may fetch `url` (`GET /v1/check`), and with `pace: true` reserves
-   * the fetch's slot (`pace` in the answer). A problem throws a {@link ProblemError}.
+   * Asks whether the agent(s) may fetch `url` (`GET /v1/check`), with `pace: true` reserves
+   * the fetch's slot (`pace` in the answer), and with `sign: "GET"` (or `"HEAD"`) signs the
+   * request when it is allowed (`sign` in the answer). A problem throws a {@link ProblemError}.
    */
   async check(url: string, ua: string | string[], options: SingleCheckOptions = {}): Promise<CheckResponse> {
     const query: CheckQuery = {
@@ -295,6 +340,7 @@ export class RobotsdClient {
       percent_decoding: options.percentDecoding,
       pace: options.pace ? "true" : undefined,
       record: options.record ? "true" : undefined,
+      sign: options.sign,
     };
     return this.#request<CheckResponse>("GET", `/v1/check?${queryString(query)}`, undefined, options.signal);
   }
@@ -331,7 +377,11 @@ export class RobotsdClient {
    * {@link VerdictResponse} (tell them apart with {@link isFullAnswer}).
    */
   async checkMany(urls: readonly string[], ua: string | string[], options: CheckOptions = {}): Promise<BatchResult[]> {
-    const params = queryString({ percent_decoding: options.percentDecoding, pace: options.pace ? "true" : undefined });
+    const params = queryString({
+      percent_decoding: options.percentDecoding,
+      pace: options.pace ? "true" : undefined,
+      sign: options.sign,
+    });
     const query = params ? `?${params}` : "";
     const results: BatchResult[] = [];
     for (let start = 0; start < urls.length; start += MAX_BATCH) {
@@ -340,6 +390,20 @@ export class RobotsdClient {
       for (const item of batch.results) results.push(fromBatchItem(item));
     }
     return results;
+  }
+
+  /**
+   * Checks one URL and, when it is allowed, signs its request (`POST /v1/sign`): for a redirect's
+   * next hop, which the first hop's signature does not cover. Resolves to the answer
+   * {@link RobotsdClient.check} gives with `sign`: `sign` ({@link Sign}) when allowed, with
+   * `pace` (the slot, from which the signature lasts) when `pace: true`. A problem throws a
+   * {@link ProblemError} (`signing-off` from a robotsd without keys).
+   */
+  async sign(input: SignInput): Promise<CheckResponse> {
+    const body: Schemas["SignRequest"] = { url: input.url, ua: input.ua };
+    if (input.method) body.method = input.method;
+    if (input.pace) body.pace = true;
+    return this.#request<CheckResponse>("POST", "/v1/sign", body, input.signal);
   }
 
   /**

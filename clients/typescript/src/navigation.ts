@@ -10,6 +10,7 @@ import type { ErrorContext, PostNavigationContext, PreNavigationContext } from "
 import { createRequire } from "node:module";
 
 import type { Failure, Pacer, Warn } from "./pacer.js";
+import { type NavigationSigner, UnsignedError, signGotOptions } from "./signing.js";
 
 /**
  * Where a request's fetch is: `waiting` from the last pre-navigation step until the request
@@ -29,6 +30,8 @@ interface Navigation {
   limitMs: number | undefined;
   /** How much the limit was lengthened by the wait before the request left (ms). */
   extendedMs: number;
+  /** Ends a browser's signing of the navigation's requests, once the page answered or failed. */
+  release?: () => Promise<void>;
 }
 
 const navigating = new WeakMap<object, Navigation>();
@@ -110,12 +113,18 @@ function responseOf(
  * fetch's slot is still on time, else a new one is waited for) with pacing, else the local gap
  * ({@link Pacer.send}). In a browser crawler, `paced` runs here, the last step before the page
  * navigates.
+ *
+ * With `signer` (the `sign` option), the request leaves with its signature: got's hook puts it on
+ * the request, and signs each redirect hop anew (got runs `beforeRequest` again for every hop); a
+ * browser's main-frame requests are intercepted until the page answered
+ * ({@link NavigationSigner.intercept}).
  */
 export async function started(
   context: PreNavigationContext,
   navigationOptions: unknown,
   pacer: Pacer,
   paced?: () => Promise<void>,
+  signer?: NavigationSigner,
 ): Promise<void> {
   const navigation: Navigation = { phase: "waiting", began: performance.now(), sent: 0, limitMs: undefined, extendedMs: 0 };
   navigating.set(context.request, navigation);
@@ -126,6 +135,13 @@ export async function started(
     navigation.limitMs = typeof limit === "number" ? limit : undefined;
   };
   if (context.page || !navigationOptions || typeof navigationOptions !== "object") {
+    if (signer) {
+      if (!context.page) {
+        throw new UnsignedError(context.request.url, "this crawler's requests cannot be signed (neither got nor a browser)");
+      }
+      // Before the wait for the slot: setting up the interception takes the slot's time otherwise.
+      navigation.release = await signer.intercept(context.page);
+    }
     await paced?.();
     // A browser crawler's pre-navigation hooks run before the navigation's time limit begins.
     navigation.began = performance.now();
@@ -134,10 +150,18 @@ export async function started(
   }
   const options = navigationOptions as { hooks?: { beforeRequest?: unknown[] } };
   const hooks = (options.hooks ??= {});
+  let requests = 0;
   hooks.beforeRequest = [
     ...(hooks.beforeRequest ?? []),
     // Returns nothing: a value would be taken for the response.
-    async (requestOptions: { url?: unknown; timeout?: { request?: unknown } }): Promise<void> => {
+    async (requestOptions: {
+      url?: unknown;
+      method?: string;
+      headers?: Record<string, unknown>;
+      timeout?: { request?: unknown };
+    }): Promise<void> => {
+      // got runs this hook again before each redirect hop.
+      const hop = requests++ > 0;
       // The wait here (a new slot when the request's own was missed, or the local gap) is inside
       // the navigation's time limit: the limit is lengthened by it, so that the site still gets
       // the whole limit (got's own timer starts after this hook).
@@ -145,8 +169,18 @@ export async function started(
       const waitFrom = performance.now();
       extend?.(WAIT_ALLOWANCE_MS);
       try {
-        if (paced) await paced();
-        else await pacer.send(String(requestOptions.url ?? context.request.url));
+        const url = String(requestOptions.url ?? context.request.url);
+        if (signer && hop) {
+          // The previous hop's signature covers the previous URL alone: this one gets its own
+          // (with its own slot when pacing), or is not sent.
+          const sign = await signer.hop(url, requestOptions.method);
+          if (!paced) await pacer.send(url);
+          signGotOptions(requestOptions, sign);
+        } else {
+          if (paced) await paced();
+          else await pacer.send(url);
+          if (signer) signGotOptions(requestOptions, signer.own());
+        }
       } finally {
         const waited = performance.now() - waitFrom;
         extend?.(-(WAIT_ALLOWANCE_MS - waited));
@@ -164,6 +198,7 @@ export async function started(
 export function responded(context: PostNavigationContext, pacer: Pacer, report: boolean, warn: Warn): void {
   const { request } = context;
   const navigation = navigating.get(request);
+  void navigation?.release?.();
   if (!navigation || navigation.phase === "responded") return;
   navigation.phase = "responded";
   const response = responseOf(context);
@@ -187,6 +222,7 @@ export function responded(context: PostNavigationContext, pacer: Pacer, report: 
 export function failed(context: ErrorContext, error: unknown, pacer: Pacer, report: boolean, warn: Warn): void {
   const request = context?.request;
   const navigation = request ? navigating.get(request) : undefined;
+  void navigation?.release?.();
   if (!request || !navigation || navigation.phase === "responded") return;
   navigating.delete(request);
   if (navigation.phase !== "sent") {

@@ -12,7 +12,15 @@
  *
  * @internal
  */
-import { type CheckResponse, type Pace, type RobotsdClient, type Report, askAgainDelayMs, slotLatenessMs } from "./index.js";
+import {
+  type CheckResponse,
+  type Pace,
+  type RobotsdClient,
+  type Report,
+  type SignMethod,
+  askAgainDelayMs,
+  slotLatenessMs,
+} from "./index.js";
 
 /** The longest response time robotsd takes in a report (ten minutes). */
 const MAX_RESPONSE_MS = 600_000;
@@ -104,9 +112,9 @@ export class Pacer {
    * if it was deferred, or if the site pushed back while this worker waited (the slot was handed
    * out before robotsd knew); then keeps the local floor. Resolves to the slot the fetch takes,
    * or to a disallowing answer (robots.txt changed meanwhile: nothing reserved). Throws what
-   * {@link RobotsdClient.check} throws.
+   * {@link RobotsdClient.check} throws. With `sign`, each slot asked for again is signed too.
    */
-  async slot(url: string, ua: string | string[], answer: CheckResponse): Promise<Slot> {
+  async slot(url: string, ua: string | string[], answer: CheckResponse, sign?: SignMethod): Promise<Slot> {
     const origin = originOf(url);
     for (;;) {
       const pace: Pace | null | undefined = answer.pace;
@@ -127,7 +135,7 @@ export class Pacer {
       }
       // Deferred, or the site pushed back since: robotsd hears of it first, then hands out a slot.
       await state.reporting;
-      answer = await this.#client.check(url, ua, { pace: true });
+      answer = await this.#client.check(url, ua, { pace: true, sign });
     }
   }
 
@@ -137,7 +145,7 @@ export class Pacer {
    * time), the slot is given up and another one waited for. Resolves to the slot the fetch
    * takes, which may disallow it (robots.txt changed meanwhile).
    */
-  async keep(url: string, ua: string | string[], slot: Slot): Promise<Slot> {
+  async keep(url: string, ua: string | string[], slot: Slot, sign?: SignMethod): Promise<Slot> {
     for (;;) {
       if (slot.at === undefined) return slot;
       const now = performance.now();
@@ -146,7 +154,7 @@ export class Pacer {
         return slot;
       }
       this.#late++;
-      slot = await this.slot(url, ua, await this.reserve(url, ua));
+      slot = await this.slot(url, ua, await this.reserve(url, ua, sign), sign);
     }
   }
 
@@ -157,11 +165,20 @@ export class Pacer {
 
   /**
    * Asks robotsd about `url` with a reservation, after any pushback report on its way for the
-   * origin (so that the slot reflects it).
+   * origin (so that the slot reflects it). With `sign`, the request is signed too.
    */
-  async reserve(url: string, ua: string | string[]): Promise<CheckResponse> {
+  async reserve(url: string, ua: string | string[], sign?: SignMethod): Promise<CheckResponse> {
     await this.#state(originOf(url)).reporting;
-    return this.#client.check(url, ua, { pace: true });
+    return this.#client.check(url, ua, { pace: true, sign });
+  }
+
+  /**
+   * Checks and signs a redirect's next hop (`POST /v1/sign`), with a reservation when `pace`,
+   * after any pushback report on its way for the origin.
+   */
+  async signHop(url: string, ua: string | string[], method: SignMethod, pace: boolean): Promise<CheckResponse> {
+    if (pace) await this.#state(originOf(url)).reporting;
+    return this.#client.sign({ url, ua, method, pace });
   }
 
   /**

@@ -167,7 +167,8 @@ export function capturingLog() {
  * PlaywrightCrawler, enqueueing every link of the site. Returns what the request handler saw
  * (`fetched`, `unrecorded`: fetched requests without the answer in userData, and `paces`: each
  * fetched request's path and slot, `userData.robotsd.pace`), what
- * onSkippedRequest saw (`skipped`), what onAnswer and onError saw, the failures, the crawler's
+ * onSkippedRequest saw (`skipped`), what onAnswer and onError saw, the failures (messages, and
+ * `failedErrors`: each failed request's path and error), the crawler's
  * log lines, its statistics and the crawler itself. `onContext(context)`, if given, sees each
  * request handler's context first.
  */
@@ -179,6 +180,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
   const answers = [];
   const errors = [];
   const failures = [];
+  const failedErrors = [];
   const { log: crawlerLog, lines } = capturingLog();
   const RobotsdCrawler = withRobotsd(Crawler, client, {
     ...robotsd,
@@ -201,6 +203,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
       },
       failedRequestHandler({ request }, error) {
         failures.push(`${request.url}: ${error.message}`);
+        failedErrors.push([pathOf(request.url), error]);
       },
     },
     configuration(t),
@@ -214,6 +217,7 @@ export async function robotsdCrawl(t, { Crawler, client, start, robotsd = {}, cr
     answers,
     errors,
     failures,
+    failedErrors,
     lines,
     stats,
     crawler,

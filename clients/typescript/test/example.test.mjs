@@ -8,7 +8,16 @@ import { test } from "node:test";
 
 import { RobotsdClient } from "@robotsd/client";
 
-import { allowedPaths, freePort, sitePaths, startRobotsd, startSite, tempDir } from "./helpers.mjs";
+import {
+  allowedPaths,
+  freePort,
+  sitePaths,
+  startRobotsd,
+  startSigningRobotsd,
+  startSite,
+  startVerifyingSite,
+  tempDir,
+} from "./helpers.mjs";
 
 const example = fileURLToPath(new URL("../examples/crawlee-crawl.mjs", import.meta.url));
 
@@ -72,4 +81,31 @@ test("the example crawler refuses a disallowed start URL and fails closed withou
   const usage = await run(t, "--robotsd", robotsd);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^usage: /);
+});
+
+test("the example crawler with --sign sends every request signed, and the site verifies each", async (t) => {
+  const robotsd = await startSigningRobotsd(t);
+  const pages = {
+    "/": '<a href="a">a</a> <a href="b?x=1">b</a> <a href="private/secret">secret</a> <a href="old">old</a>',
+    "/a": "<p>a</p>",
+    "/b?x=1": "<p>b</p>",
+    "/old": { redirect: "/new" },
+    "/new": "<p>new</p>",
+    "/private/secret": "<p>secret</p>",
+  };
+  const site = await startVerifyingSite(t, { keysFrom: robotsd, robots: "User-agent: *\nDisallow: /private\n", pages });
+  const { code, stdout, stderr } = await run(t, "--robotsd", robotsd, "--start", `${site.url}/`, "--ua", "ExampleBot", "--sign");
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(JSON.parse(stdout), { fetched: ["/", "/a", "/b", "/new"], disallowed: ["/private/secret"] });
+  const requests = site.pageLog();
+  assert.deepEqual(requests.map((entry) => entry.path).sort(), ["/", "/a", "/b?x=1", "/new", "/old"]);
+  for (const entry of requests) assert.equal(entry.verified, true, `${entry.path}: ${entry.reason}`);
+
+  // Against a robotsd that holds no key, nothing is sent, and the crawl fails.
+  const keyless = await startRobotsd(t);
+  const off = await run(t, "--robotsd", keyless, "--start", `${site.url}/a`, "--ua", "ExampleBot", "--sign");
+  assert.equal(off.code, 1);
+  assert.deepEqual(JSON.parse(off.stdout), { fetched: [], disallowed: [] });
+  assert.match(off.stderr, /signing-off|Signing is off/);
+  assert.equal(site.pageLog().length, requests.length, "no request for the page");
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, get } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
 import { RobotsdClient, isProblem } from "@robotsd/client";
@@ -331,3 +332,89 @@ export function tokenFile(t, token) {
 }
 
 export { RobotsdClient };
+
+/** The repository's root: tests/wba holds the verifying site and the test key. */
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** The key directory's URL robotsd names in `Signature-Agent` (--wba-agent), as sites know the fleet by. */
+export const WBA_DIRECTORY = "https://bot.example/.well-known/http-message-signatures-directory";
+
+/**
+ * robotsd holding the committed test key (RFC 9421's B.1.4, tests/wba/test-keys.json: never a key
+ * to deploy), signing for {@link WBA_DIRECTORY}.
+ */
+export async function startSigningRobotsd(t, ...args) {
+  return startRobotsd(t, "--wba-keys", join(REPO, "tests/wba/test-keys.json"), "--wba-agent", WBA_DIRECTORY, ...args);
+}
+
+/**
+ * The loopback site of tests/wba/verifying_site.py, run as a program with the interpreter
+ * ROBOTSD_WBA_PYTHON names (a virtualenv with PyPI's http-message-signatures: a verifier that
+ * shares no code with robotsd). It fetches the key directory from `keysFrom` (a robotsd started
+ * with {@link startSigningRobotsd}) as a site fetches it from the bot domain, and verifies every
+ * request it gets: `pages` maps a path (with its query) to HTML (200) or `{ redirect: "/x" }`
+ * (301), answered to verified requests only (401 otherwise; robots.txt to anyone). `log()` is
+ * every request it saw, `{ method, path, verified, kid, reason }`, in order. An unset
+ * ROBOTSD_WBA_PYTHON fails the test: never a skip.
+ */
+export async function startVerifyingSite(t, { keysFrom, robots, pages }) {
+  const python = process.env.ROBOTSD_WBA_PYTHON;
+  if (!python) {
+    throw new Error(
+      "ROBOTSD_WBA_PYTHON must name a Python with .ci/wba-requirements.txt installed (.ci/client-checks.sh exports it) for the verifying site",
+    );
+  }
+  const dir = tempDir(t);
+  writeFileSync(join(dir, "robots.txt"), robots);
+  writeFileSync(join(dir, "pages.json"), JSON.stringify(pages));
+  const child = spawn(
+    python,
+    [
+      join(REPO, "tests/wba/verifying_site.py"),
+      "--directory-url",
+      WBA_DIRECTORY,
+      "--fetch-from",
+      `${keysFrom}/.well-known/http-message-signatures-directory`,
+      "--robots",
+      join(dir, "robots.txt"),
+      "--pages",
+      join(dir, "pages.json"),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let exitCode = null;
+  const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve((exitCode = code ?? signal))));
+  t.after(async () => {
+    if (exitCode === null) child.kill();
+    await exited;
+  });
+  const log = [];
+  let buffered = "";
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the verifying site did not start within 20 s")), 20_000);
+    exited.then((code) => reject(new Error(`the verifying site exited with ${code} before it listened`)));
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk) => {
+      buffered += chunk;
+      let newline;
+      while ((newline = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        const listening = /^listening (\d+)$/.exec(line);
+        if (listening) {
+          clearTimeout(timer);
+          resolve(Number(listening[1]));
+        } else if (line.trim()) {
+          log.push(JSON.parse(line));
+        }
+      }
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** Every request the site saw, as it logged it (robots.txt included). */
+    log: () => log.filter((entry) => "path" in entry),
+    /** The requests for pages: all but robots.txt. */
+    pageLog: () => log.filter((entry) => "path" in entry && entry.path !== "/robots.txt"),
+  };
+}

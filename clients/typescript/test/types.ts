@@ -17,6 +17,8 @@ import {
   type Problem,
   type Report,
   type RslTerms,
+  type Sign,
+  isSigningProblem,
   type VerdictResponse,
 } from "../src/index.js";
 import {
@@ -27,6 +29,7 @@ import {
   robotsdPreNavigationHook,
   pageStats,
   robotsdPage,
+  UnsignedError,
   withRobotsd,
   type RobotsdPageContext,
   type RobotsdVerdict,
@@ -225,3 +228,25 @@ new CheerioCrawler({
     await robotsdPage(client, context, { ua: "ExampleBot" });
   },
 });
+
+// Web Bot Auth: one option signs every request of the integration; the client's checks ask for it.
+withRobotsd(CheerioCrawler, client, { ua: "ExampleBot", sign: true }) satisfies typeof CheerioCrawler;
+withRobotsd(PlaywrightCrawler, client, { ua: "ExampleBot", sign: true, pace: false }) satisfies typeof PlaywrightCrawler;
+// @ts-expect-error: sign is a boolean
+withRobotsd(CheerioCrawler, client, { sign: "GET" });
+new CheerioCrawler({
+  preNavigationHooks: [robotsdPreNavigationHook(client, { ua: "ExampleBot", sign: true })],
+  failedRequestHandler(_context, error) {
+    if (error instanceof UnsignedError) error.url satisfies string;
+    if (isSigningProblem(error)) error.type satisfies string;
+  },
+});
+const signed: Sign | null | undefined = (await client.check("https://example.com/", "ExampleBot", { sign: "GET" })).sign;
+signed?.headers["Signature-Input"] satisfies string | undefined;
+(await client.reserve("https://example.com/", "ExampleBot", { sign: "HEAD" })).sign?.expires satisfies string | undefined;
+(await client.checkMany(["https://example.com/"], "ExampleBot", { sign: "GET" }))[0] satisfies BatchResult | undefined;
+(await client.sign({ url: "https://example.com/next", ua: "ExampleBot", method: "HEAD", pace: true })).sign?.url satisfies
+  | string
+  | undefined;
+// @ts-expect-error: robotsd signs GET and HEAD only
+await client.check("https://example.com/", "ExampleBot", { sign: "POST" });
