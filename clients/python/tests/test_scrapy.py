@@ -51,10 +51,14 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scrapy_crawl.py
 
 
 class Crawl:
-    def __init__(self, robotsd_url: str, site: Site, tmp_path: Path, *flags: str) -> None:
+    """examples/scrapy_crawl.py (the crawler of the fleet's end-to-end test) as a process, from
+    a site's index or another start URL."""
+
+    def __init__(self, robotsd_url: str, start: Site | str, tmp_path: Path, *flags: str) -> None:
         stats_file = tmp_path / "stats.json"
+        start_url = start if isinstance(start, str) else start.url + "/"
         done = subprocess.run(
-            [sys.executable, str(EXAMPLE), "--robotsd", robotsd_url, "--start", site.url + "/",
+            [sys.executable, str(EXAMPLE), "--robotsd", robotsd_url, "--start", start_url,
              "--ua", CRAWLER_UA, "--stats", str(stats_file), *flags],
             capture_output=True,
             text=True,

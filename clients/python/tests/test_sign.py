@@ -10,7 +10,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -23,6 +22,7 @@ import pytest
 from conftest import CRAWLER_UA, Robotsd, StartRobotsd
 from scrapy import Request
 from scrapy.utils.test import get_crawler
+from test_scrapy import Crawl
 
 from robotsd import (
     AsyncClient,
@@ -37,7 +37,6 @@ from robotsd.scrapy import META_KEY, NotSigned, RobotsdMiddleware
 
 REPO = Path(__file__).resolve().parents[3]
 WBA = REPO / "tests" / "wba"
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "scrapy_crawl.py"
 
 #: The fleet's key directory, as robotsd names it in Signature-Agent; the site fetches it from
 #: robotsd on loopback, under this host.
@@ -177,29 +176,6 @@ def make_verifying_site(wba_python: str, tmp_path: Path) -> Iterator[MakeVerifyi
 
 def refused(site: VerifyingSite) -> list[dict[str, Any]]:
     return [line for line in site.requests() if not line["verified"]]
-
-
-class Crawl:
-    """examples/scrapy_crawl.py (the crawler of the fleet's end-to-end test) as a process."""
-
-    def __init__(self, robotsd_url: str, start: str, tmp_path: Path, *flags: str) -> None:
-        stats_file = tmp_path / "stats.json"
-        done = subprocess.run(
-            [sys.executable, str(EXAMPLE), "--robotsd", robotsd_url, "--start", start,
-             "--ua", CRAWLER_UA, "--stats", str(stats_file), *flags],
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        self.returncode = done.returncode
-        self.log = done.stderr
-        lines = done.stdout.splitlines()
-        assert len(lines) == 1, f"stdout: {done.stdout!r}\nstderr: {done.stderr[-5000:]}"
-        self.output: dict[str, Any] = json.loads(lines[0])
-        self.stats: dict[str, Any] = json.loads(stats_file.read_text())
-
-    def stat(self, key: str) -> Any:
-        return self.stats.get(f"robotsd/{key}")
 
 
 def test_a_signed_crawl_sends_every_request_verified(
