@@ -112,8 +112,8 @@ type PageRobots struct {
 	MaxSnippet *int64 `json:"max_snippet"`
 	// MaxImagePreview is "none", "standard" or "large"; nil: not stated.
 	MaxImagePreview *string `json:"max_image_preview"`
-	// MaxVideoPreview is the longest video preview in seconds (0: a static image at most); nil:
-	// no limit.
+	// MaxVideoPreview is the longest video preview in seconds (0: a static image at most, as
+	// with nosnippet); nil: no limit.
 	MaxVideoPreview *int64 `json:"max_video_preview"`
 	// ImageIndex: no noimageindex.
 	ImageIndex bool `json:"image_index"`

@@ -73,7 +73,8 @@ pub struct PageRobotsJson {
     pub max_snippet: Option<u64>,
     /// `none`, `standard` or `large`; null: not stated (the search engine's default).
     pub max_image_preview: Option<&'static str>,
-    /// The longest video preview in seconds (`0`: a static image at most); null: no limit.
+    /// The longest video preview in seconds (`0`: a static image at most, as with no snippet:
+    /// Google's `nosnippet` is no text snippet or video preview); null: no limit.
     pub max_video_preview: Option<u64>,
     /// No `noimageindex`.
     pub image_index: bool,

@@ -306,6 +306,29 @@ async fn a_past_unavailable_after_is_not_to_be_indexed_and_says_which_rule_and_w
     assert_eq!(robots["rules"].as_array().unwrap().len(), 3);
 }
 
+/// Google's `nosnippet` is "a text snippet or video preview": the answer limits both, as it does
+/// for `max-snippet:0`, which Google calls its equivalent (issue 60).
+#[tokio::test]
+async fn nosnippet_limits_the_video_preview_too() {
+    let (site, robotsd) = setup().await;
+    for html in [
+        "<meta name=\"robots\" content=\"nosnippet\">",
+        "<meta name=\"robots\" content=\"max-snippet:0, max-video-preview:30\">",
+    ] {
+        let (status, answer) = page(
+            &robotsd,
+            json!({"url": site.url("/a"), "ua": "Bot", "html": html}),
+        )
+        .await;
+        assert_eq!(status, 200, "{answer}");
+        let robots = &answer["robots"];
+        assert_eq!(robots["snippet"], false, "{html}: {answer}");
+        assert_eq!(robots["max_snippet"], 0, "{html}: {answer}");
+        assert_eq!(robots["max_video_preview"], 0, "{html}: {answer}");
+        assert_eq!(robots["max_image_preview"], json!(null), "{html}: {answer}");
+    }
+}
+
 /// A loopback site answering `/robots.txt` and `/.well-known/tdmrep.json` (when it has one),
 /// counting the requests for each path.
 struct TdmSite {

@@ -877,7 +877,8 @@ export interface components {
             max_snippet?: number | null;
             /**
              * Format: int64
-             * @description The longest video preview in seconds (`0`: a static image at most); null: no limit.
+             * @description The longest video preview in seconds (`0`: a static image at most, as with no snippet:
+             *     Google's `nosnippet` is no text snippet or video preview); null: no limit.
              */
             max_video_preview?: number | null;
             /**

@@ -19,8 +19,8 @@ pub struct RobotsRules {
     pub max_snippet: Option<u64>,
     /// The largest image preview; `None`: not stated (the search engine's default).
     pub max_image_preview: Option<ImagePreview>,
-    /// The longest video preview in seconds (`0`: a static image at most); `None`: no limit
-    /// stated (or only `-1`).
+    /// The longest video preview in seconds (`0`: a static image at most, also with no
+    /// snippet); `None`: no limit stated (or only `-1`).
     pub max_video_preview: Option<u64>,
     /// No `noimageindex`.
     pub image_index: bool,
@@ -116,12 +116,15 @@ impl Combined {
     /// What the rules added add up to.
     pub fn rules(&self) -> RobotsRules {
         let mut out = self.out.clone();
-        // `max-snippet:0` is `nosnippet`, and no snippet is a limit of 0.
+        // `max-snippet:0` is `nosnippet`, and no snippet is a limit of 0. Google's `nosnippet`
+        // is "a text snippet or video preview": no video preview either, a static image at most
+        // (`max-video-preview:0`).
         if out.max_snippet == Some(0) {
             out.snippet = false;
         }
         if !out.snippet {
             out.max_snippet = Some(0);
+            out.max_video_preview = Some(0);
         }
         out.index_if_embedded = self.embedded && !out.index;
         out
@@ -190,6 +193,200 @@ mod tests {
         assert!(open.snippet);
         assert_eq!(open.max_snippet, None);
         assert_eq!(rules("max-snippet:20").max_snippet, Some(20));
+    }
+
+    /// Google's "Robots meta tag, data-nosnippet, and X-Robots-Tag specifications", its table of
+    /// rules read one rule at a time: each row is what the page says the rule alone means, as
+    /// the fields it changes from no rule at all.
+    #[test]
+    fn googles_rules_one_by_one() {
+        let none = RobotsRules::default();
+        let no_snippet = RobotsRules {
+            snippet: false,
+            max_snippet: Some(0),
+            max_video_preview: Some(0),
+            ..none.clone()
+        };
+        let rows: Vec<(&str, RobotsRules)> = vec![
+            // "There are no restrictions for indexing or serving. This rule is the default
+            // value and has no effect if explicitly listed."
+            ("all", none.clone()),
+            // "Do not show this page, media, or resource in search results."
+            (
+                "noindex",
+                RobotsRules {
+                    index: false,
+                    ..none.clone()
+                },
+            ),
+            // "Do not follow the links on this page."
+            (
+                "nofollow",
+                RobotsRules {
+                    follow: false,
+                    ..none.clone()
+                },
+            ),
+            // "Equivalent to noindex, nofollow."
+            (
+                "none",
+                RobotsRules {
+                    index: false,
+                    follow: false,
+                    ..none.clone()
+                },
+            ),
+            // "Do not show a text snippet or video preview in the search results for this page.
+            // A static image thumbnail (if available) may still be visible."
+            ("nosnippet", no_snippet.clone()),
+            // "Google is allowed to index the content of a page if it's embedded in another page
+            // through iframes ... despite a noindex rule. indexifembedded only has an effect if
+            // it's accompanied by noindex."
+            ("indexifembedded", none.clone()),
+            (
+                "noindex, indexifembedded",
+                RobotsRules {
+                    index: false,
+                    index_if_embedded: true,
+                    ..none.clone()
+                },
+            ),
+            // "Use a maximum of [number] characters as a textual snippet"; "0: No snippet is to
+            // be shown. Equivalent to nosnippet."; "-1: Google will choose the snippet length".
+            (
+                "max-snippet:50",
+                RobotsRules {
+                    max_snippet: Some(50),
+                    ..none.clone()
+                },
+            ),
+            ("max-snippet:0", no_snippet.clone()),
+            ("max-snippet:-1", none.clone()),
+            // "If the specified [number] is not a valid number, the rule will be ignored."
+            ("max-snippet:many", none.clone()),
+            // "Set the maximum size of an image preview": none, standard, large.
+            (
+                "max-image-preview:none",
+                RobotsRules {
+                    max_image_preview: Some(ImagePreview::None),
+                    ..none.clone()
+                },
+            ),
+            (
+                "max-image-preview:standard",
+                RobotsRules {
+                    max_image_preview: Some(ImagePreview::Standard),
+                    ..none.clone()
+                },
+            ),
+            (
+                "max-image-preview:large",
+                RobotsRules {
+                    max_image_preview: Some(ImagePreview::Large),
+                    ..none.clone()
+                },
+            ),
+            // "Use a maximum of [number] seconds as a video snippet"; "0: At most, a static image
+            // may be used"; "-1: There is no limit."
+            (
+                "max-video-preview:15",
+                RobotsRules {
+                    max_video_preview: Some(15),
+                    ..none.clone()
+                },
+            ),
+            (
+                "max-video-preview:0",
+                RobotsRules {
+                    max_video_preview: Some(0),
+                    ..none.clone()
+                },
+            ),
+            ("max-video-preview:-1", none.clone()),
+            ("max-video-preview:long", none.clone()),
+            // "Don't offer translation of this page in search results."
+            (
+                "notranslate",
+                RobotsRules {
+                    translate: false,
+                    ..none.clone()
+                },
+            ),
+            // "Do not index images on this page."
+            (
+                "noimageindex",
+                RobotsRules {
+                    image_index: false,
+                    ..none.clone()
+                },
+            ),
+            // "Do not show this page in search results after the specified date/time. The
+            // date/time must be specified in a widely adopted format including, but not limited
+            // to RFC 822, RFC 850, and ISO 8601. The rule is ignored if no valid date/time is
+            // specified."
+            (
+                "unavailable_after: 2020-09-21",
+                RobotsRules {
+                    unavailable_after: Some(1_600_646_400),
+                    ..none.clone()
+                },
+            ),
+            (
+                "unavailable_after: Mon, 21 Sep 2020 00:00:00 GMT",
+                RobotsRules {
+                    unavailable_after: Some(1_600_646_400),
+                    ..none.clone()
+                },
+            ),
+            (
+                "unavailable_after: Monday, 21-Sep-20 00:00:00 GMT",
+                RobotsRules {
+                    unavailable_after: Some(1_600_646_400),
+                    ..none.clone()
+                },
+            ),
+            ("unavailable_after: someday", none.clone()),
+            // "Other rules aren't used by Google Search and are ignored": noarchive, nocache,
+            // nositelinkssearchbox; robotsd lists them.
+            (
+                "noarchive",
+                RobotsRules {
+                    uninterpreted: vec!["noarchive"],
+                    ..none.clone()
+                },
+            ),
+            (
+                "nocache",
+                RobotsRules {
+                    uninterpreted: vec!["nocache"],
+                    ..none.clone()
+                },
+            ),
+            (
+                "nositelinkssearchbox",
+                RobotsRules {
+                    uninterpreted: vec!["nositelinkssearchbox"],
+                    ..none.clone()
+                },
+            ),
+            // "Both the name and the content attributes are case-insensitive."
+            ("NoSnippet", no_snippet.clone()),
+            (
+                "MAX-VIDEO-PREVIEW:15",
+                RobotsRules {
+                    max_video_preview: Some(15),
+                    ..none.clone()
+                },
+            ),
+            // "If there's a conflict ... the more restrictive rule will apply": nosnippet over
+            // max-snippet:50, and over a video preview's limit too.
+            ("max-snippet:50, nosnippet", no_snippet.clone()),
+            ("nosnippet, max-video-preview:15", no_snippet.clone()),
+            ("max-snippet:0, max-video-preview:-1", no_snippet),
+        ];
+        for (list, want) in rows {
+            assert_eq!(rules(list), want, "{list}");
+        }
     }
 
     #[test]

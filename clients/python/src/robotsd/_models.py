@@ -1722,7 +1722,7 @@ class PageRobotsJson(Struct):
         Annotated[
             int,
             Meta(
-                description="The longest video preview in seconds (`0`: a static image at most); null: no limit.",
+                description="The longest video preview in seconds (`0`: a static image at most, as with no snippet:\nGoogle's `nosnippet` is no text snippet or video preview); null: no limit.",
                 ge=0,
             ),
         ],
@@ -1730,7 +1730,8 @@ class PageRobotsJson(Struct):
         UnsetType,
     ] = UNSET
     """
-    The longest video preview in seconds (`0`: a static image at most); null: no limit.
+    The longest video preview in seconds (`0`: a static image at most, as with no snippet:
+    Google's `nosnippet` is no text snippet or video preview); null: no limit.
     """
     rules_total: Union[
         Annotated[

@@ -12,7 +12,8 @@ import java.util.List;
  * @param snippet no nosnippet (nor max-snippet:0)
  * @param maxSnippet the longest text snippet in characters; null: no limit
  * @param maxImagePreview {@code none}, {@code standard} or {@code large}; null: not stated
- * @param maxVideoPreview the longest video preview in seconds; null: no limit
+ * @param maxVideoPreview the longest video preview in seconds (0: a static image at most, as
+ *     with nosnippet); null: no limit
  * @param imageIndex no noimageindex
  * @param translate no notranslate
  * @param indexIfEmbedded indexifembedded with noindex
