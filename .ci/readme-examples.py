@@ -1,9 +1,10 @@
-"""README.md's API examples, run as written and compared with the outputs it prints (issue 60).
+"""README.md's API and pacing examples, run as written and compared with the outputs it prints (issue 60).
 
-The README's "The API" section says how its outputs were made: robotsd started with the command
+The README's "The API" section says how its outputs were made (and "Politeness for the whole
+fleet" goes on from there): robotsd started with the command
 its first `console` block shows, and a local origin serving the robots.txt it prints on port
 18081 (`python3 -m http.server`, as the README says). This script does exactly that, then runs
-every `$ ` command of the section's `console` blocks in order, in bash, and compares what each
+every `$ ` command of the two sections' `console` blocks in order, in bash, and compares what each
 prints with the lines under it:
 
 - JSON with JSON, equal after masking times (RFC 3339 instants, which move from run to run);
@@ -32,14 +33,15 @@ import time
 import urllib.request
 
 INSTANT = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
-SECTION = "## The API"
+# The sections whose examples run, in this order, against one robotsd and one origin.
+SECTIONS = ("## The API", "## Politeness for the whole fleet")
 ORIGIN_PORT = 18081
 API_PORT = 8080
 
 
-def section(readme: str) -> str:
-    start = readme.index(SECTION)
-    end = readme.find("\n## ", start + len(SECTION))
+def section(readme: str, title: str) -> str:
+    start = readme.index(title)
+    end = readme.find("\n## ", start + len(title))
     return readme[start:end if end >= 0 else len(readme)]
 
 
@@ -146,8 +148,8 @@ def port_free(port: int) -> bool:
 def main() -> int:
     binary = os.path.abspath(sys.argv[1])
     readme = open(sys.argv[2] if len(sys.argv) > 2 else "README.md").read()
-    api = section(readme)
-    consoles = blocks(api, "console")
+    api = section(readme, SECTIONS[0])
+    consoles = [block for title in SECTIONS for block in blocks(section(readme, title), "console")]
     assert consoles, "no console block in the API section"
     for port in (API_PORT, ORIGIN_PORT):
         assert port_free(port), f"port {port} is taken: the README's examples need it"
