@@ -16,7 +16,8 @@
 #      written from prometheus-operator's CRD, and against the Service it must select; what the
 #      chart promises (every ROBOTSD_* setting reachable, probes, hardening, grace period); every
 #      `helm install` of the docs rendered as written;
-#   5. deploy/kubernetes/*.yaml validated the same way;
+#   5. deploy/kubernetes/*.yaml validated the same way, and the docs' excerpts of them held to
+#      them (an excerpt leaves keys out, never a setting);
 #   6. yamllint --strict (.yamllint.yaml) on the repository's YAML and on the rendered manifests;
 #   7. helm/robotsd/README.md's values table generated from values.schema.json and values.yaml
 #      (.ci/chart_values_table.py --check);

@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def chart(work):
-    from . import installs, lint, renderings
+    from . import excerpts, installs, lint, renderings
 
     lint.check_versions()
     lint.check_lint()
@@ -18,6 +18,7 @@ def chart(work):
     renderings.check_render(work)
     installs.check_documented_installs(work)
     renderings.check_deploy_manifests(work)
+    excerpts.check_excerpts()
 
 
 def run(work, binary):
