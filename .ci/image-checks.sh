@@ -160,6 +160,11 @@ gzipped=$(gzip -c "$work/rootfs.tar" | wc -c)
 echo "image size: $size bytes (podman image inspect .Size); files $files bytes (robotsd" \
   "$(stat -c %s "$root/robotsd"), $count shared objects from ldd $lib_bytes, CA bundle" \
   "$(stat -c %s "$root/etc/ssl/certs/ca-certificates.crt")); $gzipped bytes gzipped"
+# The docs' figures for these (benches/figures.toml) must be within their tolerance.
+mb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e6 }'; }
+python3 .ci/figures.py measured release_binary="$(mb "$(stat -c %s "$bin")")" \
+  stripped_binary="$(mb "$(stat -c %s "$root/robotsd")")" image="$(mb "$size")" \
+  image_gzipped="$(mb "$gzipped")"
 python3 .ci/dockerfile_final_stage.py compare Dockerfile "$work/inspect.json" "$work/rootfs.tar" \
   --build-arg VERSION="$version" --build-arg REVISION="$revision"
 

@@ -1,0 +1,120 @@
+"""The figures the docs repeat, held to benches/figures.toml, their one place (issue 60).
+
+    python3 .ci/figures.py mentions             every mention prints its figure's value
+    python3 .ci/figures.py measured NAME=N ...  measures (in the figure's unit) within tolerance
+    python3 .ci/figures.py self-test            the two checks catch what they should
+
+Standard library only. Exit status 1 when a check fails, with one line per finding.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIGURES = os.path.join(ROOT, "benches", "figures.toml")
+NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
+
+
+def load(path: str = FIGURES) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def mention_problems(figures: dict, root: str = ROOT) -> list[str]:
+    """Each mention whose text is gone, or prints another number than its figure's value."""
+    problems = []
+    for name, figure in figures.items():
+        for path, text in figure["mentions"]:
+            before, _, after = text.partition("{}")
+            pattern = re.escape(before) + f"({NUMBER})" + re.escape(after)
+            try:
+                with open(os.path.join(root, path), encoding="utf-8") as f:
+                    content = f.read()
+            except OSError as error:
+                problems.append(f"{name}: {path}: {error}")
+                continue
+            found = re.findall(pattern, content)
+            if not found:
+                problems.append(f"{name}: {path} no longer has {text!r} (with a number for {{}}): "
+                                f"change the mention in benches/figures.toml, or the doc")
+            for value in found:
+                if value != figure["value"]:
+                    problems.append(f"{name}: {path} prints {text.replace('{}', value)!r}, "
+                                    f"where the figure is {figure['value']} {figure['unit']}")
+    return problems
+
+
+def measure_problems(figures: dict, measured: dict[str, float]) -> list[str]:
+    """Each measure further from its figure than the figure's tolerance."""
+    problems = []
+    for name, value in measured.items():
+        figure = figures.get(name)
+        if figure is None or "tolerance" not in figure:
+            problems.append(f"{name}: not a measured figure of benches/figures.toml")
+            continue
+        stated = number(figure["value"])
+        if abs(value - stated) > figure["tolerance"] * stated:
+            problems.append(
+                f"{name}: measured {value:g} {figure['unit']}, the docs say {figure['value']} "
+                f"(more than {figure['tolerance']:.0%} apart): set its value in "
+                f"benches/figures.toml, then `python3 .ci/figures.py mentions` lists the docs "
+                f"to change")
+    return problems
+
+
+def self_test() -> list[str]:
+    figures = {"f": {"value": "1,407", "unit": "MiB", "tolerance": 0.05,
+                     "mentions": [["doc.md", "{} MiB for a cache"]]}}
+    wrong = []
+    with tempfile.TemporaryDirectory() as root:
+        def doc(text: str) -> list[str]:
+            with open(os.path.join(root, "doc.md"), "w") as out:
+                out.write(text)
+            return mention_problems(figures, root)
+        if doc("about 1,407 MiB for a cache."):
+            wrong.append("a right mention was refused")
+        if len(doc("about 1,407 MiB for a cache; 1,300 MiB for a cache")) != 1:
+            wrong.append("a stale mention beside a right one was let through")
+        if len(doc("no such text")) != 1:
+            wrong.append("a mention that is gone was let through")
+    if measure_problems(figures, {"f": 1450.0}):
+        wrong.append("a measure within tolerance was refused")
+    if len(measure_problems(figures, {"f": 1500.0})) != 1:
+        wrong.append("a measure past tolerance was let through")
+    return wrong
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("mentions", "measured", "self-test"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if argv[0] == "self-test":
+        problems = self_test()
+    elif argv[0] == "mentions":
+        problems = mention_problems(load())
+    else:
+        measured = {}
+        for arg in argv[1:]:
+            name, _, value = arg.partition("=")
+            measured[name] = float(value)
+        problems = measure_problems(load(), measured)
+        for name, value in measured.items():
+            print(f"{name}: measured {value:g}, stated {load().get(name, {}).get('value')}")
+    for problem in problems:
+        print(f"FAIL {problem}")
+    if not problems:
+        print(f"figures: {argv[0]} ok")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
