@@ -29,10 +29,26 @@ def number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def budget(name: str, root: str = ROOT) -> float:
+    """An instruction budget of benches/budgets.txt, their one place."""
+    with open(os.path.join(root, "benches", "budgets.txt"), encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if len(words) == 2 and words[0] == name:
+                return float(words[1])
+    raise KeyError(f"no budget {name} in benches/budgets.txt")
+
+
 def mention_problems(figures: dict, root: str = ROOT) -> list[str]:
-    """Each mention whose text is gone, or prints another number than its figure's value."""
+    """Each mention whose text is gone, or prints another number than its figure's value; and a
+    figure read from an instruction budget that no longer says the budget."""
     problems = []
     for name, figure in figures.items():
+        if "budget" in figure:
+            held = budget(figure["budget"], root) / figure.get("scale", 1)
+            if number(figure["value"]) != held:
+                problems.append(f"{name}: benches/budgets.txt's {figure['budget']} is {held:g} "
+                                f"{figure['unit']}, the figure {figure['value']}")
         for path, text in figure["mentions"]:
             before, _, after = text.partition("{}")
             pattern = re.escape(before) + f"({NUMBER})" + re.escape(after)
