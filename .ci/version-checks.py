@@ -240,7 +240,11 @@ def check(root, out=print):
     if not git.usable():
         out("not a git checkout: rules 3 and 4 (the history, the tags) are not checked")
         return problems
-    shallow = git.shallow()
+    if git.shallow():
+        # A shallow clone's oldest commit seems to add every line: no release commit is known.
+        problems.append("this is a shallow clone: rules 3 and 4 read the whole history "
+                        "(git fetch --unshallow)")
+        return problems
     commits = {}
     for release in releases:
         if not release.released:
@@ -250,9 +254,7 @@ def check(root, out=print):
             out(f"{release.version}: dated here, not committed yet (scripts/release.sh)")
             continue
         if commit is None:
-            problems.append(f"CHANGELOG.md: no commit of HEAD's history added `{release.heading}`"
-                            + (": this is a shallow clone; fetch the whole history "
-                               "(git fetch --unshallow)" if shallow else ""))
+            problems.append(f"CHANGELOG.md: no commit of HEAD's history added `{release.heading}`")
             continue
         commits[release.version] = commit
         out(f"{release.version}: released {release.date} in {commit}")
@@ -445,6 +447,16 @@ class SelfTest(unittest.TestCase):
         self.git("tag", "-f", "-a", "-m", "0.1.0", "v0.1.0", self.released)
         self.assertEqual(self.problems(), [])
 
+    def test_a_shallow_clone_fails(self):
+        self.next_version()
+        self.commit("0.2.0 opened")
+        shallow = Path(self.tmp.name) / "shallow"
+        subprocess.run(["git", "clone", "-q", "--depth", "1", self.root.as_uri(), str(shallow)],
+                       check=True, capture_output=True)
+        problems = check(shallow, out=lambda _: None)
+        self.assertEqual(len(problems), 1, problems)
+        self.assertIn("shallow clone", problems[0])
+
     def test_outside_git_only_the_fields(self):
         shutil.rmtree(self.root / ".git")
         self.assertEqual(self.problems(), [])
@@ -468,6 +480,8 @@ def main():
     if args.release_commit:
         releases, _ = sections((ROOT / CHANGELOG).read_text(encoding="utf-8"))
         dated = [r for r in releases if r.version == args.release_commit and r.released]
+        if Git(ROOT).shallow():
+            sys.exit("a shallow clone: fetch the whole history first (git fetch --unshallow)")
         commit = dated and Git(ROOT).dated_in(dated[0].heading)
         if not commit:
             sys.exit(f"{args.release_commit}: not a released version of CHANGELOG.md, or its "
