@@ -3,9 +3,9 @@
 # robotsd's container image: a release build on Rust 1.95 (Debian bookworm), run on distroless
 # cc-debian12 (glibc, libgcc, CA certificates; no shell, no package manager) as UID/GID 65532.
 #
-#   docker build -t robotsd:0.1.0 \
-#     --build-arg VERSION=0.1.0 --build-arg REVISION="$(git rev-parse HEAD)" .
-#   docker run --rm -p 8080:8080 --read-only robotsd:0.1.0
+#   docker build -t robotsd:0.2.0 \
+#     --build-arg VERSION=0.2.0 --build-arg REVISION="$(git rev-parse HEAD)" .
+#   docker run --rm -p 8080:8080 --read-only robotsd:0.2.0
 #
 # Settings are robotsd's flags or their ROBOTSD_* variables (docker run -e ROBOTSD_LOG_FORMAT=json
 # ... or arguments after the image name). robotsd writes no files, so a read-only root
@@ -52,7 +52,7 @@ RUN cargo build --release --locked --bin robotsd \
 # is there.
 FROM gcr.io/distroless/cc-debian12:nonroot
 
-ARG VERSION=0.1.0
+ARG VERSION=0.2.0
 ARG REVISION=unknown
 
 LABEL org.opencontainers.image.title="robotsd" \

@@ -104,8 +104,8 @@ mkdir "$work/java-project"
   cd "$work/java-project"
   export MAVEN_REPO_LOCAL="$work/m2"
   run_install clients/java/README.md
-  installed="$MAVEN_REPO_LOCAL/io/github/robotsd/robotsd-client/0.1.0"
-  grep -q '<artifactId>jackson-databind</artifactId>' "$installed/robotsd-client-0.1.0.pom"
+  installed="$MAVEN_REPO_LOCAL/io/github/robotsd/robotsd-client/0.2.0"
+  grep -q '<artifactId>jackson-databind</artifactId>' "$installed/robotsd-client-0.2.0.pom"
   jackson=/usr/share/java/jackson-databind.jar:/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar
   cat >Main.java <<'JAVA'
 import io.github.robotsd.client.RobotsdClient;
@@ -120,8 +120,8 @@ public class Main {
   }
 }
 JAVA
-  javac -Werror -cp "$installed/robotsd-client-0.1.0.jar:$jackson" Main.java
-  java -cp ".:$installed/robotsd-client-0.1.0.jar:$jackson" Main
+  javac -Werror -cp "$installed/robotsd-client-0.2.0.jar:$jackson" Main.java
+  java -cp ".:$installed/robotsd-client-0.2.0.jar:$jackson" Main
 )
 
 echo

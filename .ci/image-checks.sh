@@ -2,7 +2,7 @@
 # The container image, built and run as a kubelet would run it.
 #
 #   ROBOTSD_BIN=target/release/robotsd bash .ci/image-checks.sh
-#   IMAGE_TAG=registry.example/robotsd:0.1.0 ROBOTSD_BIN=... bash .ci/image-checks.sh [--build-only]
+#   IMAGE_TAG=registry.example/robotsd:0.2.0 ROBOTSD_BIN=... bash .ci/image-checks.sh [--build-only]
 #
 # No registry is reachable here, so the Dockerfile's base (gcr.io/distroless/cc-debian12:nonroot)
 # cannot be pulled and its build stages cannot run. Instead this assembles the Dockerfile's final
@@ -36,7 +36,7 @@ case "${1:-}" in
   *) die "unknown argument ${1} (usage: [IMAGE_TAG=...] bash .ci/image-checks.sh [--build-only])" ;;
 esac
 if $build_only && [ -z "${IMAGE_TAG:-}" ]; then
-  die "--build-only keeps the image, so it needs IMAGE_TAG (e.g. registry.example/robotsd:0.1.0)"
+  die "--build-only keeps the image, so it needs IMAGE_TAG (e.g. registry.example/robotsd:0.2.0)"
 fi
 started=$SECONDS
 
@@ -119,7 +119,7 @@ chmod -R go-w "$root"
 # out, not derived from the Dockerfile, so that dockerfile_final_stage.py compares two sources.
 cat > "$context/Containerfile" <<'EOF'
 FROM scratch
-ARG VERSION=0.1.0
+ARG VERSION=0.2.0
 ARG REVISION=unknown
 COPY rootfs/ /
 COPY --chown=65532:65532 home/ /home/

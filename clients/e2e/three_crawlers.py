@@ -52,7 +52,7 @@ AGENT = "https://bot.example/.well-known/http-message-signatures-directory"
 # The Java crawler's class path: the client's jar and the example, as clients/java/build.sh
 # leaves them, and Debian's Jackson.
 JAVA_CLASSPATH = ":".join([
-    str(CLIENTS / "java/build/robotsd-client-0.1.0.jar"),
+    str(CLIENTS / "java/build/robotsd-client-0.2.0.jar"),
     str(CLIENTS / "java/build/examples"),
     "/usr/share/java/jackson-databind.jar",
     "/usr/share/java/jackson-core.jar",

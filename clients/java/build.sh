@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Builds the Java client offline with the JDK's javac and jar against Debian's Jackson jars
 # (default-jdk-headless, libjackson2-databind-java): no build tool, nothing downloaded.
-#   bash build.sh          the library: build/robotsd-client-0.1.0.jar and its pom, and the
+#   bash build.sh          the library: build/robotsd-client-0.2.0.jar and its pom, and the
 #                          example crawler's classes (build/examples)
 #   bash build.sh test     that, then the tests against ROBOTSD_BIN (a robotsd binary)
 #   bash build.sh install  that, then the jar and its pom into the local Maven repository
 #                          (MAVEN_REPO_LOCAL, by default ~/.m2/repository) as
-#                          io.github.robotsd:robotsd-client:0.1.0: what `mvn install:install-file`
+#                          io.github.robotsd:robotsd-client:0.2.0: what `mvn install:install-file`
 #                          does, by copying, so that it works offline without Maven's plugins
 # JACKSON_JARS overrides where the three Jackson jars are (a colon-separated class path).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-version=0.1.0
+version=0.2.0
 jackson=${JACKSON_JARS:-/usr/share/java/jackson-databind.jar:/usr/share/java/jackson-core.jar:/usr/share/java/jackson-annotations.jar}
 javac_flags=(--release 17 -Werror -Xlint:all -Xdoclint:all/protected -encoding UTF-8)
 

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * and noindex, each sorted.
  *
  * <pre>
- * java -cp robotsd-client-0.1.0.jar:build/examples:JACKSON io.github.robotsd.examples.Crawl \
+ * java -cp robotsd-client-0.2.0.jar:build/examples:JACKSON io.github.robotsd.examples.Crawl \
  *   --robotsd http://127.0.0.1:8080 --start http://127.0.0.1:8000/ --ua ExampleBot [--no-pace] [--sign]
  * </pre>
  */

@@ -1085,7 +1085,7 @@ export interface components {
          *           }
          *         }
          *       },
-         *       "robotsd": "0.1.0",
+         *       "robotsd": "0.2.0",
          *       "url": "https://example.com/articles/1",
          *       "usage": {
          *         "combined": {

@@ -150,4 +150,4 @@ __all__ = [
     "signature_headers",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
