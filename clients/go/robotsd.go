@@ -15,9 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -25,15 +28,38 @@ import (
 // MaxBatch is the most URLs robotsd answers in one batch; CheckMany splits longer lists.
 const MaxBatch = 1000
 
+// DefaultMaxRetries is how many times a call robotsd answered with a 503 of its own is sent
+// again, unless Client.MaxRetries says otherwise.
+const DefaultMaxRetries = 2
+
+// MaxRetryWait is the longest Retry-After of robotsd's that a retry waits; without one, it
+// waits a second.
+const MaxRetryWait = 60 * time.Second
+
+// problemTypePrefix begins the type of every problem robotsd answers with. A 503 whose problem
+// is not one of them (a proxy's or a load balancer's page) is never retried: it says nothing of
+// what became of the request, nor when to ask again.
+const problemTypePrefix = "urn:robotsd:problem:"
+
 // Client asks one robotsd service. It is safe for concurrent use.
+//
+// Each call is one request to robotsd (a batch, one per MaxBatch items), and its retries: a 503
+// of robotsd's own (a problem+json answer of an urn:robotsd:problem: type: overloaded,
+// bodies-in-flight, connection-limit, cache-full; robotsd did nothing with the request) is sent
+// again up to MaxRetries times, after its Retry-After and a jitter, as long as the wait ends
+// within the call's time limit (the context's deadline, and HTTPClient.Timeout from the call's
+// start); then its *Problem is returned. Nothing else is retried.
 type Client struct {
 	// BaseURL is robotsd's address, such as "http://127.0.0.1:8080".
 	BaseURL string
-	// HTTPClient carries the requests; New gives one with a connection pool and a 30 s
-	// timeout (robotsd answers within its own 30 s request limit).
+	// HTTPClient carries the requests; New gives one with a connection pool, a 5 s connect
+	// timeout and a 30 s timeout (robotsd answers within its own 30 s request limit).
 	HTTPClient *http.Client
 	// Token is sent as a bearer token when robotsd runs with --api-token-file.
 	Token string
+	// MaxRetries is how many times a call robotsd answered with a 503 of its own is sent
+	// again. Zero is DefaultMaxRetries; a negative value never retries.
+	MaxRetries int
 }
 
 // New returns a Client for the robotsd at baseURL, with its own pooled transport.
@@ -646,14 +672,55 @@ func (c *Client) Robots(ctx context.Context, rawURL string, includeText bool) (*
 	return &robots, nil
 }
 
+// do makes one call: the request, and its retries after robotsd's own 503s.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, out any) error {
+	client := c.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	// The end of the call's time limit (zero: none): a retry whose wait ends past it is not
+	// made, and the 503 is returned at once.
+	var limit time.Time
+	if client.Timeout > 0 {
+		limit = time.Now().Add(client.Timeout)
+	}
+	if deadline, ok := ctx.Deadline(); ok && (limit.IsZero() || deadline.Before(limit)) {
+		limit = deadline
+	}
+	for attempt := 0; ; attempt++ {
+		resp, data, err := c.send(ctx, client, method, path, body)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode == http.StatusOK {
+			return json.Unmarshal(data, out)
+		}
+		problem := &Problem{Status: resp.StatusCode, Title: resp.Status}
+		if json.Unmarshal(data, problem) != nil || problem.Type == "" {
+			problem.Detail = strings.TrimSpace(string(data))
+		}
+		if attempt < c.maxRetries() && robotsdBusy(resp, problem) {
+			wait := askAgainDelay(retryAfter(resp.Header.Get("Retry-After"), time.Now()), rand.Float64)
+			if limit.IsZero() || time.Now().Add(wait).Before(limit) {
+				if err := sleep(ctx, wait); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		return problem
+	}
+}
+
+// send sends one request to robotsd, and reads its answer.
+func (c *Client) send(ctx context.Context, client *http.Client, method, path string, body []byte) (*http.Response, []byte, error) {
 	var reader io.Reader
 	if body != nil {
 		reader = bytes.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.BaseURL+path, reader)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -661,28 +728,59 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, out a
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
-	client := c.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	defer resp.Body.Close()
 	// Answers are small; a batch of 1,000 is under a megabyte.
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if resp.StatusCode != http.StatusOK {
-		problem := &Problem{Status: resp.StatusCode, Title: resp.Status}
-		if json.Unmarshal(data, problem) != nil || problem.Type == "" {
-			problem.Detail = strings.TrimSpace(string(data))
+	return resp, data, nil
+}
+
+func (c *Client) maxRetries() int {
+	if c.MaxRetries == 0 {
+		return DefaultMaxRetries
+	}
+	if c.MaxRetries < 0 {
+		return 0
+	}
+	return c.MaxRetries
+}
+
+// robotsdBusy reports whether resp is a 503 of robotsd's own: problem+json of one of its types,
+// which robotsd answers having done nothing with the request, with a Retry-After.
+func robotsdBusy(resp *http.Response, problem *Problem) bool {
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		return false
+	}
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	return mediaType == "application/problem+json" && strings.HasPrefix(problem.Type, problemTypePrefix)
+}
+
+// retryAfter is the wait a Retry-After header asks for (delay-seconds or an HTTP date), read at
+// now: a second when it says nothing readable, at most MaxRetryWait.
+func retryAfter(value string, now time.Time) time.Duration {
+	value = strings.TrimSpace(value)
+	wait := time.Second
+	if seconds, err := strconv.ParseUint(value, 10, 64); err == nil {
+		wait = MaxRetryWait
+		if seconds < uint64(MaxRetryWait/time.Second) {
+			wait = time.Duration(seconds) * time.Second
 		}
-		return problem
+	} else if at, err := http.ParseTime(value); err == nil {
+		wait = at.Sub(now)
+		if wait < 0 {
+			wait = 0
+		}
 	}
-	return json.Unmarshal(data, out)
+	if wait > MaxRetryWait {
+		wait = MaxRetryWait
+	}
+	return wait
 }
 
 // IsProblem reports whether err is a Problem robotsd answered with, and returns it.

@@ -52,8 +52,10 @@ type Transport struct {
 	Base http.RoundTripper
 	// UserAgent is what to check as; when empty, each request's User-Agent header is used.
 	UserAgent string
-	// FailOpen lets requests through when robotsd cannot answer. By default (false) they fail
-	// with an *UnavailableError: a crawler never fetches what it could not check.
+	// FailOpen lets requests through when robotsd cannot answer (after the Client's retries of
+	// robotsd's own 503s), at once: unchecked, unpaced (no slot, no crawl-delay kept) and
+	// unsigned. By default (false) they fail with an *UnavailableError: a crawler never fetches
+	// what it could not check.
 	FailOpen bool
 	// OnAnswer, when set, sees every answer before the request goes out (its CrawlDelay,
 	// Pace, Usage, ...), a deferred slot's answer too.
@@ -366,10 +368,11 @@ const minDeferredWait = 10 * time.Millisecond
 // MaxAskAgainJitter is the most jitter askAgainDelay adds to a deferred slot's wait.
 const MaxAskAgainJitter = time.Second
 
-// askAgainDelay is how long to wait before asking again for a slot robotsd deferred by wait:
+// askAgainDelay is how long to wait before asking again for a slot robotsd deferred by wait
+// (or before sending again a call robotsd answered with its own 503 and a Retry-After of wait):
 // that, and a random jitter (random() in [0, 1)) of up to a tenth of it, at most
-// MaxAskAgainJitter, so that the workers robotsd told the same not_before do not all ask again
-// at once.
+// MaxAskAgainJitter, so that the workers robotsd told the same time do not all come back at
+// once.
 func askAgainDelay(wait time.Duration, random func() float64) time.Duration {
 	if wait <= 0 {
 		return 0

@@ -218,6 +218,93 @@ def make_site() -> Iterator[MakeSite]:
         s.close()
 
 
+Canned = tuple[int, dict[str, str], bytes]
+"""A status, headers and body a :class:`StandIn` answers with."""
+
+#: robotsd's own 503, as it answers when over its concurrency limit (README, "Problems").
+OVERLOADED: Canned = (
+    503,
+    {"Content-Type": "application/problem+json", "Retry-After": "0"},
+    b'{"type":"urn:robotsd:problem:overloaded","title":"Overloaded","status":503,'
+    b'"detail":"too many requests in flight"}',
+)
+
+#: A proxy's or a load balancer's 503 in front of robotsd: an HTML page, no problem type.
+PROXY_503: Canned = (
+    503,
+    {"Content-Type": "text/html", "Retry-After": "0"},
+    b"<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>",
+)
+
+
+class StandIn:
+    """A loopback stand-in for robotsd that answers every request with ``answers`` in turn, the
+    last one again once they run out, and records each request's method, path and arrival
+    (``requests``): robotsd is never overloaded in a test, and what is counted here is how
+    often a client comes back."""
+
+    def __init__(self, answers: list[Canned]) -> None:
+        self.requests: list[tuple[str, str, float]] = []
+        self._lock = threading.Lock()
+        queue = list(answers)
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                with stand_in._lock:
+                    stand_in.requests.append((self.command, self.path, time.monotonic()))
+                    status, headers, body = queue.pop(0) if len(queue) > 1 else queue[0]
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = _answer
+            do_POST = _answer
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def count(self, path: str = "") -> int:
+        """The requests received for paths starting with ``path``."""
+        with self._lock:
+            return sum(1 for _, p, _ in self.requests if p.startswith(path))
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+MakeStandIn = Callable[[list[Canned]], StandIn]
+
+
+@pytest.fixture
+def stand_in() -> Iterator[MakeStandIn]:
+    made: list[StandIn] = []
+
+    def make(answers: list[Canned]) -> StandIn:
+        s = StandIn(answers)
+        made.append(s)
+        return s
+
+    yield make
+    for s in made:
+        s.close()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

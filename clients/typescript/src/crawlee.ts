@@ -207,7 +207,8 @@ export type CrawlerClass = new (...args: any[]) => {
  * answer with the time the site took (a site answering much slower slows the fleet too). With `pace: false`
  * the crawler keeps the crawl-delay itself. Either way, two fetches to one origin never start
  * closer than the interval. A request whose slot robotsd cannot reserve fails (Crawlee retries
- * it), or is fetched with the last interval known with `failOpen`.
+ * it when robotsd could not be reached; a problem robotsd answered, its own 503 after the
+ * client's retries included, is final), or is fetched with the last interval known with `failOpen`.
  *
  * With `page: true`, robotsd is also asked about each page fetched (its `X-Robots-Tag` and robots
  * `meta` tags), its answer is on the crawling context as `robotsdPage`, and a nofollow page's
@@ -470,8 +471,10 @@ export function withRobotsd<C extends CrawlerClass>(Crawler: C, client: RobotsdC
     #cannot(what: string, request: PreNavigationContext["request"], error: unknown, how = ""): void {
       if (!options.failOpen || isSigningProblem(error)) {
         this.#warn(`robotsd could not ${what}, not fetching it now: ${messageOf(error)}`);
-        // robotsd may come back: Crawlee's retries are for that. A problem with the URL will not change.
-        if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
+        // robotsd may come back: Crawlee's retries are for that. An answer is final: a problem
+        // with the URL will not change, and robotsd's own 503 was retried by the client already
+        // (one budget per call, not one more for each of Crawlee's attempts).
+        if (error instanceof ProblemError) request.noRetry = true;
         throw error;
       }
       const unsigned = sign ? ", unsigned" : "";
@@ -649,9 +652,10 @@ export function robotsdPreNavigationHook(client: RobotsdClient, options: Robotsd
         await started(context, navigationOptions, pacer);
         return;
       }
-      // An unavailable robotsd may come back: Crawlee's retries are for that. A problem with
-      // the URL itself (4xx) will not change.
-      if (error instanceof ProblemError && error.status < 500) request.noRetry = true;
+      // An unavailable robotsd may come back: Crawlee's retries are for that. An answer is
+      // final: a problem with the URL will not change, and robotsd's own 503 was retried by the
+      // client already (one budget per call, not one more for each of Crawlee's attempts).
+      if (error instanceof ProblemError) request.noRetry = true;
       throw error;
     };
     let answer: CheckResponse;
@@ -789,8 +793,10 @@ export interface FilterOptions extends RobotsdCrawleeOptions {
  * The URLs among `urls` that robots.txt allows, in order, asked in batches of 1,000 (one call for
  * a page's links). Give the result to `enqueueLinks({ urls })` or `addRequests`, and disallowed
  * URLs never become requests. A URL robotsd has a problem with is left out, unless `failOpen`.
- * When robotsd cannot answer at all this throws (unless `failOpen`), so that Crawlee retries the
- * page, and its links with it, rather than losing them.
+ * When robotsd cannot answer for the whole batch this throws (unless `failOpen`): the
+ * {@link UnavailableError}, or the {@link ProblemError} (robotsd's own 503 after the client's
+ * retries), so that Crawlee retries the page, and its links with it, rather than losing them.
+ * Each of Crawlee's attempts is a call of its own, with its own retries.
  */
 export async function filterAllowed(
   client: RobotsdClient,

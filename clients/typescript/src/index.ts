@@ -166,6 +166,35 @@ export function askAgainDelayMs(waitMs: number, random: () => number = Math.rand
   return wait + random() * Math.min(wait / 10, MAX_ASK_AGAIN_JITTER_MS);
 }
 
+/** How many times a call robotsd answered with a 503 of its own is sent again, by default. */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** The longest `Retry-After` of robotsd's a retry waits (ms); without one, it waits a second. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+
+/**
+ * The start of the type of every problem robotsd answers with. A 503 whose problem is not one of
+ * them (a proxy's or a load balancer's page) is never retried: it says nothing of what became of
+ * the request, nor when to ask again.
+ */
+export const ROBOTSD_PROBLEM_PREFIX = "urn:robotsd:problem:";
+
+/**
+ * The wait a `Retry-After` of robotsd's asks for (delay-seconds or an HTTP date), in ms from
+ * `now`: a second when it says nothing readable, at most {@link MAX_RETRY_WAIT_MS}.
+ */
+export function robotsdRetryAfterMs(value: string | null | undefined, now: number = Date.now()): number {
+  const text = (value ?? "").trim();
+  let wait = 1000;
+  if (/^\d+$/.test(text)) wait = Number(text) * 1000;
+  else if (/GMT$/.test(text)) {
+    // An HTTP date (RFC 9110 §5.6.7) ends in GMT; Date.parse reads "-1" or "1.5" as dates too.
+    const date = Date.parse(text);
+    if (!Number.isNaN(date)) wait = Math.max(0, date - now);
+  }
+  return Math.min(wait, MAX_RETRY_WAIT_MS);
+}
+
 /** The base of every error this package throws. */
 export class RobotsdError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -227,12 +256,20 @@ export interface RobotsdClientOptions {
   /** Sent as `Authorization: Bearer <token>`, for a robotsd run with `--api-token-file`. */
   token?: string;
   /**
-   * How long one call may take, in milliseconds, before it fails with an {@link UnavailableError}.
-   * The default, 30 s, is robotsd's own request time limit: it always answers by then.
+   * How long one call may take, in milliseconds, its retries included, before it fails with an
+   * {@link UnavailableError}. The default, 30 s, is robotsd's own request time limit: it always
+   * answers by then.
    */
   timeoutMs?: number;
   /** The `fetch` to use; the global one by default. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How many times a call robotsd answered with a 503 of its own (`overloaded`,
+   * `bodies-in-flight`, `connection-limit`, `cache-full`: robotsd did nothing with the request)
+   * is sent again, each after its `Retry-After` and a jitter, within `timeoutMs` of the call's
+   * start: {@link DEFAULT_MAX_RETRIES} (2) by default, 0 never. Nothing else is retried.
+   */
+  maxRetries?: number;
 }
 
 /** Options every call takes. */
@@ -317,12 +354,16 @@ type RobotsQuery = operations["robots_get"]["parameters"]["query"];
 export class RobotsdClient {
   readonly baseUrl: string;
   readonly timeoutMs: number;
+  readonly maxRetries: number;
   readonly #token: string | undefined;
   readonly #fetch: typeof globalThis.fetch;
 
   constructor(options: RobotsdClientOptions) {
     this.baseUrl = String(options.baseUrl).replace(/\/+$/, "");
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new RangeError(`maxRetries: ${maxRetries} (0 never retries)`);
+    this.maxRetries = maxRetries;
     this.#token = options.token;
     // Looked up at each call, so that a fetch patched in later (instrumentation) is used.
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -430,7 +471,7 @@ export class RobotsdClient {
   }
 
   /**
-   * Tests a robots.txt text against URLs without touching the network (`POST /v1/evaluate`). Its
+   * Tests a robots.txt text against URLs (`POST /v1/evaluate`): robotsd fetches nothing for it. Its
    * `results` are as {@link RobotsdClient.checkMany}'s, items with `error` for problems; past the
    * answer's bound, verdicts alone, and `truncated: true`.
    */
@@ -464,34 +505,60 @@ export class RobotsdClient {
     return answer;
   }
 
+  /** One call: the request, and its retries after robotsd's own 503s, all within `timeoutMs`. */
   async #request<T>(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json, application/problem+json" };
     if (body !== undefined) headers["content-type"] = "application/json";
     if (this.#token) headers.authorization = `Bearer ${this.#token}`;
     const target = this.baseUrl + path;
-    let response: Response;
-    let text: string;
-    try {
-      const call = this.#fetch; // not as a method: some fetch implementations check `this`
-      response = await call(target, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: withTimeout(signal, this.timeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      throw new UnavailableError(`robotsd: ${method} ${this.baseUrl}${path.split("?")[0]} failed: ${describe(error)}`, {
-        cause: error,
-      });
-    }
-    if (!response.ok) throw new ProblemError(toProblem(response, text));
-    try {
-      return JSON.parse(text) as T;
-    } catch (error) {
-      throw new RobotsdError(`robotsd: ${method} ${target}: the answer is not JSON`, { cause: error });
+    const json = body === undefined ? undefined : JSON.stringify(body);
+    const deadline = performance.now() + this.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      let text: string;
+      try {
+        const call = this.#fetch; // not as a method: some fetch implementations check `this`
+        response = await call(target, {
+          method,
+          headers,
+          body: json,
+          signal: withTimeout(signal, Math.max(1, Math.ceil(deadline - performance.now()))),
+        });
+        text = await response.text();
+      } catch (error) {
+        throw new UnavailableError(`robotsd: ${method} ${this.baseUrl}${path.split("?")[0]} failed: ${describe(error)}`, {
+          cause: error,
+        });
+      }
+      if (response.ok) {
+        try {
+          return JSON.parse(text) as T;
+        } catch (error) {
+          throw new RobotsdError(`robotsd: ${method} ${target}: the answer is not JSON`, { cause: error });
+        }
+      }
+      const problem = toProblem(response, text);
+      if (attempt < this.maxRetries && robotsdBusy(response, problem)) {
+        const wait = askAgainDelayMs(robotsdRetryAfterMs(response.headers.get("retry-after")));
+        // A wait that would end past the call's time limit is not taken: the 503 is thrown now.
+        if (performance.now() + wait < deadline) {
+          await sleep(wait, signal);
+          continue;
+        }
+      }
+      throw new ProblemError(problem);
     }
   }
+}
+
+/**
+ * Whether an answer is a 503 of robotsd's own: problem+json of one of its types, which robotsd
+ * answers having done nothing with the request (over a limit, or `cache-full`), with a
+ * `Retry-After`.
+ */
+function robotsdBusy(response: Response, problem: Problem): boolean {
+  const mediaType = (response.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  return response.status === 503 && mediaType === "application/problem+json" && problem.type.startsWith(ROBOTSD_PROBLEM_PREFIX);
 }
 
 function fromBatchItem(item: BatchItem): BatchResult {

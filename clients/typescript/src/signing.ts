@@ -118,8 +118,9 @@ export class NavigationSigner {
         warn(`robotsd could not sign the redirect to ${url}, sending it unsigned and unchecked (failOpen): ${messageOf(error)}`);
         return undefined;
       }
-      // As for the request itself: a problem (4xx) will not change, an unavailable robotsd may.
-      if (error instanceof ProblemError && error.status < 500) this.request.noRetry = true;
+      // As for the request itself: an answer (a problem, robotsd's own 503 after the client's
+      // retries) is final, an unavailable robotsd may come back.
+      if (error instanceof ProblemError) this.request.noRetry = true;
       throw error;
     }
     if (!answer.allowed) {

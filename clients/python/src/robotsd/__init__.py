@@ -10,6 +10,7 @@ The answer types are generated from robotsd's OpenAPI document (``_models.py``).
 """
 
 from ._client import (
+    DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
     MAX_BATCH,
     AsyncClient,
@@ -80,6 +81,7 @@ from ._models import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_RETRIES",
     "DEFAULT_TIMEOUT",
     "HTML_TYPES",
     "MAX_BATCH",

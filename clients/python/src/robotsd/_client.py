@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import random
+import time
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Literal, Optional, TypeVar, Union
+from typing import Any, Callable, Literal, Optional, TypeVar, Union
 
 import httpx
 import msgspec
@@ -31,8 +34,22 @@ from ._sign import SignMethod
 MAX_BATCH = 1000
 
 #: Seconds any one phase of a call (connect, send, each read) may take; the async client also
-#: bounds the whole call by it. robotsd answers within its own 30 s request limit.
+#: bounds the whole call by it, retries included. robotsd answers within its own 30 s request
+#: limit.
 DEFAULT_TIMEOUT = 30.0
+
+#: How many times a call robotsd itself answered 503 is sent again, by default (0: never).
+DEFAULT_MAX_RETRIES = 2
+
+#: The longest ``Retry-After`` of robotsd's a retry waits, in seconds (1 s when it sends none).
+MAX_RETRY_WAIT = 60.0
+
+#: The most jitter a retry's wait gets, in seconds (up to a tenth of the wait).
+MAX_RETRY_JITTER = 1.0
+
+#: The type of every problem robotsd answers with; a proxy's or a load balancer's error is not
+#: one, and is never retried: it says nothing of what robotsd did with the request.
+ROBOTSD_PROBLEM_PREFIX = "urn:robotsd:problem:"
 
 PercentDecoding = Literal["google", "rfc9309"]
 
@@ -291,6 +308,58 @@ def _read(call: _Call, response: httpx.Response) -> Any:
         raise RobotsdError(f"robotsd's answer to {call.method} {call.path} is not as documented: {e}") from e
 
 
+def _robotsd_busy(response: httpx.Response) -> bool:
+    """Whether ``response`` is a 503 of robotsd's own (``overloaded``, ``bodies-in-flight``,
+    ``connection-limit``, ``cache-full``): robotsd did nothing with the request, and says when
+    to ask again. A 503 of anything in between (a proxy's HTML page) is not: it is not known
+    what became of the request, nor when to ask again."""
+    if response.status_code != 503:
+        return False
+    media_type = response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    if media_type != "application/problem+json":
+        return False
+    try:
+        problem = _problem_decoder.decode(response.content)
+    except msgspec.MsgspecError:
+        return False
+    return problem.type.startswith(ROBOTSD_PROBLEM_PREFIX)
+
+
+def _retry_after(value: Optional[str], now: Optional[float] = None) -> float:
+    """Seconds to wait as robotsd's ``Retry-After`` says (delay-seconds or an HTTP date): 1 s
+    when it says nothing readable, at most :data:`MAX_RETRY_WAIT`."""
+    if value is None:
+        return 1.0
+    value = value.strip()
+    wait: Optional[float] = None
+    if value.isdigit():
+        wait = float(value)
+    else:
+        try:
+            at = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            at = None
+        if at is not None and at.tzinfo is not None:
+            wait = max(0.0, at.timestamp() - (time.time() if now is None else now))
+    if wait is None:
+        return 1.0
+    return min(wait, MAX_RETRY_WAIT)
+
+
+def _retry_wait(response: httpx.Response, rand: Callable[[], float] = random.random) -> float:
+    """How long to wait before sending a call robotsd answered 503 again: its ``Retry-After``,
+    and a jitter of up to a tenth of it (at most :data:`MAX_RETRY_JITTER`), so that the
+    workers told the same time do not all come back at once."""
+    wait = _retry_after(response.headers.get("Retry-After"))
+    return wait + rand() * min(wait / 10.0, MAX_RETRY_JITTER)
+
+
+def _max_retries(value: int) -> int:
+    if value < 0:
+        raise ValueError(f"max_retries: {value} (0 never retries)")
+    return value
+
+
 def _headers(call: _Call, token: Optional[str]) -> dict[str, str]:
     headers = {"Accept": "application/json"}
     if call.body is not None:
@@ -316,6 +385,13 @@ class Client:
     bearer token (robotsd's ``--api-token-file``). ``http_client`` replaces the pool this client
     makes (for a proxy or custom TLS): it is then the caller's to close, and environment proxy
     variables are ignored otherwise, as a sidecar robotsd is never reached through one.
+
+    ``timeout`` bounds each phase of a call (connect at most 5 s, send, each read). A 503 of
+    robotsd's own (``overloaded``, ``bodies-in-flight``, ``connection-limit``, ``cache-full``:
+    robotsd did nothing with the request) is sent again up to ``max_retries`` times, after its
+    ``Retry-After`` and a jitter, as long as the wait ends within ``timeout`` of the call's
+    start; then the 503 is raised (:class:`ProblemError`). No other answer is retried, nor any
+    failure to reach robotsd.
     """
 
     def __init__(
@@ -325,9 +401,12 @@ class Client:
         token: Optional[str] = None,
         timeout: float = DEFAULT_TIMEOUT,
         http_client: Optional[httpx.Client] = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
+        self.timeout = timeout
+        self.max_retries = _max_retries(max_retries)
         self._owns_http = http_client is None
         self._http = http_client or httpx.Client(
             timeout=_timeout(timeout), limits=_limits(), trust_env=False
@@ -488,23 +567,34 @@ class Client:
         return result
 
     def _do(self, call: _Call) -> Any:
-        try:
-            response = self._http.request(
-                call.method,
-                self.base_url + call.path,
-                params=call.params,
-                content=call.body,
-                headers=_headers(call, self.token),
-            )
-        except httpx.TransportError as e:
-            raise UnavailableError(self.base_url, e) from e
-        return _read(call, response)
+        deadline = time.monotonic() + self.timeout
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method,
+                    self.base_url + call.path,
+                    params=call.params,
+                    content=call.body,
+                    headers=_headers(call, self.token),
+                )
+            except httpx.TransportError as e:
+                raise UnavailableError(self.base_url, e) from e
+            if attempt < self.max_retries and _robotsd_busy(response):
+                wait = _retry_wait(response)
+                # A wait past the call's time limit gives up at once, with the 503.
+                if time.monotonic() + wait < deadline:
+                    time.sleep(wait)
+                    attempt += 1
+                    continue
+            return _read(call, response)
 
 
 class AsyncClient:
     """The asyncio twin of :class:`Client`, with the same calls as coroutines.
 
-    Besides each phase, ``timeout`` bounds each whole call. Use it from one event loop.
+    Besides each phase, ``timeout`` bounds each whole call, its retries (as :class:`Client`'s)
+    included. Use it from one event loop.
     """
 
     def __init__(
@@ -514,10 +604,12 @@ class AsyncClient:
         token: Optional[str] = None,
         timeout: float = DEFAULT_TIMEOUT,
         http_client: Optional[httpx.AsyncClient] = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
+        self.max_retries = _max_retries(max_retries)
         self._owns_http = http_client is None
         self._http = http_client or httpx.AsyncClient(
             timeout=_timeout(timeout), limits=_limits(), trust_env=False
@@ -634,15 +726,26 @@ class AsyncClient:
         return result
 
     async def _do(self, call: _Call) -> Any:
-        request = self._http.request(
-            call.method,
-            self.base_url + call.path,
-            params=call.params,
-            content=call.body,
-            headers=_headers(call, self.token),
-        )
-        try:
-            response = await asyncio.wait_for(request, self.timeout)
-        except (httpx.TransportError, asyncio.TimeoutError) as e:
-            raise UnavailableError(self.base_url, e) from e
-        return _read(call, response)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        attempt = 0
+        while True:
+            request = self._http.request(
+                call.method,
+                self.base_url + call.path,
+                params=call.params,
+                content=call.body,
+                headers=_headers(call, self.token),
+            )
+            try:
+                response = await asyncio.wait_for(request, max(0.0, deadline - loop.time()))
+            except (httpx.TransportError, asyncio.TimeoutError) as e:
+                raise UnavailableError(self.base_url, e) from e
+            if attempt < self.max_retries and _robotsd_busy(response):
+                wait = _retry_wait(response)
+                # A wait past the call's time limit gives up at once, with the 503.
+                if loop.time() + wait < deadline:
+                    await asyncio.sleep(wait)
+                    attempt += 1
+                    continue
+            return _read(call, response)

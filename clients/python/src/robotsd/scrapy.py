@@ -41,7 +41,14 @@ from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet import error as twisted_error
 from twisted.web.client import ResponseNeverReceived
 
-from ._client import MAX_BATCH, AsyncClient, FeedbackResult, Result, _report_item
+from ._client import (
+    DEFAULT_MAX_RETRIES,
+    MAX_BATCH,
+    AsyncClient,
+    FeedbackResult,
+    Result,
+    _report_item,
+)
 from ._gathering import _Batcher, _Reporter
 from ._errors import ProblemError, RobotsdError
 from ._models import CheckResponse, PaceJson, Problem, ReportItem, SignJson, VerdictResponse
@@ -266,6 +273,8 @@ class RobotsdMiddleware:
         self._owns_client = client is None
         self._token: Optional[str] = settings.get("ROBOTSD_TOKEN") or None
         self._timeout = settings.getfloat("ROBOTSD_TIMEOUT", 30.0)
+        # robotsd's own 503s are retried by the client, once per call: nothing here retries.
+        self._max_retries = settings.getint("ROBOTSD_MAX_RETRIES", DEFAULT_MAX_RETRIES)
         self._user_agent: Optional[str] = settings.get("ROBOTSD_USER_AGENT") or None
         self._default_user_agent: str = settings.get("USER_AGENT") or "Scrapy"
         self._fail_open = settings.getbool("ROBOTSD_FAIL_OPEN", False)
@@ -312,7 +321,12 @@ class RobotsdMiddleware:
         # Made on first use, inside the reactor's running event loop, which its pool binds to.
         if self._client is None:
             assert self._base_url is not None
-            self._client = AsyncClient(self._base_url, token=self._token, timeout=self._timeout)
+            self._client = AsyncClient(
+                self._base_url,
+                token=self._token,
+                timeout=self._timeout,
+                max_retries=self._max_retries,
+            )
         return self._client
 
     def _get_batcher(self, sign: Optional[SignMethod]) -> _Batcher:
