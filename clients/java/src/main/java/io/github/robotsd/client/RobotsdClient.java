@@ -41,9 +41,12 @@ import java.util.function.DoubleSupplier;
  * limit; {@link #withTimeout} gives a copy with another) that bounds it whole, retries included.
  * A 503 from robotsd itself (overloaded, a connection or body limit, {@code cache-full}: robotsd
  * did nothing with the request) is retried up to {@link Builder#maxRetries} times after its
- * {@code Retry-After} and a jitter, within the deadline. Any other error answer is a {@link
- * ProblemException} carrying the problem's type, title, status and detail and the request id;
- * no answer at all is an {@link UnavailableException}.
+ * {@code Retry-After} and a jitter, within the deadline: one that is {@code
+ * application/problem+json} with a {@code urn:robotsd:problem:} type. Any other 503 (a proxy's
+ * or load balancer's page) is not retried: nothing says the request was not acted on. Any error
+ * answer left is a {@link ProblemException} carrying the problem's type, title, status and
+ * detail and the request id; no answer at all is an {@link UnavailableException}. Every public
+ * method here is one call with one retry budget, and goes over the network.
  */
 public final class RobotsdClient {
 
@@ -61,6 +64,9 @@ public final class RobotsdClient {
 
   /** The longest {@code Retry-After} of robotsd's own a retry waits. */
   static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(60);
+
+  /** The prefix of the type of every problem robotsd itself answers with. */
+  static final String PROBLEM_PREFIX = "urn:robotsd:problem:";
 
   /**
    * The JSON mapping of robotsd's documents: the records name their snake-case properties
@@ -355,22 +361,8 @@ public final class RobotsdClient {
   }
 
   private Answer checkWith(String url, String[] ua, String extra) {
-    return checkWith(url, ua, extra, null);
-  }
-
-  /**
-   * {@link #checkPaced}, and in {@code answeredAt[0]} the {@link System#nanoTime()} its answer's
-   * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
-   * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
-   */
-  Answer checkPacedAt(String url, String ua, String signMethod, long[] answeredAt) {
-    String extra = "&pace=true" + (signMethod == null ? "" : signParameter(signMethod));
-    return checkWith(url, new String[] {ua}, extra, answeredAt);
-  }
-
-  private Answer checkWith(String url, String[] ua, String extra, long[] answeredAt) {
     String query = "url=" + Calls.encode(url) + agents(ua) + extra;
-    return JSON.convertValue(call("GET", "/v1/check?" + query, null, answeredAt), Answer.class);
+    return JSON.convertValue(call("GET", "/v1/check?" + query, null), Answer.class);
   }
 
   /**
@@ -572,12 +564,54 @@ public final class RobotsdClient {
     return random.getAsDouble();
   }
 
-  /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
-  private JsonNode call(String method, String pathAndQuery, Object body) {
-    return call(method, pathAndQuery, body, null);
+  /**
+   * The retries of robotsd's 503s one call of the caller's may still make: one budget for every
+   * request the call sends, so that a call built of several requests (the fetcher's warm-up,
+   * then its paced check) sends at most {@code 1 + maxRetries} requests robotsd refuses, as one
+   * request would.
+   */
+  static final class Retries {
+    private int left;
+
+    private Retries(int left) {
+      this.left = left;
+    }
   }
 
-  private JsonNode call(String method, String pathAndQuery, Object body, long[] answeredAt) {
+  /** A fresh budget of {@link Builder#maxRetries} retries, for one call. */
+  Retries retries() {
+    return new Retries(maxRetries);
+  }
+
+  /**
+   * A check within {@code retries}, for the fetcher. {@code handOff}: a 503 of robotsd's that
+   * the budget and the deadline leave a retry for is waited out (its {@code Retry-After},
+   * spending the retry) and answered null rather than sent again, as the caller's next request
+   * is the retry (the fetcher's warm-up, followed by its paced check).
+   */
+  Answer checkWithin(Retries retries, boolean handOff, String url, String ua, String extra, long[] answeredAt) {
+    String query = "url=" + Calls.encode(url) + agents(new String[] {ua}) + extra;
+    JsonNode json = call("GET", "/v1/check?" + query, null, answeredAt, retries, handOff);
+    return json == null ? null : JSON.convertValue(json, Answer.class);
+  }
+
+  /** The query parameter asking robotsd to sign a request of {@code method}. */
+  static String signQuery(String method) {
+    return signParameter(method);
+  }
+
+  /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
+  private JsonNode call(String method, String pathAndQuery, Object body) {
+    return call(method, pathAndQuery, body, null, retries(), false);
+  }
+
+  /**
+   * {@code answeredAt[0]}, when given, is set to the {@link System#nanoTime()} the answer's
+   * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
+   * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
+   */
+  private JsonNode call(String method, String pathAndQuery, Object body, long[] answeredAt,
+      Retries retries, boolean handOff) {
     long deadline = System.nanoTime() + timeout.toNanos();
     byte[] json;
     try {
@@ -585,7 +619,7 @@ public final class RobotsdClient {
     } catch (JsonProcessingException e) {
       throw new RobotsdException("robotsd: cannot write the request: " + e.getMessage(), e);
     }
-    for (int attempt = 0; ; attempt++) {
+    for (;;) {
       long[] headersAt = {System.nanoTime()};
       HttpResponse<byte[]> response = exchange(method, pathAndQuery, json, deadline, headersAt);
       int status = response.statusCode();
@@ -600,21 +634,46 @@ public final class RobotsdClient {
               + ": the answer is not JSON", e);
         }
       }
-      if (status == 503 && attempt < maxRetries) {
+      Problem problem = Calls.problem(response);
+      ProblemException refused = new ProblemException(problem,
+          response.headers().firstValue("x-request-id").orElse(null));
+      if (ownUnavailable(response, problem) && retries.left > 0) {
         Duration wait = askAgainDelay(Calls.retryAfter(response), random());
         if (System.nanoTime() + wait.toNanos() < deadline) {
+          retries.left--;
           try {
             Sleeper.sleep(wait);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnavailableException("robotsd: interrupted while waiting to retry", e);
           }
+          if (handOff) {
+            return null;
+          }
           continue;
         }
       }
-      throw new ProblemException(Calls.problem(response),
-          response.headers().firstValue("x-request-id").orElse(null));
+      throw refused;
     }
+  }
+
+  /**
+   * Whether {@code response} is a 503 of robotsd's own: {@code application/problem+json} whose
+   * type is robotsd's ({@code overloaded}, {@code bodies-in-flight}, {@code connection-limit},
+   * {@code cache-full}: robotsd did nothing with the request, and says when to come back). A
+   * proxy's or load balancer's 503 page says neither, and may follow a request that was acted
+   * on: it is not retried. No {@code X-Request-Id} is asked for: robotsd's connection-limit
+   * answer, written before any request is read, has none.
+   */
+  static boolean ownUnavailable(HttpResponse<?> response, Problem problem) {
+    if (response.statusCode() != 503 || problem.status() != 503 || problem.type() == null
+        || !problem.type().startsWith(PROBLEM_PREFIX)) {
+      return false;
+    }
+    String type = response.headers().firstValue("content-type").orElse("");
+    int semicolon = type.indexOf(';');
+    return (semicolon < 0 ? type : type.substring(0, semicolon)).strip()
+        .equalsIgnoreCase("application/problem+json");
   }
 
   private HttpResponse<byte[]> exchange(
