@@ -368,64 +368,143 @@ public final class RobotsdClient {
   /**
    * Asks about many URLs for the same agent(s) with {@code POST /v1/check}, {@link #MAX_BATCH}
    * at a time, one result per URL, in order. Past the bound of a batch's answer (8 MiB, which a
-   * robots.txt made to fill every answer reaches) each further answer is the verdict alone.
+   * robots.txt made to fill every answer reaches) each further answer is the verdict alone. The
+   * URLs first and the agents last, as {@link #check} takes them (and the TypeScript client's
+   * {@code checkMany}). A bad URL is not thrown: its result has the {@link BatchResult#problem()}.
+   * Each request of {@link #MAX_BATCH} URLs is a call of its own, with its own deadline and
+   * retries.
+   *
+   * @param urls the URLs
+   * @param ua the agent(s): at least one
+   * @return one result per URL
+   */
+  public List<BatchResult> checkMany(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} reserving a fetch slot for each allowed URL ({@code
+   * pace=true}): the URLs of one origin get staggered slots, an interval apart, each measured
+   * from its answer.
+   *
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPaced(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?pace=true");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} answering each URL with the verdict alone ({@code
+   * view=verdict}).
+   *
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyVerdicts(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?view=verdict");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} signing each allowed URL's request ({@code sign=GET} or
+   * {@code HEAD}): each allowed item has its own {@link Answer#sign()}; a disallowed item and an
+   * item's problem have none.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManySigned(String method, List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?" + signParameter(method).substring(1));
+  }
+
+  /**
+   * {@link #checkManyPaced(List, String...)} and {@link #checkManySigned(String, List,
+   * String...)} at once: each reserved slot's item is signed, its signature holding from that
+   * item's slot; a deferred slot's item is not.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPacedSigned(String method, List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?pace=true" + signParameter(method));
+  }
+
+  /**
+   * The agents first, then the URLs: as before {@link #checkMany(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last, as {@link #check} takes them: {@link #checkMany(List,
+   *     String...)}
    */
+  @Deprecated
   public List<BatchResult> checkMany(List<String> ua, List<String> urls) {
     return batch(ua, urls, "");
   }
 
   /**
-   * {@link #checkMany} reserving a fetch slot for each allowed URL ({@code pace=true}): the URLs
-   * of one origin get staggered slots, an interval apart, each measured from its answer.
+   * The agents first, then the URLs: as before {@link #checkManyPaced(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyPaced(List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyPaced(List<String> ua, List<String> urls) {
     return batch(ua, urls, "?pace=true");
   }
 
   /**
-   * {@link #checkMany} answering each URL with the verdict alone ({@code view=verdict}).
+   * The agents first, then the URLs: as before {@link #checkManyVerdicts(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyVerdicts(List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyVerdicts(List<String> ua, List<String> urls) {
     return batch(ua, urls, "?view=verdict");
   }
 
   /**
-   * {@link #checkMany} signing each allowed URL's request ({@code sign=GET} or {@code HEAD}):
-   * each allowed item has its own {@link Answer#sign()}; a disallowed item and an item's
-   * problem have none.
+   * The agents before the URLs: as before {@link #checkManySigned(String, List, String...)}.
    *
    * @param method {@code GET} or {@code HEAD}
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManySigned(String, List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManySigned(String method, List<String> ua, List<String> urls) {
     return batch(ua, urls, "?" + signParameter(method).substring(1));
   }
 
   /**
-   * {@link #checkManyPaced} and {@link #checkManySigned} at once: each reserved slot's item is
-   * signed, its signature holding from that item's slot; a deferred slot's item is not.
+   * The agents before the URLs: as before {@link #checkManyPacedSigned(String, List, String...)}.
    *
    * @param method {@code GET} or {@code HEAD}
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyPacedSigned(String, List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyPacedSigned(String method, List<String> ua, List<String> urls) {
     return batch(ua, urls, "?pace=true" + signParameter(method));
+  }
+
+  private static List<String> agentList(String[] ua) {
+    return ua == null ? null : Arrays.asList(ua);
   }
 
   private List<BatchResult> batch(List<String> ua, List<String> urls, String query) {

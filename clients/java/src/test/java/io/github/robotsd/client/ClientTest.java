@@ -42,7 +42,7 @@ final class ClientTest {
     for (String p : Harness.sitePaths()) {
       urls.add(site.url + p);
     }
-    List<BatchResult> results = client.checkMany(List.of("ExampleBot"), urls);
+    List<BatchResult> results = client.checkMany(urls, "ExampleBot");
     equal(results.size(), 51, "results");
     long allowed = results.stream().filter(r -> r.answer().allowed()).count();
     equal(allowed, 36L, "allowed of 51");
@@ -53,6 +53,30 @@ final class ClientTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation")
+  void theBatchTakesTheAgentsLastAsTheCheckDoesAndTheOldOrderStill(Cleanup c) throws Exception {
+    Harness.Site site = Harness.site51(c);
+    RobotsdClient client = Harness.robotsd(c);
+    List<String> urls = List.of(site.url + "/p/1", site.url + "/private/1");
+    // Several agents, as check(url, ua...) takes them: OtherBot's own group disallows all.
+    List<Boolean> got = client.checkManyVerdicts(urls, "ExampleBot", "OtherBot").stream()
+        .map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(false, false), "ExampleBot and OtherBot: OtherBot's group applies");
+    got = client.checkManyVerdicts(urls, "ExampleBot").stream().map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(true, false), "ExampleBot");
+    // The list-of-agents form of before this order, kept so that old code compiles and answers alike.
+    got = client.checkManyVerdicts(List.of("ExampleBot"), urls).stream().map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(true, false), "the agents first, deprecated");
+    equal(client.checkMany(List.of("ExampleBot"), urls).get(1).answer().rule().line(), 2, "checkMany, deprecated");
+    try {
+      client.checkMany(urls);
+      throw new AssertionError("a batch without an agent was sent");
+    } catch (IllegalArgumentException e) {
+      check(e.getMessage().contains("ua"), e.getMessage());
+    }
+  }
+
+  @Test
   void viewVerdictAnswersTheVerdictAlone(Cleanup c) throws Exception {
     Harness.Site site = Harness.site51(c);
     RobotsdClient client = Harness.robotsd(c);
@@ -60,8 +84,8 @@ final class ClientTest {
     check(!verdict.full() && !verdict.allowed() && verdict.rule() == null && verdict.url() == null,
         "the verdict alone: " + verdict);
     equal(verdict.reason(), "matched_rule", "reason");
-    List<BatchResult> results = client.checkManyVerdicts(List.of("ExampleBot"),
-        List.of(site.url + "/p/1", site.url + "/docs/1.pdf", "ftp://example.com/"));
+    List<BatchResult> results = client.checkManyVerdicts(
+        List.of(site.url + "/p/1", site.url + "/docs/1.pdf", "ftp://example.com/"), "ExampleBot");
     check(results.get(0).answer().allowed() && !results.get(0).answer().full(), "verdict 0: " + results);
     check(!results.get(1).answer().allowed(), "verdict 1: " + results);
     check(results.get(2).isProblem(), "a bad item is its problem: " + results);
