@@ -45,6 +45,7 @@ if [ "${1:-}" = test ]; then
     io.github.robotsd.client.OpenApiTest \
     io.github.robotsd.client.ClientTest \
     io.github.robotsd.client.RetryTest \
+    io.github.robotsd.client.RulesTest \
     io.github.robotsd.client.PageTest \
     io.github.robotsd.client.FetcherTest \
     io.github.robotsd.client.SignTest \

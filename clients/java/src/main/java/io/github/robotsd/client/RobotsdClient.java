@@ -578,15 +578,18 @@ public final class RobotsdClient {
 
   /**
    * The rules of {@code url}'s origin for one agent, shaped like crawler-commons'
-   * {@code BaseRobotRules}: {@link RobotsRules#isAllowed}, the crawl-delay and the sitemaps.
-   * Asks robotsd now for the origin's file and the agent's crawl-delay.
+   * {@code BaseRobotRules}: {@link RobotsRules#isAllowed}, the crawl-delay and the sitemaps,
+   * with {@link RobotsRules.Builder}'s defaults ({@link RobotsRules#builder} sets others).
+   * Asks robotsd now for the origin's file and the agent's crawl-delay (two calls); the rules
+   * then answer from the verdicts they hold, and never throw: when robotsd cannot answer, they
+   * fail closed. See {@link RobotsRules} for when they ask robotsd again.
    *
    * @param url a URL of the origin
    * @param ua the agent
    * @return the rules
    */
   public RobotsRules rules(String url, String ua) {
-    return RobotsRules.load(this, url, ua);
+    return RobotsRules.builder(this, url, ua).build();
   }
 
   /**

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -136,25 +135,6 @@ final class ClientTest {
     check(robots.robotsTxt().contains("Crawl-delay: 0.01"), "the file's text");
     check(robots.pace() != null && robots.pace().slowdown() > 1, "pace state: " + robots.pace());
     equal(robots.parsed().groups().size(), 2, "groups");
-  }
-
-  @Test
-  void theRulesObjectAnswersAsCrawlerCommonsDoes(Cleanup c) throws Exception {
-    Harness.Site site = Harness.site51(c);
-    RobotsdClient client = Harness.robotsd(c);
-    RobotsRules rules = client.rules(site.url + "/", "ExampleBot");
-    check(rules.isAllowed(site.url + "/p/3"), "/p/3 allowed");
-    check(!rules.isAllowed(site.url + "/private/3"), "/private/3 disallowed");
-    check(rules.isAllowed(site.url + "/private/public/3"), "the allow wins");
-    check(!rules.isAllowed(site.url + "/docs/3.pdf"), "the anchored wildcard");
-    equal(rules.getCrawlDelay(), 10L, "crawl-delay in ms");
-    equal(rules.getSitemaps(), List.of("http://127.0.0.1/sitemap.xml"), "sitemaps");
-    check(!rules.isAllowAll() && !rules.isAllowNone() && !rules.isDeferVisits(), "a parsed file");
-
-    Harness.Site bare = c.add(new Harness.Site(null, Map.of()));
-    RobotsRules none = client.rules(bare.url + "/", "ExampleBot");
-    check(none.isAllowAll() && none.getSitemaps().isEmpty(), "no robots.txt: allow all");
-    equal(none.getCrawlDelay(), RobotsRules.UNSET_CRAWL_DELAY, "no crawl-delay");
   }
 
   /** A stand-in robotsd answering 503 a number of times first: robotsd itself is never overloaded here. */

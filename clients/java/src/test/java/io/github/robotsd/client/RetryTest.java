@@ -116,6 +116,23 @@ final class RetryTest {
     equal(requests.get(), 3, "requests");
   }
 
+  @Test
+  void anAnswerThatIsNotJsonIsARobotsdException(Cleanup c) throws Exception {
+    // A 200 from something that is not robotsd (a captive portal, a misrouted proxy).
+    AtomicInteger requests = new AtomicInteger();
+    RobotsdClient client = RobotsdClient.create(standIn(c, requests, 100,
+        exchange -> Harness.send(exchange, 200, "text/html", "<html>sign in</html>")));
+    try {
+      client.check("http://a.test/", "Bot");
+      throw new AssertionError("no exception");
+    } catch (ProblemException | UnavailableException e) {
+      throw new AssertionError("an answer was given, and it is no problem: " + e);
+    } catch (RobotsdException e) {
+      check(e.getMessage().contains("not JSON"), e.getMessage());
+    }
+    equal(requests.get(), 1, "not retried");
+  }
+
   private static HttpRequest get(String url) {
     return HttpRequest.newBuilder(URI.create(url)).header("User-Agent", "RetryBot/1.0").build();
   }
