@@ -178,5 +178,15 @@ final class RetryTest {
       equal(e.type(), "about:blank", "type");
     }
     equal(requests.get(), 1, "checks behind a proxy's 503");
+
+    // Failing open, either is fetched unchecked, once robotsd's own 503s are past the retries.
+    for (Harness.Page refuse : List.<Harness.Page>of(RetryTest::overloaded, RetryTest::proxyPage)) {
+      requests.set(0);
+      fetcher = RobotsdFetcher.builder(RobotsdClient.create(standIn(c, requests, 100, refuse))).failOpen(true).build();
+      int fetched = site.hits("/p/3");
+      equal(fetcher.send(get(site.url + "/p/3"), HttpResponse.BodyHandlers.discarding()).statusCode(), 200, "fetched");
+      equal(site.hits("/p/3"), fetched + 1, "fetched once, unchecked");
+      check(requests.get() <= 1 + RobotsdClient.DEFAULT_MAX_RETRIES, "checks: " + requests.get());
+    }
   }
 }

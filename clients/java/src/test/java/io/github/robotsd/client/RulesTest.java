@@ -49,9 +49,10 @@ final class RulesTest {
     int before = gate.calls.size();
     long allowed = urls.stream().filter(rules::isAllowed).count();
     equal(allowed, 36L, "allowed of 51, as robotsd answers them");
-    equal(gate.calls.size(), before, "no call for a prefetched URL");
     equal(rules.getSitemaps(), List.of("http://127.0.0.1/sitemap.xml"), "sitemaps");
     check(!rules.isAllowAll() && !rules.isAllowNone() && !rules.isDeferVisits(), "a parsed file");
+    equal(rules.crawlDelay(), Optional.of(Duration.ofMillis(10)), "crawl-delay");
+    equal(gate.calls.size(), before, "no call for a prefetched URL, nor for the rest");
   }
 
   @Test
@@ -70,6 +71,8 @@ final class RulesTest {
       check(!rules.isAllowed(site.url + "/private/1"), "a held disallow stands");
       check(rules.lastError().isEmpty(), "nothing asked yet: " + rules.lastError());
     }
+    equal(closed.prefetch(List.of(site.url + "/p/8", site.url + "/p/9")), 0, "prefetch: none answered");
+    check(closed.lastError().orElse(null) instanceof UnavailableException, "why: " + closed.lastError());
     check(!closed.isAllowed(site.url + "/p/2"), "a new URL, failing closed: disallowed");
     check(open.isAllowed(site.url + "/private/2"), "a new URL, failing open: allowed");
     for (RobotsRules rules : List.of(closed, open)) {
@@ -97,10 +100,12 @@ final class RulesTest {
 
     // Back: the next use after it refreshes in the background, and the rules hold the file.
     gate.mode = Gate.Mode.PASS;
+    long batches = gate.count("POST", "/v1/check");
     Thread.sleep(500);
     check(rules.isAllowed(site.url + "/p/5"), "asked again, and allowed");
     refresher.submit(() -> { }).get();
-    check(gate.count("POST", "/v1/check") == 1 && rules.robots() != null && !rules.isDeferVisits(), "refreshed in the background");
+    check(gate.count("POST", "/v1/check") == batches + 1 && rules.robots() != null && !rules.isDeferVisits(),
+        "refreshed in the background");
     equal(rules.crawlDelay(), Optional.of(Duration.ofMillis(10)), "the crawl-delay, once held");
     check(rules.lastError().isEmpty(), "no error once answered: " + rules.lastError());
 
