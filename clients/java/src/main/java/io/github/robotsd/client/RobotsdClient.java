@@ -45,8 +45,10 @@ import java.util.function.DoubleSupplier;
  * application/problem+json} with a {@code urn:robotsd:problem:} type. Any other 503 (a proxy's
  * or load balancer's page) is not retried: nothing says the request was not acted on. Any error
  * answer left is a {@link ProblemException} carrying the problem's type, title, status and
- * detail and the request id; no answer at all is an {@link UnavailableException}. Every public
- * method here is one call with one retry budget, and goes over the network.
+ * detail and the request id; no answer at all is an {@link UnavailableException}. Each method
+ * that asks robotsd (all but the builders, {@link #withTimeout}, {@link #withRequestId}, the
+ * accessors and {@link #askAgainDelay}) goes over the network, each of its requests with one
+ * retry budget, and throws when robotsd gives no verdict; {@link #rules} alone never throws.
  */
 public final class RobotsdClient {
 
