@@ -44,6 +44,8 @@ if [ "${1:-}" = test ]; then
   java -cp "build/classes:build/examples:build/adapter:build/test-classes:$jackson" io.github.robotsd.client.TestRunner \
     io.github.robotsd.client.OpenApiTest \
     io.github.robotsd.client.ClientTest \
+    io.github.robotsd.client.RetryTest \
+    io.github.robotsd.client.RulesTest \
     io.github.robotsd.client.PageTest \
     io.github.robotsd.client.FetcherTest \
     io.github.robotsd.client.SignTest \

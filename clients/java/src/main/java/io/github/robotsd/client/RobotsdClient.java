@@ -41,9 +41,14 @@ import java.util.function.DoubleSupplier;
  * limit; {@link #withTimeout} gives a copy with another) that bounds it whole, retries included.
  * A 503 from robotsd itself (overloaded, a connection or body limit, {@code cache-full}: robotsd
  * did nothing with the request) is retried up to {@link Builder#maxRetries} times after its
- * {@code Retry-After} and a jitter, within the deadline. Any other error answer is a {@link
- * ProblemException} carrying the problem's type, title, status and detail and the request id;
- * no answer at all is an {@link UnavailableException}.
+ * {@code Retry-After} and a jitter, within the deadline: one that is {@code
+ * application/problem+json} with a {@code urn:robotsd:problem:} type. Any other 503 (a proxy's
+ * or load balancer's page) is not retried: nothing says the request was not acted on. Any error
+ * answer left is a {@link ProblemException} carrying the problem's type, title, status and
+ * detail and the request id; no answer at all is an {@link UnavailableException}. Each method
+ * that asks robotsd (all but the builders, {@link #withTimeout}, {@link #withRequestId}, the
+ * accessors and {@link #askAgainDelay}) goes over the network, each of its requests with one
+ * retry budget, and throws when robotsd gives no verdict; {@link #rules} alone never throws.
  */
 public final class RobotsdClient {
 
@@ -61,6 +66,9 @@ public final class RobotsdClient {
 
   /** The longest {@code Retry-After} of robotsd's own a retry waits. */
   static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(60);
+
+  /** The prefix of the type of every problem robotsd itself answers with. */
+  static final String PROBLEM_PREFIX = "urn:robotsd:problem:";
 
   /**
    * The JSON mapping of robotsd's documents: the records name their snake-case properties
@@ -355,85 +363,150 @@ public final class RobotsdClient {
   }
 
   private Answer checkWith(String url, String[] ua, String extra) {
-    return checkWith(url, ua, extra, null);
-  }
-
-  /**
-   * {@link #checkPaced}, and in {@code answeredAt[0]} the {@link System#nanoTime()} its answer's
-   * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
-   * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
-   */
-  Answer checkPacedAt(String url, String ua, String signMethod, long[] answeredAt) {
-    String extra = "&pace=true" + (signMethod == null ? "" : signParameter(signMethod));
-    return checkWith(url, new String[] {ua}, extra, answeredAt);
-  }
-
-  private Answer checkWith(String url, String[] ua, String extra, long[] answeredAt) {
     String query = "url=" + Calls.encode(url) + agents(ua) + extra;
-    return JSON.convertValue(call("GET", "/v1/check?" + query, null, answeredAt), Answer.class);
+    return JSON.convertValue(call("GET", "/v1/check?" + query, null), Answer.class);
   }
 
   /**
    * Asks about many URLs for the same agent(s) with {@code POST /v1/check}, {@link #MAX_BATCH}
    * at a time, one result per URL, in order. Past the bound of a batch's answer (8 MiB, which a
-   * robots.txt made to fill every answer reaches) each further answer is the verdict alone.
+   * robots.txt made to fill every answer reaches) each further answer is the verdict alone. The
+   * URLs first and the agents last, as {@link #check} takes them (and the TypeScript client's
+   * {@code checkMany}). A bad URL is not thrown: its result has the {@link BatchResult#problem()}.
+   * Each request of {@link #MAX_BATCH} URLs is a call of its own, with its own deadline and
+   * retries.
+   *
+   * @param urls the URLs
+   * @param ua the agent(s): at least one
+   * @return one result per URL
+   */
+  public List<BatchResult> checkMany(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} reserving a fetch slot for each allowed URL ({@code
+   * pace=true}): the URLs of one origin get staggered slots, an interval apart, each measured
+   * from its answer.
+   *
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPaced(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?pace=true");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} answering each URL with the verdict alone ({@code
+   * view=verdict}).
+   *
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyVerdicts(List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?view=verdict");
+  }
+
+  /**
+   * {@link #checkMany(List, String...)} signing each allowed URL's request ({@code sign=GET} or
+   * {@code HEAD}): each allowed item has its own {@link Answer#sign()}; a disallowed item and an
+   * item's problem have none.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManySigned(String method, List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?" + signParameter(method).substring(1));
+  }
+
+  /**
+   * {@link #checkManyPaced(List, String...)} and {@link #checkManySigned(String, List,
+   * String...)} at once: each reserved slot's item is signed, its signature holding from that
+   * item's slot; a deferred slot's item is not.
+   *
+   * @param method {@code GET} or {@code HEAD}
+   * @param urls the URLs
+   * @param ua the agent(s)
+   * @return one result per URL
+   */
+  public List<BatchResult> checkManyPacedSigned(String method, List<String> urls, String... ua) {
+    return batch(agentList(ua), urls, "?pace=true" + signParameter(method));
+  }
+
+  /**
+   * The agents first, then the URLs: as before {@link #checkMany(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last, as {@link #check} takes them: {@link #checkMany(List,
+   *     String...)}
    */
+  @Deprecated
   public List<BatchResult> checkMany(List<String> ua, List<String> urls) {
     return batch(ua, urls, "");
   }
 
   /**
-   * {@link #checkMany} reserving a fetch slot for each allowed URL ({@code pace=true}): the URLs
-   * of one origin get staggered slots, an interval apart, each measured from its answer.
+   * The agents first, then the URLs: as before {@link #checkManyPaced(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyPaced(List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyPaced(List<String> ua, List<String> urls) {
     return batch(ua, urls, "?pace=true");
   }
 
   /**
-   * {@link #checkMany} answering each URL with the verdict alone ({@code view=verdict}).
+   * The agents first, then the URLs: as before {@link #checkManyVerdicts(List, String...)}.
    *
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyVerdicts(List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyVerdicts(List<String> ua, List<String> urls) {
     return batch(ua, urls, "?view=verdict");
   }
 
   /**
-   * {@link #checkMany} signing each allowed URL's request ({@code sign=GET} or {@code HEAD}):
-   * each allowed item has its own {@link Answer#sign()}; a disallowed item and an item's
-   * problem have none.
+   * The agents before the URLs: as before {@link #checkManySigned(String, List, String...)}.
    *
    * @param method {@code GET} or {@code HEAD}
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManySigned(String, List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManySigned(String method, List<String> ua, List<String> urls) {
     return batch(ua, urls, "?" + signParameter(method).substring(1));
   }
 
   /**
-   * {@link #checkManyPaced} and {@link #checkManySigned} at once: each reserved slot's item is
-   * signed, its signature holding from that item's slot; a deferred slot's item is not.
+   * The agents before the URLs: as before {@link #checkManyPacedSigned(String, List, String...)}.
    *
    * @param method {@code GET} or {@code HEAD}
    * @param ua the agent(s)
    * @param urls the URLs
    * @return one result per URL
+   * @deprecated the agents last: {@link #checkManyPacedSigned(String, List, String...)}
    */
+  @Deprecated
   public List<BatchResult> checkManyPacedSigned(String method, List<String> ua, List<String> urls) {
     return batch(ua, urls, "?pace=true" + signParameter(method));
+  }
+
+  private static List<String> agentList(String[] ua) {
+    return ua == null ? null : Arrays.asList(ua);
   }
 
   private List<BatchResult> batch(List<String> ua, List<String> urls, String query) {
@@ -507,15 +580,18 @@ public final class RobotsdClient {
 
   /**
    * The rules of {@code url}'s origin for one agent, shaped like crawler-commons'
-   * {@code BaseRobotRules}: {@link RobotsRules#isAllowed}, the crawl-delay and the sitemaps.
-   * Asks robotsd now for the origin's file and the agent's crawl-delay.
+   * {@code BaseRobotRules}: {@link RobotsRules#isAllowed}, the crawl-delay and the sitemaps,
+   * with {@link RobotsRules.Builder}'s defaults ({@link RobotsRules#builder} sets others).
+   * Asks robotsd now for the origin's file and the agent's crawl-delay (two calls); the rules
+   * then answer from the verdicts they hold, and never throw: when robotsd cannot answer, they
+   * fail closed. See {@link RobotsRules} for when they ask robotsd again.
    *
    * @param url a URL of the origin
    * @param ua the agent
    * @return the rules
    */
   public RobotsRules rules(String url, String ua) {
-    return RobotsRules.load(this, url, ua);
+    return RobotsRules.builder(this, url, ua).build();
   }
 
   /**
@@ -572,12 +648,54 @@ public final class RobotsdClient {
     return random.getAsDouble();
   }
 
-  /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
-  private JsonNode call(String method, String pathAndQuery, Object body) {
-    return call(method, pathAndQuery, body, null);
+  /**
+   * The retries of robotsd's 503s one call of the caller's may still make: one budget for every
+   * request the call sends, so that a call built of several requests (the fetcher's warm-up,
+   * then its paced check) sends at most {@code 1 + maxRetries} requests robotsd refuses, as one
+   * request would.
+   */
+  static final class Retries {
+    private int left;
+
+    private Retries(int left) {
+      this.left = left;
+    }
   }
 
-  private JsonNode call(String method, String pathAndQuery, Object body, long[] answeredAt) {
+  /** A fresh budget of {@link Builder#maxRetries} retries, for one call. */
+  Retries retries() {
+    return new Retries(maxRetries);
+  }
+
+  /**
+   * A check within {@code retries}, for the fetcher. {@code handOff}: a 503 of robotsd's that
+   * the budget and the deadline leave a retry for is waited out (its {@code Retry-After},
+   * spending the retry) and answered null rather than sent again, as the caller's next request
+   * is the retry (the fetcher's warm-up, followed by its paced check).
+   */
+  Answer checkWithin(Retries retries, boolean handOff, String url, String ua, String extra, long[] answeredAt) {
+    String query = "url=" + Calls.encode(url) + agents(new String[] {ua}) + extra;
+    JsonNode json = call("GET", "/v1/check?" + query, null, answeredAt, retries, handOff);
+    return json == null ? null : JSON.convertValue(json, Answer.class);
+  }
+
+  /** The query parameter asking robotsd to sign a request of {@code method}. */
+  static String signQuery(String method) {
+    return signParameter(method);
+  }
+
+  /** Sends one call, retrying robotsd's 503s within the deadline, and returns its JSON. */
+  private JsonNode call(String method, String pathAndQuery, Object body) {
+    return call(method, pathAndQuery, body, null, retries(), false);
+  }
+
+  /**
+   * {@code answeredAt[0]}, when given, is set to the {@link System#nanoTime()} the answer's
+   * headers arrived at: a slot's {@code wait_ms} counts from robotsd's answer, and reading the
+   * body (a cold JVM's first JSON) can take longer than the lateness a slot allows.
+   */
+  private JsonNode call(String method, String pathAndQuery, Object body, long[] answeredAt,
+      Retries retries, boolean handOff) {
     long deadline = System.nanoTime() + timeout.toNanos();
     byte[] json;
     try {
@@ -585,7 +703,7 @@ public final class RobotsdClient {
     } catch (JsonProcessingException e) {
       throw new RobotsdException("robotsd: cannot write the request: " + e.getMessage(), e);
     }
-    for (int attempt = 0; ; attempt++) {
+    for (;;) {
       long[] headersAt = {System.nanoTime()};
       HttpResponse<byte[]> response = exchange(method, pathAndQuery, json, deadline, headersAt);
       int status = response.statusCode();
@@ -600,21 +718,46 @@ public final class RobotsdClient {
               + ": the answer is not JSON", e);
         }
       }
-      if (status == 503 && attempt < maxRetries) {
+      Problem problem = Calls.problem(response);
+      ProblemException refused = new ProblemException(problem,
+          response.headers().firstValue("x-request-id").orElse(null));
+      if (ownUnavailable(response, problem) && retries.left > 0) {
         Duration wait = askAgainDelay(Calls.retryAfter(response), random());
         if (System.nanoTime() + wait.toNanos() < deadline) {
+          retries.left--;
           try {
             Sleeper.sleep(wait);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnavailableException("robotsd: interrupted while waiting to retry", e);
           }
+          if (handOff) {
+            return null;
+          }
           continue;
         }
       }
-      throw new ProblemException(Calls.problem(response),
-          response.headers().firstValue("x-request-id").orElse(null));
+      throw refused;
     }
+  }
+
+  /**
+   * Whether {@code response} is a 503 of robotsd's own: {@code application/problem+json} whose
+   * type is robotsd's ({@code overloaded}, {@code bodies-in-flight}, {@code connection-limit},
+   * {@code cache-full}: robotsd did nothing with the request, and says when to come back). A
+   * proxy's or load balancer's 503 page says neither, and may follow a request that was acted
+   * on: it is not retried. No {@code X-Request-Id} is asked for: robotsd's connection-limit
+   * answer, written before any request is read, has none.
+   */
+  static boolean ownUnavailable(HttpResponse<?> response, Problem problem) {
+    if (response.statusCode() != 503 || problem.status() != 503 || problem.type() == null
+        || !problem.type().startsWith(PROBLEM_PREFIX)) {
+      return false;
+    }
+    String type = response.headers().firstValue("content-type").orElse("");
+    int semicolon = type.indexOf(';');
+    return (semicolon < 0 ? type : type.substring(0, semicolon)).strip()
+        .equalsIgnoreCase("application/problem+json");
   }
 
   private HttpResponse<byte[]> exchange(

@@ -272,14 +272,17 @@ public final class RobotsdFetcher {
     }
     String target = uri.toString();
     String origin = origin(uri);
+    // One retry budget for every check this request makes (the warm-up, each reservation, a
+    // signature asked again): robotsd overloaded sees at most 1 + maxRetries of them refused.
+    RobotsdClient.Retries retries = client.retries();
     Answer answer;
     if (noPacing) {
-      answer = askUnpaced(request, target, ua);
+      answer = askUnpaced(request, target, ua, retries);
       if (answer != null) {
-        answer = keepDelay(request, target, origin, ua, answer);
+        answer = keepDelay(request, target, origin, ua, answer, retries);
       }
     } else {
-      answer = reserve(request, target, origin, ua);
+      answer = reserve(request, target, origin, ua, retries);
     }
     boolean report = answer != null && answer.pace() != null;
     if (sign && answer != null) {
@@ -329,10 +332,10 @@ public final class RobotsdFetcher {
    * Checks without pacing (signed when signing): the answer of an allowed request, null when
    * robotsd could not answer and the fetcher fails open.
    */
-  private Answer askUnpaced(HttpRequest request, String target, String ua) {
+  private Answer askUnpaced(HttpRequest request, String target, String ua, RobotsdClient.Retries retries) {
     Answer answer;
     try {
-      answer = sign ? client.checkSigned(request.method(), target, ua) : client.check(target, ua);
+      answer = client.checkWithin(retries, false, target, ua, signQuery(request), null);
     } catch (RobotsdException e) {
       if (failsOpen(e)) {
         return null;
@@ -351,14 +354,14 @@ public final class RobotsdFetcher {
    * Waits out the answer's crawl-delay since the origin's last start; signing, asks again for a
    * signature the wait left too little of.
    */
-  private Answer keepDelay(HttpRequest request, String target, String origin, String ua, Answer answer)
-      throws InterruptedException {
+  private Answer keepDelay(HttpRequest request, String target, String origin, String ua, Answer answer,
+      RobotsdClient.Retries retries) throws InterruptedException {
     long answeredAt = System.nanoTime();
     local.await(origin, crawlDelay(answer));
     if (sign && outlived(answer.sign(), System.nanoTime() - answeredAt)) {
       // A crawl-delay (up to 60 s) or a Retry-After (up to 10 min) can outlast a signature
       // (60 s by default); the request's start is taken, so this asks without waiting again.
-      return askUnpaced(request, target, ua);
+      return askUnpaced(request, target, ua, retries);
     }
     return answer;
   }
@@ -422,17 +425,17 @@ public final class RobotsdFetcher {
   }
 
   /** Reserves the request's slot and waits for it, asking again while robotsd defers it. */
-  private Answer reserve(HttpRequest request, String target, String origin, String ua)
-      throws InterruptedException {
+  private Answer reserve(HttpRequest request, String target, String origin, String ua,
+      RobotsdClient.Retries retries) throws InterruptedException {
     // A pushback this fetcher saw from the origin is reported before the next slot is taken.
     reports.settled(origin);
     long giveUp = System.nanoTime() + maxPaceWait.toNanos();
     for (;;) {
-      warmUp(request, target, ua);
       Answer answer;
       long[] answeredAt = {0};
       try {
-        answer = client.checkPacedAt(target, ua, sign ? request.method() : null, answeredAt);
+        warmUp(request, target, ua, retries);
+        answer = client.checkWithin(retries, false, target, ua, "&pace=true" + signQuery(request), answeredAt);
       } catch (RobotsdException e) {
         if (failsOpen(e)) {
           return null;
@@ -447,7 +450,7 @@ public final class RobotsdFetcher {
       if (pace == null) {
         // An allowed URL always has a slot; should a robotsd not give one, keep the delay here.
         requireSign(target, answer);
-        return keepDelay(request, target, origin, ua, answer);
+        return keepDelay(request, target, origin, ua, answer, retries);
       }
       Duration wait = pace.waitDuration();
       if (pace.reserved()) {
@@ -488,20 +491,20 @@ public final class RobotsdFetcher {
    * Once per fetcher, an unpaced check before the first reservation: a JVM's first calls load
    * and compile the HTTP and JSON code, which took most of a second on a busy 2-core machine,
    * after the slot was handed out. This one reserves nothing. Signing, it asks a signature too,
-   * as every check does: a robotsd that cannot sign then fetches nothing for it.
+   * as every check does: a robotsd that cannot sign then fetches nothing for it. It is the
+   * request's first check, within its one retry budget: a 503 of robotsd's is waited out here
+   * and the paced check that follows is its retry, so that the first request is not retried
+   * twice over; any other failure is the request's, as the paced check would fail alike.
    */
-  private void warmUp(HttpRequest request, String target, String ua) {
+  private void warmUp(HttpRequest request, String target, String ua, RobotsdClient.Retries retries) {
     if (warmed.compareAndSet(false, true)) {
-      try {
-        if (sign) {
-          client.checkSigned(request.method(), target, ua);
-        } else {
-          client.checkVerdict(target, ua);
-        }
-      } catch (RobotsdException e) {
-        // The paced check that follows answers for it.
-      }
+      client.checkWithin(retries, true, target, ua, sign ? signQuery(request) : "&view=verdict", null);
     }
+  }
+
+  /** Signing, the query parameter asking a signature for the request's method; else nothing. */
+  private String signQuery(HttpRequest request) {
+    return sign ? RobotsdClient.signQuery(request.method()) : "";
   }
 
   private void seen(HttpRequest request, Answer answer) {

@@ -22,4 +22,14 @@ final class AdapterTest {
     equal(rules.getCrawlDelay(), 10L, "crawl-delay (ms)");
     equal(rules.getSitemaps(), List.of("http://127.0.0.1/sitemap.xml"), "sitemaps");
   }
+
+  @Test
+  void theAdapterOfRulesMadeWhileRobotsdWasDownDefersAndThrowsNothing(Cleanup c) throws Exception {
+    // Nutch calls isDeferVisits, then isAllowed, from its fetcher threads, on rules it keeps.
+    RobotsdClient down = RobotsdClient.create("http://127.0.0.1:" + Harness.freePort());
+    BaseRobotRules rules = new RobotsdRobotRules(down.rules("http://a.test/", "ExampleBot"));
+    check(rules.isDeferVisits(), "deferred: nothing checked");
+    check(!rules.isAllowed("http://a.test/p/1"), "failing closed");
+    equal(rules.getCrawlDelay(), BaseRobotRules.UNSET_CRAWL_DELAY, "no crawl-delay");
+  }
 }

@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -42,7 +41,7 @@ final class ClientTest {
     for (String p : Harness.sitePaths()) {
       urls.add(site.url + p);
     }
-    List<BatchResult> results = client.checkMany(List.of("ExampleBot"), urls);
+    List<BatchResult> results = client.checkMany(urls, "ExampleBot");
     equal(results.size(), 51, "results");
     long allowed = results.stream().filter(r -> r.answer().allowed()).count();
     equal(allowed, 36L, "allowed of 51");
@@ -53,6 +52,30 @@ final class ClientTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation")
+  void theBatchTakesTheAgentsLastAsTheCheckDoesAndTheOldOrderStill(Cleanup c) throws Exception {
+    Harness.Site site = Harness.site51(c);
+    RobotsdClient client = Harness.robotsd(c);
+    List<String> urls = List.of(site.url + "/p/1", site.url + "/private/1");
+    // Several agents, as check(url, ua...) takes them: OtherBot's own group disallows all.
+    List<Boolean> got = client.checkManyVerdicts(urls, "ExampleBot", "OtherBot").stream()
+        .map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(false, false), "ExampleBot and OtherBot: OtherBot's group applies");
+    got = client.checkManyVerdicts(urls, "ExampleBot").stream().map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(true, false), "ExampleBot");
+    // The list-of-agents form of before this order, kept so that old code compiles and answers alike.
+    got = client.checkManyVerdicts(List.of("ExampleBot"), urls).stream().map(r -> r.answer().allowed()).toList();
+    equal(got, List.of(true, false), "the agents first, deprecated");
+    equal(client.checkMany(List.of("ExampleBot"), urls).get(1).answer().rule().line(), 2, "checkMany, deprecated");
+    try {
+      client.checkMany(urls);
+      throw new AssertionError("a batch without an agent was sent");
+    } catch (IllegalArgumentException e) {
+      check(e.getMessage().contains("ua"), e.getMessage());
+    }
+  }
+
+  @Test
   void viewVerdictAnswersTheVerdictAlone(Cleanup c) throws Exception {
     Harness.Site site = Harness.site51(c);
     RobotsdClient client = Harness.robotsd(c);
@@ -60,8 +83,8 @@ final class ClientTest {
     check(!verdict.full() && !verdict.allowed() && verdict.rule() == null && verdict.url() == null,
         "the verdict alone: " + verdict);
     equal(verdict.reason(), "matched_rule", "reason");
-    List<BatchResult> results = client.checkManyVerdicts(List.of("ExampleBot"),
-        List.of(site.url + "/p/1", site.url + "/docs/1.pdf", "ftp://example.com/"));
+    List<BatchResult> results = client.checkManyVerdicts(
+        List.of(site.url + "/p/1", site.url + "/docs/1.pdf", "ftp://example.com/"), "ExampleBot");
     check(results.get(0).answer().allowed() && !results.get(0).answer().full(), "verdict 0: " + results);
     check(!results.get(1).answer().allowed(), "verdict 1: " + results);
     check(results.get(2).isProblem(), "a bad item is its problem: " + results);
@@ -112,25 +135,6 @@ final class ClientTest {
     check(robots.robotsTxt().contains("Crawl-delay: 0.01"), "the file's text");
     check(robots.pace() != null && robots.pace().slowdown() > 1, "pace state: " + robots.pace());
     equal(robots.parsed().groups().size(), 2, "groups");
-  }
-
-  @Test
-  void theRulesObjectAnswersAsCrawlerCommonsDoes(Cleanup c) throws Exception {
-    Harness.Site site = Harness.site51(c);
-    RobotsdClient client = Harness.robotsd(c);
-    RobotsRules rules = client.rules(site.url + "/", "ExampleBot");
-    check(rules.isAllowed(site.url + "/p/3"), "/p/3 allowed");
-    check(!rules.isAllowed(site.url + "/private/3"), "/private/3 disallowed");
-    check(rules.isAllowed(site.url + "/private/public/3"), "the allow wins");
-    check(!rules.isAllowed(site.url + "/docs/3.pdf"), "the anchored wildcard");
-    equal(rules.getCrawlDelay(), 10L, "crawl-delay in ms");
-    equal(rules.getSitemaps(), List.of("http://127.0.0.1/sitemap.xml"), "sitemaps");
-    check(!rules.isAllowAll() && !rules.isAllowNone() && !rules.isDeferVisits(), "a parsed file");
-
-    Harness.Site bare = c.add(new Harness.Site(null, Map.of()));
-    RobotsRules none = client.rules(bare.url + "/", "ExampleBot");
-    check(none.isAllowAll() && none.getSitemaps().isEmpty(), "no robots.txt: allow all");
-    equal(none.getCrawlDelay(), RobotsRules.UNSET_CRAWL_DELAY, "no crawl-delay");
   }
 
   /** A stand-in robotsd answering 503 a number of times first: robotsd itself is never overloaded here. */

@@ -29,7 +29,7 @@ final class CrawlExampleTest {
     for (String p : Harness.sitePaths()) {
       urls.add(site.url + p);
     }
-    List<BatchResult> verdicts = client.checkManyVerdicts(List.of("JavaExampleBot"), urls);
+    List<BatchResult> verdicts = client.checkManyVerdicts(urls, "JavaExampleBot");
     List<String> allowed = new ArrayList<>();
     List<String> refused = new ArrayList<>();
     for (int i = 0; i < urls.size(); i++) {

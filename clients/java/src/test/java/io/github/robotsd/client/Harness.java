@@ -86,8 +86,11 @@ final class Harness {
     /** When each page fetch arrived (nanoTime) and its path, in arrival order. */
     final List<long[]> arrivals = new ArrayList<>();
     final List<String> arrivalPaths = new ArrayList<>();
+    /** The robots.txt served, which a test may change; null: a 404. */
+    volatile String robots;
 
     Site(String robots, Map<String, Page> pages) throws IOException {
+      this.robots = robots;
       server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
       server.setExecutor(Executors.newCachedThreadPool());
       server.createContext("/", exchange -> {
@@ -96,10 +99,11 @@ final class Harness {
         hits.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
         try (exchange) {
           if (path.equals("/robots.txt")) {
-            if (robots == null) {
+            String file = this.robots;
+            if (file == null) {
               send(exchange, 404, "text/plain", "no robots.txt");
             } else {
-              send(exchange, 200, "text/plain", robots);
+              send(exchange, 200, "text/plain", file);
             }
             return;
           }

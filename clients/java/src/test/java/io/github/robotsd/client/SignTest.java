@@ -257,11 +257,11 @@ final class SignTest {
     Answer hop = robotsd.sign("GET", site.url("/new"), false, "JavaSignBot");
     equal(send(hop.sign()), 200, "GET /new");
 
-    List<BatchResult> batch = robotsd.checkManySigned("GET", List.of("JavaSignBot"),
-        List.of(site.url("/q?x=1&y=%7E"), site.url("/private/2")));
+    List<BatchResult> batch = robotsd.checkManySigned("GET",
+        List.of(site.url("/q?x=1&y=%7E"), site.url("/private/2")), "JavaSignBot");
     check(batch.get(0).answer().sign() != null && batch.get(1).answer().sign() == null, "batch: " + batch);
     equal(send(batch.get(0).answer().sign()), 200, "GET /q");
-    List<BatchResult> pacedBatch = robotsd.checkManyPacedSigned("GET", List.of("JavaSignBot"), List.of(site.url("/old")));
+    List<BatchResult> pacedBatch = robotsd.checkManyPacedSigned("GET", List.of(site.url("/old")), "JavaSignBot");
     Answer slot = pacedBatch.get(0).answer();
     check(slot.pace() != null && slot.sign() != null, "paced batch: " + slot);
     Thread.sleep(slot.pace().waitDuration().toMillis());
