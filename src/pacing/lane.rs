@@ -1,4 +1,4 @@
-//! Which fetches share one pace: an origin's lane (docs/politeness.md, "Lanes").
+//! Which fetches share one pace: an origin's lane (docs/politeness.md, "What a reservation means").
 //!
 //! A site's crawl-delay protects the server behind it, and `http://example.com`,
 //! `https://example.com` and `https://example.com:8443` are one server: paced by origin, it

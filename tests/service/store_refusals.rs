@@ -1,6 +1,7 @@
-//! A Redis that answers but refuses writes (docs/fleet.md, "A Redis that refuses"): robotsd
-//! treats it as down, says so in its log and in `robotsd_store_up`, answers alone meanwhile,
-//! and shares again once the store accepts writes, through a real `redis-server` and the binary.
+//! A Redis that answers but refuses writes (docs/fleet.md, "When Redis is down, slow or
+//! refusing writes"): robotsd treats it as down, says so in its log and in `robotsd_store_up`,
+//! answers alone meanwhile, and shares again once the store accepts writes, through a real
+//! `redis-server` and the binary.
 
 use std::time::Duration;
 

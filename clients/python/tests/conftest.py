@@ -221,7 +221,7 @@ def make_site() -> Iterator[MakeSite]:
 Canned = tuple[int, dict[str, str], bytes]
 """A status, headers and body a :class:`StandIn` answers with."""
 
-#: robotsd's own 503, as it answers when over its concurrency limit (README, "Problems").
+#: robotsd's own 503, as it answers when over its concurrency limit (README.md, "The API": `overloaded`).
 OVERLOADED: Canned = (
     503,
     {"Content-Type": "application/problem+json", "Retry-After": "0"},
