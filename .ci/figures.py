@@ -18,6 +18,8 @@ import tomllib
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIGURES = os.path.join(ROOT, "benches", "figures.toml")
 NUMBER = r"[0-9][0-9,]*(?:\.[0-9]+)?"
+# A value is a number, or a range as the docs print it: "332 to 392", "15-68".
+VALUE = NUMBER + r"(?:(?: to |-)" + NUMBER + r")?"
 
 
 def load(path: str = FIGURES) -> dict:
@@ -51,7 +53,7 @@ def mention_problems(figures: dict, root: str = ROOT) -> list[str]:
                                 f"{figure['unit']}, the figure {figure['value']}")
         for path, text in figure["mentions"]:
             before, _, after = text.partition("{}")
-            pattern = re.escape(before) + f"({NUMBER})" + re.escape(after)
+            pattern = re.escape(before) + f"({VALUE})" + re.escape(after)
             try:
                 with open(os.path.join(root, path), encoding="utf-8") as f:
                     content = f.read()
@@ -102,6 +104,19 @@ def self_test() -> list[str]:
             wrong.append("a stale mention beside a right one was let through")
         if len(doc("no such text")) != 1:
             wrong.append("a mention that is gone was let through")
+    ranges = {"r": {"value": "332 to 392", "unit": "MB",
+                    "mentions": [["doc.md", "{} MB at 256 MiB"]]}}
+    with tempfile.TemporaryDirectory() as root:
+        def ranged(text: str) -> list[str]:
+            with open(os.path.join(root, "doc.md"), "w") as out:
+                out.write(text)
+            return mention_problems(ranges, root)
+        if ranged("held 332 to 392 MB at 256 MiB."):
+            wrong.append("a right range was refused")
+        if len(ranged("held 332 to 400 MB at 256 MiB.")) != 1:
+            wrong.append("a range with a stale end was let through")
+        if len(ranged("held 332-392 MB at 256 MiB.")) != 1:
+            wrong.append("a range printed otherwise was let through")
     if measure_problems(figures, {"f": 1450.0}):
         wrong.append("a measure within tolerance was refused")
     if len(measure_problems(figures, {"f": 1500.0})) != 1:

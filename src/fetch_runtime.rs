@@ -3,7 +3,7 @@
 //! deflates and digests) does not queue the cached checks of other origins behind it.
 //!
 //! Measured on two cores (BENCHMARKS.md, "The miss path"): with the fetches on the API's own
-//! workers, the p99 of cached checks went from under a millisecond idle to 15-70 ms while
+//! workers, the p99 of cached checks went from under a millisecond idle to 15-68 ms while
 //! robotsd took in thousands of new origins a second; a runtime of their own at the API's
 //! priority cut that to 20-28 ms, the kernel still sharing the cores evenly between the two;
 //! its threads at nice 5 brought that p99 to 6-12 ms, near what the same machine's
