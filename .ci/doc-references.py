@@ -1,6 +1,6 @@
 """What the repository's text points a reader to exists (issue 60): every relative Markdown link
 names a file that is there, and its `#anchor` a heading of that file (GitHub's slugs); every
-reference by name, `docs/fleet.md, "Redis Sentinel"` or `README ("Problems")`, in Markdown and in
+reference by name, `docs/fleet.md, "Redis Sentinel"` or `README ("The API")`, in Markdown and in
 comments alike, names a heading or a bold lead-in (`**Names.**`) of that file.
 
 Usage: python3 .ci/doc-references.py [--self-test]. Reads the files git tracks.
