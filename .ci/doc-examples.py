@@ -184,7 +184,7 @@ def compare(command: str, shown: list[str], got: str) -> str | None:
     got_lines = got.rstrip("\n").split("\n") if got.strip() else []
     if not shown:
         return None if not got_lines else "the text shows no output"
-    if re.search(r"\s(-[A-Za-z]*i[A-Za-z]*|--include)\s", command):
+    if command.startswith("curl ") and re.search(r"\s(-[A-Za-z]*i[A-Za-z]*|--include)\s", command):
         head, _, body = got.replace("\r\n", "\n").partition("\n\n")
         head_lines = head.split("\n")
         shown_head = shown[: shown.index("")] if "" in shown else shown
@@ -349,6 +349,7 @@ def self_test() -> None:
     assert compare("cat x", ["key …"], "key 12\n") is None
     assert compare("cat x", ["key …"], "other 12\n") == "other lines"
     assert compare("cat x", [], "something\n") == "the text shows no output"
+    assert compare("openssl pkey -in k -pubout", ["x …"], "x 1\n") is None
     head = "HTTP/1.1 200 OK\r\ncontent-type: a/b\r\nsignature: s=:xyz:\r\n\r\n{\"k\": 1}"
     assert compare("curl -si u", ["HTTP/1.1 200 OK", "signature: s=:…:", "", '{"k": 1}'],
                    head) is None
