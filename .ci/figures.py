@@ -89,34 +89,30 @@ def measure_problems(figures: dict, measured: dict[str, float]) -> list[str]:
     return problems
 
 
+def problems_in(figures: dict, text: str) -> list[str]:
+    """`mention_problems` of `figures` over one doc.md holding `text`."""
+    with tempfile.TemporaryDirectory() as root:
+        with open(os.path.join(root, "doc.md"), "w") as out:
+            out.write(text)
+        return mention_problems(figures, root)
+
+
 def self_test() -> list[str]:
     figures = {"f": {"value": "1,407", "unit": "MiB", "tolerance": 0.05,
                      "mentions": [["doc.md", "{} MiB for a cache"]]}}
-    wrong = []
-    with tempfile.TemporaryDirectory() as root:
-        def doc(text: str) -> list[str]:
-            with open(os.path.join(root, "doc.md"), "w") as out:
-                out.write(text)
-            return mention_problems(figures, root)
-        if doc("about 1,407 MiB for a cache."):
-            wrong.append("a right mention was refused")
-        if len(doc("about 1,407 MiB for a cache; 1,300 MiB for a cache")) != 1:
-            wrong.append("a stale mention beside a right one was let through")
-        if len(doc("no such text")) != 1:
-            wrong.append("a mention that is gone was let through")
     ranges = {"r": {"value": "332 to 392", "unit": "MB",
                     "mentions": [["doc.md", "{} MB at 256 MiB"]]}}
-    with tempfile.TemporaryDirectory() as root:
-        def ranged(text: str) -> list[str]:
-            with open(os.path.join(root, "doc.md"), "w") as out:
-                out.write(text)
-            return mention_problems(ranges, root)
-        if ranged("held 332 to 392 MB at 256 MiB."):
-            wrong.append("a right range was refused")
-        if len(ranged("held 332 to 400 MB at 256 MiB.")) != 1:
-            wrong.append("a range with a stale end was let through")
-        if len(ranged("held 332-392 MB at 256 MiB.")) != 1:
-            wrong.append("a range printed otherwise was let through")
+    # (figures, the doc's text, how many problems it must have, what is wrong otherwise)
+    cases = [
+        (figures, "about 1,407 MiB for a cache.", 0, "a right mention was refused"),
+        (figures, "about 1,407 MiB for a cache; 1,300 MiB for a cache", 1,
+         "a stale mention beside a right one was let through"),
+        (figures, "no such text", 1, "a mention that is gone was let through"),
+        (ranges, "held 332 to 392 MB at 256 MiB.", 0, "a right range was refused"),
+        (ranges, "held 332 to 400 MB at 256 MiB.", 1, "a range with a stale end was let through"),
+        (ranges, "held 332-392 MB at 256 MiB.", 1, "a range printed otherwise was let through"),
+    ]
+    wrong = [why for case, text, count, why in cases if len(problems_in(case, text)) != count]
     if measure_problems(figures, {"f": 1450.0}):
         wrong.append("a measure within tolerance was refused")
     if len(measure_problems(figures, {"f": 1500.0})) != 1:
